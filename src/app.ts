@@ -1,0 +1,117 @@
+import { expressMiddleware } from '@as-integrations/express5';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import type { TokenVerifier } from './auth/token-verifier.js';
+import { createApolloServer } from './graphql/apollo.js';
+import { createContextFactory } from './graphql/context.js';
+import { buildServiceSchema } from './graphql/schema.js';
+import { sendProblem } from './rest/problem.js';
+import { restRouter } from './rest/rest-router.js';
+import type { FieldCipher } from './sensitive/field-cipher.js';
+
+export interface ServiceDependencies {
+  orm: MikroORM;
+  verifyToken: TokenVerifier;
+  cipher: FieldCipher;
+  logger: Logger;
+  production: boolean;
+}
+
+/** Request bodies larger than this are refused with 413 (contract section 6). */
+const BODY_LIMIT = '100kb';
+
+/** A client's X-Request-Id is reused when it is 1-128 printable ASCII characters. */
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * Assembles the HTTP service: request ids and logs, health, the REST adapter, Apollo at
+ * `/graphql`, and problem+json for everything that matches no route or fails before one.
+ */
+export async function createApp(deps: ServiceDependencies) {
+  const schema = await buildServiceSchema();
+  const createContext = createContextFactory(deps);
+  const apollo = createApolloServer(schema, deps.production);
+  await apollo.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req, res, next) => {
+    const given = req.get('x-request-id');
+    res.locals.requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    res.set('X-Request-Id', res.locals.requestId);
+    next();
+  });
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (_req, res) => (res as Response).locals.requestId,
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      const pending = await deps.orm.getMigrator().getPendingMigrations();
+      if (pending.length > 0) return sendProblem(res, { status: 503, code: 'UNAVAILABLE', detail: 'Migrations are pending.' });
+      res.json({ status: 'ready' });
+    } catch {
+      sendProblem(res, { status: 503, code: 'UNAVAILABLE', detail: 'The database is unreachable.' }, { 'Retry-After': '5' });
+    }
+  });
+
+  app.use('/api/v1', requireJsonBody, express.json({ limit: BODY_LIMIT }));
+  app.use(restRouter(schema, createContext, deps.production));
+  app.use(
+    '/graphql',
+    express.json({ limit: BODY_LIMIT }),
+    expressMiddleware(apollo, {
+      context: ({ req, res }) => createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') }),
+    }),
+  );
+
+  app.use((req, res) => {
+    sendProblem(res, { status: 404, code: 'NOT_FOUND', detail: `No route for ${req.method} ${req.path}.` });
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = bodyProblem(error);
+    if (known) return sendProblem(res, known);
+    req.log.error({ err: error }, 'unexpected error');
+    sendProblem(res, { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error.', requestId: res.locals.requestId });
+  });
+
+  return { app, apollo, schema };
+}
+
+/** POSTs carry JSON: anything else is 415 before the body is read. */
+function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'POST' && !req.is('application/json')) {
+    return sendProblem(res, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json.' });
+  }
+  next();
+}
+
+/** Errors raised by the JSON body parser, as problems. */
+function bodyProblem(error: unknown) {
+  const type = (error as { type?: string } | null)?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return { status: 400, code: 'BAD_USER_INPUT', detail: 'The request body is not valid JSON.' };
+    case 'entity.too.large':
+      return { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: `The request body exceeds ${BODY_LIMIT}.` };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as UTF-8 application/json.' };
+    default:
+      return null;
+  }
+}

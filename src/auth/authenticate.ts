@@ -1,0 +1,60 @@
+import { HeaderMap } from '@apollo/server';
+import type { OperationDefinitionNode } from 'graphql';
+import { ServiceError } from '../graphql/errors.js';
+import type { Principal } from './principal.js';
+import { TokenRejected, type TokenVerifier } from './token-verifier.js';
+
+export type Authentication = { principal: Principal; failure: null } | { principal: null; failure: ServiceError };
+
+const REALM = 'org-policy-service';
+
+/** RFC 6750 section 2.1: `Bearer` then a b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * Reads `Authorization: Bearer <JWT>`. Never throws: a missing or refused token becomes the
+ * 401 error to raise when the request needs a principal, with its RFC 6750 challenge.
+ */
+export async function authenticate(header: string | undefined, verify: TokenVerifier): Promise<Authentication> {
+  if (!header) return refuse(null);
+  const match = BEARER.exec(header);
+  if (!match) return refuse('the Authorization header must be "Bearer <token>"');
+  try {
+    return { principal: await verify(match[1]), failure: null };
+  } catch (error) {
+    if (error instanceof TokenRejected) return refuse(error.description);
+    throw error;
+  }
+}
+
+/** The 401 error: `description` is null when no token was sent at all. */
+function refuse(description: string | null): Authentication {
+  const challenge = description
+    ? `Bearer realm="${REALM}", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`
+    : `Bearer realm="${REALM}"`;
+  const message = description
+    ? `Invalid token: ${description}.`
+    : 'Authentication required: send "Authorization: Bearer <token>".';
+  const failure = new ServiceError('UNAUTHENTICATED', message, {
+    // Apollo Server reads `extensions.http` for the status and headers, then strips it.
+    http: { status: 401, headers: new HeaderMap([['www-authenticate', challenge]]) },
+  });
+  return { principal: null, failure };
+}
+
+/** The `WWW-Authenticate` value carried by a 401 error, for the REST layer. */
+export function challengeOf(error: ServiceError): string | undefined {
+  const http = error.extensions.http as { headers?: HeaderMap } | undefined;
+  return http?.headers?.get('www-authenticate');
+}
+
+/**
+ * The one rule for "does this request need a principal": every operation does, except an
+ * introspection-only query outside production (so Apollo Sandbox can load the schema).
+ */
+export function needsPrincipal(operation: OperationDefinitionNode, production: boolean): boolean {
+  if (production || operation.operation !== 'query') return true;
+  return !operation.selectionSet.selections.every(
+    (selection) => selection.kind === 'Field' && selection.name.value.startsWith('__'),
+  );
+}

@@ -1,0 +1,88 @@
+import { createRemoteJWKSet, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import type { KeyObject } from 'node:crypto';
+import { isUuid } from '../validation/identifiers.js';
+import type { Principal } from './principal.js';
+
+export interface VerificationKeys {
+  /** HS256 shared secret (configured, or the development secret). */
+  secret?: Uint8Array;
+  publicKey?: { key: KeyObject; algorithms: string[] };
+  jwksUrl?: URL;
+  issuer?: string;
+  audience?: string;
+}
+
+/** Why a token was refused; `description` is safe to send back in `WWW-Authenticate`. */
+export class TokenRejected extends Error {
+  override name = 'TokenRejected';
+  constructor(readonly description: string) {
+    super(description);
+  }
+}
+
+export type TokenVerifier = (token: string) => Promise<Principal>;
+
+const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+/**
+ * Verifies a bearer JWT against the configured keys. The algorithm allow-list comes from the
+ * keys themselves, so `alg: none` and algorithm confusion (an HS256 token signed with a public
+ * key) are refused by construction; `exp` and `sub` are required.
+ */
+export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
+  const jwks = keys.jwksUrl ? createRemoteJWKSet(keys.jwksUrl) : undefined;
+  const algorithms = [
+    ...(keys.secret ? ['HS256'] : []),
+    ...(keys.publicKey?.algorithms ?? []),
+    ...(jwks ? JWKS_ALGORITHMS : []),
+  ];
+  if (algorithms.length === 0) throw new Error('no token verification key configured');
+
+  const keyFor = async (header: JWTHeaderParameters, token: { payload: string; signature: string }) => {
+    if (header.alg === 'HS256' && keys.secret) return keys.secret;
+    if (keys.publicKey?.algorithms.includes(header.alg)) return keys.publicKey.key;
+    if (jwks) return jwks(header, token as never);
+    throw new TokenRejected('unsupported token algorithm');
+  };
+
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keyFor as never, {
+        algorithms,
+        issuer: keys.issuer,
+        audience: keys.audience,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      throw new TokenRejected(describe(error));
+    }
+    return principalFrom(payload);
+  };
+}
+
+function principalFrom(payload: JWTPayload): Principal {
+  const { sub, org } = payload;
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) {
+    throw new TokenRejected('the sub claim must be a non-empty string');
+  }
+  if (org !== undefined && org !== null && (typeof org !== 'string' || !isUuid(org))) {
+    throw new TokenRejected('the org claim must be an organization id');
+  }
+  return { sub, org: typeof org === 'string' ? org.toLowerCase() : null };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof TokenRejected) return error.description;
+  if (error instanceof errors.JWTExpired) return 'the token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'iss') return 'unexpected token issuer';
+    if (error.claim === 'aud') return 'unexpected token audience';
+    if (error.reason === 'missing') return `the token has no ${error.claim} claim`;
+    return `invalid ${error.claim} claim`;
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'invalid token signature';
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'unsupported token algorithm';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'no key matches the token';
+  return 'malformed token';
+}

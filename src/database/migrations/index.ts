@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000000_initial } from './Migration20261122000000_initial.js';
+
+/** Every migration in order, listed so they load the same from TypeScript and compiled code. */
+export const migrations: MigrationObject[] = [
+  { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
+];

@@ -1,0 +1,62 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { needsPrincipal } from '../auth/authenticate.js';
+import type { RequestContext } from './context.js';
+import { badUserInput } from './errors.js';
+import { safeError } from './safe-errors.js';
+import { variableErrors } from './variables.js';
+
+/** Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever. */
+export function createApolloServer(schema: GraphQLSchema, production: boolean): ApolloServer<RequestContext> {
+  return new ApolloServer<RequestContext>({
+    schema,
+    introspection: !production,
+    includeStacktraceInErrorResponses: false,
+    csrfPrevention: true,
+    formatError: (_formatted, error) => safeError(asGraphQLError(error)).safe,
+    plugins: [
+      production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      requestChecks(production),
+    ],
+  });
+}
+
+/**
+ * Before any resolver runs: the 401 when the operation needs a principal (the same rule as
+ * REST), and variable errors listed with paths. Unexpected errors are logged once, here,
+ * with the request id; the client sees only what `safeError` lets through.
+ */
+function requestChecks(production: boolean): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ contextValue, operation, request, schema }) {
+          if (!operation) return; // Apollo answers a missing or ambiguous operation itself
+          if (!contextValue.principal && needsPrincipal(operation, production)) throw contextValue.authFailure;
+          const errors = variableErrors(schema, operation, request.variables);
+          if (errors.length > 0) {
+            const error = badUserInput(errors);
+            error.extensions.http = { status: 400 };
+            throw error;
+          }
+        },
+        async didEncounterErrors({ contextValue, errors }) {
+          for (const error of errors) {
+            if (safeError(error).unexpected) {
+              contextValue.logger.error({ err: error.originalError ?? error }, 'unexpected error in a GraphQL request');
+            }
+          }
+        },
+      };
+    },
+  };
+}
+
+function asGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  const cause = unwrapResolverError(error);
+  return new GraphQLError('Internal server error.', { originalError: cause instanceof Error ? cause : undefined });
+}

@@ -1,0 +1,47 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { authenticate } from '../auth/authenticate.js';
+import type { Principal } from '../auth/principal.js';
+import type { TokenVerifier } from '../auth/token-verifier.js';
+import type { FieldCipher } from '../sensitive/field-cipher.js';
+import type { ServiceError } from './errors.js';
+
+/** What every resolver sees; built the same way for GraphQL and REST requests. */
+export interface RequestContext {
+  requestId: string;
+  principal: Principal | null;
+  /** The 401 to raise when the operation needs a principal and there is none. */
+  authFailure: ServiceError | null;
+  /** A fork per request: the global entity manager never serves a request. */
+  em: EntityManager;
+  cipher: FieldCipher;
+  logger: Logger;
+}
+
+export interface ContextDependencies {
+  orm: MikroORM;
+  verifyToken: TokenVerifier;
+  cipher: FieldCipher;
+  logger: Logger;
+}
+
+export interface RequestFacts {
+  requestId: string;
+  authorization: string | undefined;
+}
+
+export type ContextFactory = (request: RequestFacts) => Promise<RequestContext>;
+
+export function createContextFactory(deps: ContextDependencies): ContextFactory {
+  return async ({ requestId, authorization }) => {
+    const { principal, failure } = await authenticate(authorization, deps.verifyToken);
+    return {
+      requestId,
+      principal,
+      authFailure: failure,
+      em: deps.orm.em.fork(),
+      cipher: deps.cipher,
+      logger: deps.logger.child({ requestId, sub: principal?.sub }),
+    };
+  };
+}

@@ -1,0 +1,61 @@
+import { DriverException, ConnectionException } from '@mikro-orm/core';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { ERROR_STATUS, isErrorCode, unavailable } from './errors.js';
+
+/** Codes that graphql-js and Apollo raise before execution; their messages are safe. */
+const REQUEST_ERROR_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+export type SafeError = GraphQLFormattedError & { extensions: { code: string } };
+
+/**
+ * What a client may see of an error. Expected errors keep their message, code and field list;
+ * a lost database becomes UNAVAILABLE; anything else becomes a bare INTERNAL_SERVER_ERROR (the
+ * cause goes to the log, never to the client: no stack, no SQL, no values).
+ */
+export function safeError(error: GraphQLError): { safe: SafeError; unexpected: boolean } {
+  const cause = error.originalError;
+  const code = error.extensions?.code;
+  const base = { message: error.message, locations: error.locations, path: error.path };
+  if (!cause || cause instanceof GraphQLError) {
+    if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
+      const { errors } = error.extensions as { errors?: unknown };
+      return { safe: { ...base, extensions: errors ? { code, errors } : { code } }, unexpected: false };
+    }
+    if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
+      return { safe: { ...base, extensions: { code } }, unexpected: false };
+    }
+    if (!cause && code === undefined) {
+      // graphql-js validation and coercion errors carry no code and no cause.
+      return { safe: { ...base, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }, unexpected: false };
+    }
+  }
+  if (isDatabaseUnavailable(cause)) {
+    const error503 = unavailable();
+    return { safe: { ...base, message: error503.message, extensions: { code: 'UNAVAILABLE' } }, unexpected: true };
+  }
+  return {
+    safe: { message: 'Internal server error.', locations: error.locations, path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+    unexpected: true,
+  };
+}
+
+export function statusOf(code: string): number {
+  return isErrorCode(code) ? ERROR_STATUS[code] : 400;
+}
+
+function isDatabaseUnavailable(cause: unknown): boolean {
+  if (cause instanceof ConnectionException) return true;
+  const systemCode = (cause as { code?: string } | undefined)?.code;
+  if (cause instanceof DriverException || cause instanceof Error) {
+    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003'].includes(systemCode ?? '') ||
+      /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test((cause as Error).message);
+  }
+  return false;
+}

@@ -1,0 +1,23 @@
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { AddressResolver } from '../organizations/address.type.js';
+import { OrganizationResolver } from '../organizations/organization.resolver.js';
+import { PolicyResolver } from '../policies/policy.resolver.js';
+import { validateInput } from '../validation/validate-input.js';
+import { ViewerResolver } from '../viewer/viewer.resolver.js';
+import type { RequestContext } from './context.js';
+
+/**
+ * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the
+ * request's 401 when there is no principal; input rules run through `validateInput`.
+ */
+export function buildServiceSchema(): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: [ViewerResolver, OrganizationResolver, PolicyResolver, AddressResolver],
+    authChecker: ({ context }: { context: RequestContext }) => {
+      if (!context.principal) throw context.authFailure;
+      return true;
+    },
+    validateFn: (argValue) => validateInput(argValue),
+  });
+}

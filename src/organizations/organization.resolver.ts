@@ -1,0 +1,49 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { findAccessibleOrganization } from '../auth/access-rule.js';
+import type { RequestContext } from '../graphql/context.js';
+import { notFound } from '../graphql/errors.js';
+import { BankAccount } from './bank-account.entity.js';
+import { createOrganization } from './create-organization.js';
+import { CreateOrganizationInput } from './organization.input.js';
+import { Organization } from './organization.entity.js';
+import { Owner } from './owner.entity.js';
+
+export const organizationNotFound = () => notFound('Organization not found.');
+
+@Resolver(() => Organization)
+export class OrganizationResolver {
+  @Authorized()
+  @Query(() => Organization, {
+    nullable: true,
+    description: 'An organization the caller may access (its org or below, or created by it or below); else null and NOT_FOUND',
+  })
+  async organization(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Organization> {
+    const organization = await findAccessibleOrganization(ctx.em, ctx.principal!, id);
+    if (!organization) throw organizationNotFound();
+    return organization;
+  }
+
+  @Authorized()
+  @Mutation(() => Organization, { description: 'Creates an organization with its address, bank accounts and owners, all or nothing' })
+  createOrganization(
+    @Arg('input', () => CreateOrganizationInput) input: CreateOrganizationInput,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Organization> {
+    return createOrganization(ctx, input);
+  }
+
+  @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })
+  parentId(@Root() organization: Organization): string | null {
+    return organization.parent?.id ?? null;
+  }
+
+  @FieldResolver(() => [BankAccount])
+  async bankAccounts(@Root() organization: Organization): Promise<BankAccount[]> {
+    return (await organization.bankAccounts.load({ dataloader: true })).getItems();
+  }
+
+  @FieldResolver(() => [Owner])
+  async owners(@Root() organization: Organization): Promise<Owner[]> {
+    return (await organization.owners.load({ dataloader: true })).getItems();
+  }
+}

@@ -1,0 +1,50 @@
+import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { GraphQLSafeInt } from 'graphql-scalars';
+import { findAccessiblePolicy } from '../auth/access-rule.js';
+import type { RequestContext } from '../graphql/context.js';
+import { notFound } from '../graphql/errors.js';
+import { Organization } from '../organizations/organization.entity.js';
+import { Charge } from './charge.entity.js';
+import { CoveragePlan } from './coverage-plan.entity.js';
+import { createPolicy } from './create-policy.js';
+import { CreatePolicyInput } from './policy.input.js';
+import { Policy } from './policy.entity.js';
+
+export const policyNotFound = () => notFound('Policy not found.');
+
+@Resolver(() => Policy)
+export class PolicyResolver {
+  @Authorized()
+  @Query(() => Policy, {
+    nullable: true,
+    description: 'A policy of an organization the caller may access; else null and NOT_FOUND',
+  })
+  async policy(@Arg('number', () => GraphQLSafeInt) number: number, @Ctx() ctx: RequestContext): Promise<Policy> {
+    const policy = await findAccessiblePolicy(ctx.em, ctx.principal!, number);
+    if (!policy) throw policyNotFound();
+    return policy;
+  }
+
+  @Authorized()
+  @Query(() => [CoveragePlan], { description: 'The coverage catalog, cheapest first' })
+  coverages(@Ctx() ctx: RequestContext): Promise<CoveragePlan[]> {
+    return ctx.em.find(CoveragePlan, {}, { orderBy: { monthlyPremium: 'asc' } });
+  }
+
+  @Authorized()
+  @Mutation(() => Policy, { description: 'Creates a policy with its coverage snapshot and premium schedule, all or nothing' })
+  createPolicy(@Arg('input', () => CreatePolicyInput) input: CreatePolicyInput, @Ctx() ctx: RequestContext): Promise<Policy> {
+    return createPolicy(ctx, input);
+  }
+
+  @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order' })
+  async charges(@Root() policy: Policy): Promise<Charge[]> {
+    return (await policy.charges.load({ dataloader: true })).getItems();
+  }
+
+  /** Reachable only through an accessible policy, so the organization is accessible too. */
+  @FieldResolver(() => Organization)
+  organization(@Root() policy: Policy): Promise<Organization> {
+    return policy.organization.load({ dataloader: true }) as Promise<Organization>;
+  }
+}

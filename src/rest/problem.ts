@@ -1,0 +1,35 @@
+import type { Response } from 'express';
+import { STATUS_CODES } from 'node:http';
+import type { FieldError } from '../graphql/errors.js';
+
+export interface Problem {
+  status: number;
+  code: string;
+  detail: string;
+  errors?: FieldError[];
+  /** Only on 500s: the id to quote to support (also in the X-Request-Id header). */
+  requestId?: string;
+}
+
+/**
+ * RFC 9457 problem details. `type` is `about:blank`, so `title` is the HTTP status text;
+ * `code` is the same machine code GraphQL puts in `extensions.code`.
+ */
+export function sendProblem(res: Response, problem: Problem, headers: Record<string, string> = {}): void {
+  const { status, code, detail, errors, requestId } = problem;
+  res
+    .status(status)
+    .set(headers)
+    .type('application/problem+json')
+    .send(
+      JSON.stringify({
+        type: 'about:blank',
+        title: STATUS_CODES[status] ?? 'Error',
+        status,
+        detail,
+        code,
+        ...(errors ? { errors } : {}),
+        ...(requestId ? { requestId } : {}),
+      }),
+    );
+}

@@ -1,0 +1,118 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import {
+  execute,
+  getOperationAST,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  typeFromAST,
+} from 'graphql';
+import { challengeOf, needsPrincipal } from '../auth/authenticate.js';
+import type { ContextFactory, RequestContext } from '../graphql/context.js';
+import { badUserInput, ServiceError } from '../graphql/errors.js';
+import { safeError, statusOf } from '../graphql/safe-errors.js';
+import { variableErrors } from '../graphql/variables.js';
+import { inputFromBody } from './input-from-body.js';
+import { sendProblem } from './problem.js';
+import { REST_ROUTES, type RestRoute } from './routes.js';
+
+interface PreparedRoute extends RestRoute {
+  parsed: DocumentNode;
+  operation: OperationDefinitionNode;
+  bodyType?: GraphQLInputType;
+}
+
+/** Seconds a client should wait before retrying when the database is away. */
+const RETRY_AFTER_SECONDS = '5';
+
+/**
+ * The four `/api/v1` routes over the GraphQL schema, as SOFA does it: documents prepared once,
+ * each request builds the same context as `/graphql` and calls `execute`. Statuses come from
+ * the errors' codes (the highest wins); errors are problem+json.
+ */
+export function restRouter(schema: GraphQLSchema, createContext: ContextFactory, production: boolean): Router {
+  const router = Router();
+  const paths = new Map<string, string[]>();
+  for (const route of REST_ROUTES.map((route) => prepare(schema, route))) {
+    paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
+    const handler = (req: Request, res: Response, next: NextFunction) =>
+      run(schema, route, createContext, production, req, res).catch(next);
+    if (route.method === 'GET') router.get(route.path, handler);
+    else router.post(route.path, handler);
+  }
+  for (const [path, methods] of paths) {
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    router.all(path, (req, res) =>
+      sendProblem(
+        res,
+        { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed here; use ${allow.join(', ')}.` },
+        { Allow: allow.join(', ') },
+      ),
+    );
+  }
+  return router;
+}
+
+function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
+  const parsed = parse(route.document);
+  const problems = validate(schema, parsed);
+  if (problems.length > 0) throw new Error(`REST document for ${route.method} ${route.path}: ${problems[0].message}`);
+  const operation = getOperationAST(parsed)!;
+  const definition = operation.variableDefinitions?.find((variable) => variable.variable.name.value === route.bodyVariable);
+  const bodyType = definition ? (typeFromAST(schema, definition.type as never) as GraphQLInputType) : undefined;
+  return { ...route, parsed, operation, bodyType };
+}
+
+async function run(
+  schema: GraphQLSchema,
+  route: PreparedRoute,
+  createContext: ContextFactory,
+  production: boolean,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const context = await createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') });
+  try {
+    if (!context.principal && needsPrincipal(route.operation, production)) throw context.authFailure!;
+    const variables = variablesOf(route, req);
+    const invalid = variableErrors(schema, route.operation, variables);
+    if (invalid.length > 0) throw badUserInput(invalid);
+    const result = await execute({ schema, document: route.parsed, variableValues: variables, contextValue: context });
+    if (result.errors?.length) return sendErrors(res, context, result.errors);
+    res.status(200).json(route.response(result.data as Record<string, unknown>));
+  } catch (error) {
+    if (error instanceof ServiceError) return sendErrors(res, context, [error]);
+    throw error;
+  }
+}
+
+function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown> {
+  if (route.pathVariables) return route.pathVariables(req.params);
+  if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    throw badUserInput([], 'The request body must be a JSON object.');
+  }
+  return { [route.bodyVariable!]: inputFromBody(req.body, route.bodyType!) };
+}
+
+/** One problem for the request: the error with the highest status decides. */
+function sendErrors(res: Response, context: RequestContext, errors: readonly GraphQLError[]): void {
+  const judged = errors.map((error) => ({ error, ...safeError(error) }));
+  for (const { error, unexpected } of judged) {
+    if (unexpected) context.logger.error({ err: error.originalError ?? error }, 'unexpected error in a REST request');
+  }
+  const worst = judged.reduce((a, b) => (statusOf(b.safe.extensions.code) > statusOf(a.safe.extensions.code) ? b : a));
+  const { code, errors: fieldErrors } = worst.safe.extensions as { code: string; errors?: [] };
+  const status = statusOf(code);
+  const headers: Record<string, string> = {};
+  if (status === 401 && worst.error instanceof ServiceError) headers['WWW-Authenticate'] = challengeOf(worst.error) ?? 'Bearer';
+  if (status === 503) headers['Retry-After'] = RETRY_AFTER_SECONDS;
+  sendProblem(
+    res,
+    { status, code, detail: worst.safe.message, errors: fieldErrors, requestId: status === 500 ? context.requestId : undefined },
+    headers,
+  );
+}

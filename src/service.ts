@@ -1,0 +1,60 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { createApp } from './app.js';
+import { createTokenVerifier } from './auth/token-verifier.js';
+import { verificationKeys } from './auth/verification-keys.js';
+import type { Config } from './config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
+import { openDatabase } from './database/orm.js';
+import { developmentSecret } from './development-secrets.js';
+import { FieldCipher } from './sensitive/field-cipher.js';
+
+export interface RunningService {
+  /** e.g. http://127.0.0.1:4000 */
+  url: string;
+  server: Server;
+  orm: MikroORM;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const embedded: EmbeddedDatabase | null = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, logger);
+  const databaseUrl = config.databaseUrl ?? embedded!.url;
+  let orm: MikroORM | undefined;
+  try {
+    orm = await openDatabase(databaseUrl, { migrate: config.migrateOnStart });
+    const cipher = new FieldCipher(config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key'));
+    const { app, apollo } = await createApp({
+      orm,
+      verifyToken: createTokenVerifier(verificationKeys(config)),
+      cipher,
+      logger,
+      production: config.env === 'production',
+    });
+    const server = await new Promise<Server>((resolve, reject) => {
+      const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    });
+    const { port } = server.address() as { port: number };
+    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    const openOrm = orm;
+    return {
+      url: `http://${host}:${port}`,
+      server,
+      orm: openOrm,
+      databaseUrl,
+      async stop() {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await apollo.stop();
+        await openOrm.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await orm?.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Calendar dates as `YYYY-MM-DD` strings, computed in UTC so results never depend on the
+ * server's time zone ("today" and "the future" are judged in UTC, contract section 5).
+ */
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+
+/** Milliseconds since the epoch at UTC midnight, or null unless a real calendar date. */
+export function parseCalendarDate(value: string): number | null {
+  const match = DATE.exec(value);
+  if (!match) return null;
+  const [year, month, day] = match.slice(1).map(Number);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  const time = new Date(0);
+  time.setUTCFullYear(year, month - 1, day);
+  return time.getTime();
+}
+
+export function isCalendarDate(value: unknown): value is string {
+  return typeof value === 'string' && parseCalendarDate(value) !== null;
+}
+
+export function formatCalendarDate(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+export function todayUtc(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((parseCalendarDate(to)! - parseCalendarDate(from)!) / DAY_MS);
+}
+
+/** `date` plus `months` calendar months, clamped to the last day of the target month. */
+export function addMonthsClamped(date: string, months: number): string {
+  const [year, month, day] = date.split('-').map(Number);
+  const index = year * 12 + (month - 1) + months;
+  const targetYear = Math.floor(index / 12);
+  const targetMonth = (index % 12) + 1;
+  const targetDay = Math.min(day, daysInMonth(targetYear, targetMonth));
+  return `${String(targetYear).padStart(4, '0')}-${String(targetMonth).padStart(2, '0')}-${String(targetDay).padStart(2, '0')}`;
+}
+
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+}

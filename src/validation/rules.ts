@@ -1,0 +1,110 @@
+import { ArrayMaxSize, IsOptional, ValidateBy, ValidateNested, isEmail, isURL, type ValidationArguments } from 'class-validator';
+import { addMonthsClamped, isCalendarDate, todayUtc } from './calendar-date.js';
+
+/**
+ * The input rules of contract sections 4 and 5 as class-validator decorators, declared once on
+ * the GraphQL input classes and so shared by GraphQL and REST. Types are already enforced by
+ * GraphQL coercion, so each rule may assume its field has the declared type. Messages never
+ * repeat the value: it may be a secret.
+ */
+type FieldDecorator = (target: object, propertyKey: string) => void;
+
+const compose =
+  (...decorators: FieldDecorator[]): FieldDecorator =>
+  (target, key) => {
+    for (const decorator of decorators) decorator(target, key);
+  };
+
+const rule = (name: string, message: string, test: (value: any, args: ValidationArguments) => boolean): FieldDecorator =>
+  ValidateBy({ name, validator: { validate: test, defaultMessage: () => message } });
+
+/** Optional fields accept null or absence; every other rule then only sees real values. */
+const optional = (...decorators: FieldDecorator[]) => compose(IsOptional(), ...decorators);
+
+const characters = (value: string) => [...value].length;
+
+const maxLength = (max: number) =>
+  rule('maxLength', `must be at most ${max} characters`, (value) => typeof value === 'string' && characters(value) <= max);
+
+export const RequiredText = (max = 255) =>
+  compose(
+    rule('required', 'is required and must not be blank', (value) => typeof value === 'string' && value.trim().length > 0),
+    maxLength(max),
+  );
+
+export const OptionalText = (max = 255) => optional(maxLength(max));
+
+export const Email = () =>
+  optional(maxLength(255), rule('email', 'must be a valid email address', (value) => isEmail(value)));
+
+export const HttpUrl = () =>
+  optional(
+    maxLength(255),
+    rule('httpUrl', 'must be an absolute http or https URL', (value) =>
+      isURL(value, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }),
+    ),
+  );
+
+export const Phone = () =>
+  optional(rule('phone', 'must be 7 to 20 digits, spaces or +-().', (value) => /^[0-9 +\-().]{7,20}$/.test(value)));
+
+export const BankIdentifier = () =>
+  rule('bankIdentifier', 'must be 4 to 34 letters or digits', (value) => /^[A-Za-z0-9]{4,34}$/.test(value ?? ''));
+
+export const Cvc = () => optional(rule('cvc', 'must be 3 or 4 digits', (value) => /^\d{3,4}$/.test(value)));
+
+export const Percentage = () =>
+  optional(
+    rule('percentage', 'must be a percentage greater than 0 and at most 100', (value) => Number.isFinite(value) && value > 0 && value <= 100),
+  );
+
+export const PositiveInteger = () => optional(rule('positive', 'must be at least 1', (value) => value >= 1));
+
+export const CalendarDate = (options: { required: boolean }) => {
+  const valid = rule('calendarDate', 'must be a real calendar date as YYYY-MM-DD', (value) => isCalendarDate(value));
+  return options.required ? valid : optional(valid);
+};
+
+/** Not later than today in UTC; only judged once the value is a valid date. */
+export const NotInFuture = () =>
+  optional(rule('notInFuture', 'must not be in the future', (value) => !isCalendarDate(value) || value <= todayUtc()));
+
+const siblingDate = (args: ValidationArguments, field: string): string | undefined => {
+  const other = (args.object as Record<string, unknown>)[field];
+  return isCalendarDate(other) ? other : undefined;
+};
+
+/** Strictly after another date field (ignored while either is missing or invalid). */
+export const After = (field: string) =>
+  rule('after', `must be after ${field}`, (value, args) => {
+    const other = siblingDate(args, field);
+    return !isCalendarDate(value) || !other || value > other;
+  });
+
+export const NotAfter = (field: string) =>
+  optional(
+    rule('notAfter', `must not be after ${field}`, (value, args) => {
+      const other = siblingDate(args, field);
+      return !isCalendarDate(value) || !other || value <= other;
+    }),
+  );
+
+export const WithinYearsOf = (field: string, years: number) =>
+  rule('withinYears', `must be at most ${years} years after ${field}`, (value, args) => {
+    const other = siblingDate(args, field);
+    return !isCalendarDate(value) || !other || value <= addMonthsClamped(other, years * 12);
+  });
+
+export const MaxItems = (max: number) =>
+  optional(ArrayMaxSize(max, { message: `must have at most ${max} items` }), ValidateNested());
+
+/** The owners' ownership percentages add up to at most `max`. */
+export const OwnershipTotalAtMost = (max: number) =>
+  rule('ownershipTotal', `ownership of all owners must add up to at most ${max}`, (owners) => {
+    if (!Array.isArray(owners)) return true;
+    const total = owners.reduce((sum: number, owner: { ownership?: number | null }) => sum + (owner?.ownership ?? 0), 0);
+    // Percentages such as 33.33 do not add up exactly in binary floating point.
+    return total <= max + 1e-9;
+  });
+
+export const Nested = () => optional(ValidateNested());

@@ -1,0 +1,26 @@
+import { Authorized, Ctx, Field, FieldResolver, ObjectType, Query, Resolver } from 'type-graphql';
+import { findAccessibleOrganization } from '../auth/access-rule.js';
+import type { RequestContext } from '../graphql/context.js';
+import { Organization } from '../organizations/organization.entity.js';
+
+@ObjectType('Viewer', { description: 'The caller, as its token describes it' })
+export class Viewer {
+  @Field(() => String, { description: 'The token subject' })
+  sub!: string;
+
+  orgId!: string | null;
+}
+
+@Resolver(() => Viewer)
+export class ViewerResolver {
+  @Authorized()
+  @Query(() => Viewer)
+  viewer(@Ctx() ctx: RequestContext): Viewer {
+    return { sub: ctx.principal!.sub, orgId: ctx.principal!.org };
+  }
+
+  @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })
+  organization(@Ctx() ctx: RequestContext): Promise<Organization | null> | null {
+    return ctx.principal!.org ? findAccessibleOrganization(ctx.em, ctx.principal!, ctx.principal!.org) : null;
+  }
+}
