@@ -25,7 +25,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   let orm: MikroORM | undefined;
   try {
-    orm = await openDatabase(databaseUrl, { migrate: config.migrateOnStart });
+    orm = await openDatabase(databaseUrl, { migrate: config.migrateOnStart, logger });
     const cipher = new FieldCipher(config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key'));
     const { app, apollo } = await createApp({
       orm,

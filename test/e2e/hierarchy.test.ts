@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody, policyBody } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+/**
+ * The access matrix of contract section 3 on a tree five levels deep:
+ *
+ *   A (created by alice, no org claim)
+ *   ├── B (alice acting for A)
+ *   │   └── C (bob acting for B)
+ *   │       └── D (dave acting for C)
+ *   │           └── E (dave acting for D)
+ *   └── B2 (alice, parentId A)
+ *       └── C2 (cara acting for B2)
+ */
+describe('organization hierarchy', () => {
+  let service: TestService;
+  const org: Record<string, string> = {};
+  const policy: Record<string, number> = {};
+  const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
+
+  const create = async (name: string, claims: { sub: string; org?: string }, parentId?: string) => {
+    const token = await service.token(claims);
+    const body = organizationBody({ legalName: `Org ${name}`, ...(parentId ? { parentId } : {}) });
+    const response = await request(service.url, 'POST', '/api/v1/organization', { token, body });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    org[name] = response.body.id;
+    policy[name] = 1000 + ALL.indexOf(name);
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: org[name], number: policy[name] }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+  };
+
+  beforeAll(async () => {
+    service = await startTestService();
+    await create('A', { sub: 'alice' });
+    await create('B', { sub: 'alice', org: org.A });
+    await create('B2', { sub: 'alice' }, org.A);
+    await create('C', { sub: 'bob', org: org.B });
+    await create('D', { sub: 'dave', org: org.C });
+    await create('E', { sub: 'dave', org: org.D });
+    await create('C2', { sub: 'cara', org: org.B2 });
+  });
+  afterAll(() => service?.stop());
+
+  it('records each parent as created', async () => {
+    const parents = await service.sql<{ id: string; parent_id: string | null; depth: number }>(
+      'select id, parent_id, cardinality(path) as depth from organization',
+    );
+    const byId = new Map(parents.map((row) => [row.id, row]));
+    expect(byId.get(org.A)).toMatchObject({ parent_id: null, depth: 1 });
+    expect(byId.get(org.B)).toMatchObject({ parent_id: org.A, depth: 2 });
+    expect(byId.get(org.B2)).toMatchObject({ parent_id: org.A, depth: 2 });
+    expect(byId.get(org.C)).toMatchObject({ parent_id: org.B, depth: 3 });
+    expect(byId.get(org.E)).toMatchObject({ parent_id: org.D, depth: 5 });
+    expect(byId.get(org.C2)).toMatchObject({ parent_id: org.B2, depth: 3 });
+  });
+
+  /** principal -> the organizations it may read; every other one must be a 404. */
+  const MATRIX: Array<[string, () => { sub: string; org?: string }, string[]]> = [
+    ['org claim B (reads its descendants, not its parent or sibling or cousin)', () => ({ sub: 'someone', org: org.B }), ['B', 'C', 'D', 'E']],
+    ['org claim D (a child cannot read its parents)', () => ({ sub: 'someone', org: org.D }), ['D', 'E']],
+    ['org claim E (a leaf reads only itself)', () => ({ sub: 'someone', org: org.E }), ['E']],
+    ['org claim B2 (the sibling subtree only)', () => ({ sub: 'someone', org: org.B2 }), ['B2', 'C2']],
+    ["alice by sub, no org claim (owner of the root)", () => ({ sub: 'alice' }), ALL],
+    ['bob by sub (created C, so C and below)', () => ({ sub: 'bob' }), ['C', 'D', 'E']],
+    ['cara by sub (created the cousin C2 only)', () => ({ sub: 'cara' }), ['C2']],
+    ['dave by sub with org claim E (sub reach D and E, org reach E)', () => ({ sub: 'dave', org: org.E }), ['D', 'E']],
+    ['a stranger', () => ({ sub: 'mallory' }), []],
+    ['a stranger claiming an org that does not exist', () => ({ sub: 'mallory', org: randomUUID() }), []],
+  ];
+
+  describe.each(MATRIX)('%s', (_name, claims, readable) => {
+    it('REST reads exactly the allowed organizations and policies', async () => {
+      const token = await service.token(claims());
+      for (const name of ALL) {
+        const expected = readable.includes(name) ? 200 : 404;
+        const organization = await request(service.url, 'GET', `/api/v1/organization/${org[name]}`, { token });
+        expect(organization.status, `organization ${name}`).toBe(expected);
+        const read = await request(service.url, 'GET', `/api/v1/policy/${policy[name]}`, { token });
+        expect(read.status, `policy of ${name}`).toBe(expected);
+        if (expected === 200) {
+          expect(organization.body.id).toBe(org[name]);
+          expect(read.body.organization.id).toBe(org[name]);
+        }
+      }
+    });
+
+    it('GraphQL reads exactly the allowed organizations and policies', async () => {
+      const token = await service.token(claims());
+      const fields = ALL.map((name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number }`);
+      const response = await graphql(service.url, `{ ${fields.join('\n')} }`, {}, token);
+      expect(response.status).toBe(200);
+      for (const name of ALL) {
+        if (readable.includes(name)) {
+          expect(response.body.data[`o${name}`], `organization ${name}`).toEqual({ id: org[name] });
+          expect(response.body.data[`p${name}`], `policy of ${name}`).toEqual({ number: policy[name] });
+        } else {
+          expect(response.body.data[`o${name}`], `organization ${name}`).toBeNull();
+          expect(response.body.data[`p${name}`], `policy of ${name}`).toBeNull();
+        }
+      }
+      const codes = (response.body.errors ?? []).map((error: { extensions: { code: string } }) => error.extensions.code);
+      expect(codes).toEqual(Array(2 * (ALL.length - readable.length)).fill('NOT_FOUND'));
+    });
+  });
+
+  it('answers forbidden exactly as missing: same status, headers and body', async () => {
+    const token = await service.token({ sub: 'someone', org: org.D });
+    const pairs = [
+      [`/api/v1/organization/${org.B}`, `/api/v1/organization/${randomUUID()}`, '/api/v1/organization/not-a-uuid'],
+      [`/api/v1/policy/${policy.B}`, '/api/v1/policy/987654321', '/api/v1/policy/-5'],
+    ];
+    for (const [forbidden, ...missing] of pairs) {
+      const a = await request(service.url, 'GET', forbidden, { token });
+      for (const path of missing) {
+        const b = await request(service.url, 'GET', path, { token });
+        expect(b.status).toBe(404);
+        expect(b.text).toBe(a.text);
+        const headerNames = (r: typeof a) => [...r.headers.keys()].filter((k) => !['date', 'x-request-id'].includes(k)).sort();
+        expect(headerNames(b)).toEqual(headerNames(a));
+        expect(b.headers.get('content-length')).toBe(a.headers.get('content-length'));
+      }
+    }
+  });
+
+  it('refuses a parentId outside the caller\'s reach with 404 and writes nothing', async () => {
+    const token = await service.token({ sub: 'someone', org: org.D });
+    const before = await service.sql('select id from organization');
+    for (const parentId of [org.B, org.C2, org.A, randomUUID(), 'not-a-uuid']) {
+      const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId }) });
+      expect(response.status, parentId).toBe(404);
+      expect(response.body.code).toBe('NOT_FOUND');
+    }
+    expect(await service.sql('select id from organization')).toHaveLength(before.length);
+  });
+
+  it('creates under a reachable parentId, and under the org claim by default', async () => {
+    const token = await service.token({ sub: 'someone', org: org.B });
+    const explicit = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: org.D }) });
+    expect(explicit.status).toBe(200);
+    expect(explicit.body.parentId).toBe(org.D);
+    const implicit = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+    expect(implicit.body.parentId).toBe(org.B);
+  });
+
+  it('refuses an organizationId outside the caller\'s reach with 404 and writes nothing', async () => {
+    const token = await service.token({ sub: 'someone', org: org.D });
+    const before = await service.sql('select id from policy');
+    for (const organizationId of [org.C, org.C2, randomUUID(), 'nope']) {
+      const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId }) });
+      expect(response.status, organizationId).toBe(404);
+    }
+    expect(await service.sql('select id from policy')).toHaveLength(before.length);
+  });
+
+  it('puts a policy under the org claim by default, and needs an organization from somewhere', async () => {
+    const withOrg = await request(service.url, 'POST', '/api/v1/policy', {
+      token: await service.token({ sub: 'someone', org: org.E }),
+      body: policyBody(),
+    });
+    expect(withOrg.status).toBe(200);
+    expect(withOrg.body.organization.id).toBe(org.E);
+    const without = await request(service.url, 'POST', '/api/v1/policy', { token: await service.token({ sub: 'alice' }), body: policyBody() });
+    expect(without.status).toBe(400);
+    expect(without.body.errors).toEqual([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
+  });
+
+  it('shows the viewer its own organization', async () => {
+    const response = await graphql(service.url, '{ viewer { sub organization { id name } } }', {}, await service.token({ sub: 'zed', org: org.C }));
+    expect(response.body.data.viewer).toEqual({ sub: 'zed', organization: { id: org.C, name: 'Org C' } });
+  });
+});

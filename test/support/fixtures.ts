@@ -1,0 +1,16 @@
+/** Valid request bodies; tests override what they are about. */
+export function organizationBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { legalName: 'Paws & Claws LLC', legalType: 'llc', taxId: '12-3456789', ...overrides };
+}
+
+export function policyBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ownerFirstname: 'Rosa',
+    ownerLastname: 'Diaz',
+    petName: 'Biscuit',
+    effectiveDate: '2026-01-01',
+    expirationDate: '2027-01-01',
+    coverageSlug: 'accident-illness-basic',
+    ...overrides,
+  };
+}

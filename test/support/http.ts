@@ -1,0 +1,38 @@
+/** A response as the tests read it: status, headers and the parsed JSON body (or text). */
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Plain HTTP against the running server, as an integrator's client would send it. */
+export async function request(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  }
+  const response = await fetch(new URL(path, baseUrl), { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** A GraphQL POST to /graphql. */
+export function graphql(baseUrl: string, query: string, variables: Record<string, unknown> = {}, token?: string) {
+  return request(baseUrl, 'POST', '/graphql', { token, body: { query, variables } });
+}

@@ -1,0 +1,69 @@
+import { mkdtemp } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { mintToken, type TokenClaims } from '../../src/auth/token-minter.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type RunningService } from '../../src/service.js';
+
+export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
+export const JWT_ISSUER = 'https://issuer.test';
+export const JWT_AUDIENCE = 'org-policy-service';
+
+export interface TestService extends RunningService {
+  /** A valid token for these claims, with the configured issuer and audience. */
+  token(claims: Omit<TokenClaims, 'issuer' | 'audience'>): Promise<string>;
+  /** Runs SQL against this service's database (to inspect rows). */
+  sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+}
+
+/**
+ * Starts the real service (the same start-up as `npm start`: migrations, Express, Apollo) on
+ * a new, empty database of the run's PostgreSQL, on a free port.
+ */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const adminUrl = inject('databaseAdminUrl');
+  const name = `test_${randomUUID().replace(/-/g, '')}`;
+  await withClient(adminUrl, (client) => client.query(`create database ${name}`));
+  const databaseUrl = new URL(adminUrl);
+  databaseUrl.pathname = `/${name}`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl.toString(),
+    DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-data-')),
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    JWT_SECRET,
+    JWT_ISSUER,
+    JWT_AUDIENCE,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const service = await startService(config, createLogger('silent'));
+  const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 2 });
+  pool.on('error', () => undefined);
+  const secret = new TextEncoder().encode(JWT_SECRET);
+  return {
+    ...service,
+    token: (claims) => mintToken(secret, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, ...claims }),
+    sql: async (text, values) => (await pool.query(text, values)).rows,
+    async stop() {
+      await pool.end();
+      await service.stop();
+    },
+  };
+}
+
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
