@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+const FULL = organizationBody({
+  name: 'Paws',
+  description: 'Pet insurance for everyone 🐾',
+  logo: 'https://paws.example/logo.png',
+  type: 'agency',
+  descriptor: 'PAWS INSURANCE',
+  phone: '+1 (512) 555-0100',
+  email: 'hello@paws.example',
+  website: 'https://paws.example',
+  address: { line1: '1 Main St', line2: 'Suite 2', division: 'TX', city: 'Austin', postal: '78701', country: 'US', dock: 'B', geo: { lat: 30.2 } },
+  bankAccounts: [
+    { nickname: 'operating', routing: '110000000', account: '000123456789' },
+    { routing: '021000021', account: 'GB33BUKB20201555555555' },
+  ],
+  owners: [
+    {
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      birthdate: '1980-12-10',
+      taxId: '123-45-6789',
+      email: 'ada@paws.example',
+      phone: '555-0101',
+      ownership: 60.5,
+      address: { line1: '2 Side St', city: 'Austin', country: 'US' },
+    },
+    { firstname: 'Grace', lastname: 'Hopper', ownership: 39.5 },
+  ],
+  ignoredTopLevelField: { anything: true },
+});
+
+describe('organizations', () => {
+  let service: TestService;
+  let token: string;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    token = await service.token({ sub: 'alice' });
+  });
+  afterAll(() => service?.stop());
+
+  it('creates an organization and answers with the create shape, field by field', async () => {
+    const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: FULL });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = response.body;
+    expect(Object.keys(body).sort()).toEqual(
+      ['id', 'name', 'parentId', 'legalName', 'legalType', 'taxId', 'description', 'logo', 'type', 'descriptor', 'phone', 'email', 'website', 'address', 'bankAccounts', 'owners'].sort(),
+    );
+    expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(body).toMatchObject({
+      name: 'Paws',
+      parentId: null,
+      legalName: 'Paws & Claws LLC',
+      legalType: 'llc',
+      taxId: '12-3456789',
+      description: 'Pet insurance for everyone 🐾',
+      logo: 'https://paws.example/logo.png',
+      type: 'agency',
+      descriptor: 'PAWS INSURANCE',
+      phone: '+1 (512) 555-0100',
+      email: 'hello@paws.example',
+      website: 'https://paws.example',
+    });
+    // The address comes back as sent, unknown properties included.
+    expect(body.address).toEqual(FULL.address);
+    expect(body.bankAccounts).toEqual([
+      { id: expect.any(String), nickname: 'operating', routing: '110000000', accountLast4: '6789' },
+      { id: expect.any(String), nickname: null, routing: '021000021', accountLast4: '5555' },
+    ]);
+    expect(body.owners).toEqual([
+      {
+        id: expect.any(String),
+        firstname: 'Ada',
+        lastname: 'Lovelace',
+        birthdate: '1980-12-10',
+        taxIdLast4: '6789',
+        email: 'ada@paws.example',
+        phone: '555-0101',
+        ownership: 60.5,
+        address: { line1: '2 Side St', city: 'Austin', country: 'US' },
+      },
+      { id: expect.any(String), firstname: 'Grace', lastname: 'Hopper', birthdate: null, taxIdLast4: null, email: null, phone: null, ownership: 39.5, address: null },
+    ]);
+    // Full account numbers and owner tax ids never come back.
+    expect(response.text).not.toContain('000123456789');
+    expect(response.text).not.toContain('123-45-6789');
+    expect(response.text).not.toContain('ignoredTopLevelField');
+  });
+
+  it('reads an organization with exactly id, name and parentId', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+    const response = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token });
+    expect(response.status).toBe(200);
+    // name defaults to legalName; a root has parentId null.
+    expect(response.body).toEqual({ id: created.body.id, name: 'Paws & Claws LLC', parentId: null });
+
+    const child = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({ parentId: created.body.id, name: 'Child' }),
+    });
+    const read = await request(service.url, 'GET', `/api/v1/organization/${child.body.id}`, { token });
+    expect(read.body).toEqual({ id: child.body.id, name: 'Child', parentId: created.body.id });
+  });
+
+  it('reads an id in upper case as the same organization', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+    const response = await request(service.url, 'GET', `/api/v1/organization/${created.body.id.toUpperCase()}`, { token });
+    expect(response.body.id).toBe(created.body.id);
+  });
+
+  it('creates through GraphQL and reads through REST', async () => {
+    const created = await graphql(
+      service.url,
+      `mutation ($input: CreateOrganizationInput!) {
+        createOrganization(input: $input) { id name parentId legalName address { city additionalFields } owners { taxIdLast4 } }
+      }`,
+      { input: { legalName: 'Via GraphQL', legalType: 'corp', taxId: '99-1', address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ firstname: 'A', lastname: 'B', taxId: '999887777' }] } },
+      token,
+    );
+    expect(created.status).toBe(200);
+    expect(created.body.errors).toBeUndefined();
+    const organization = created.body.data.createOrganization;
+    expect(organization).toMatchObject({ name: 'Via GraphQL', parentId: null, address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ taxIdLast4: '7777' }] });
+    const read = await request(service.url, 'GET', `/api/v1/organization/${organization.id}`, { token });
+    expect(read.body).toEqual({ id: organization.id, name: 'Via GraphQL', parentId: null });
+  });
+
+  it('creates through REST and reads through GraphQL', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: FULL });
+    const read = await graphql(
+      service.url,
+      `query ($id: ID!) { organization(id: $id) { id name legalName address { line1 additionalFields } bankAccounts { accountLast4 } owners { firstname ownership } } }`,
+      { id: created.body.id },
+      token,
+    );
+    expect(read.body.data.organization).toEqual({
+      id: created.body.id,
+      name: 'Paws',
+      legalName: 'Paws & Claws LLC',
+      address: { line1: '1 Main St', additionalFields: { dock: 'B', geo: { lat: 30.2 } } },
+      bankAccounts: [{ accountLast4: '6789' }, { accountLast4: '5555' }],
+      owners: [
+        { firstname: 'Ada', ownership: 60.5 },
+        { firstname: 'Grace', ownership: 39.5 },
+      ],
+    });
+  });
+
+  it('answers 400 with every missing required field and writes nothing', async () => {
+    const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: { name: 'x', legalType: 5 } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(response.body.code).toBe('BAD_USER_INPUT');
+    expect(response.body.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'legalName', message: 'is required' },
+        { path: 'legalType', message: 'must be a string' },
+        { path: 'taxId', message: 'is required' },
+      ]),
+    );
+    const before = await service.sql('select id from organization');
+    const accountsBefore = await service.sql('select id from bank_account');
+    const invalidOwner = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({ bankAccounts: [{ routing: '110000000', account: '123456789' }], owners: [{ firstname: 'A', lastname: 'B', ownership: 0 }] }),
+    });
+    expect(invalidOwner.status).toBe(400);
+    expect(invalidOwner.body.errors).toEqual([{ path: 'owners[0].ownership', message: 'must be a percentage greater than 0 and at most 100' }]);
+    expect(await service.sql('select id from organization')).toHaveLength(before.length);
+    expect(await service.sql('select id from bank_account')).toHaveLength(accountsBefore.length);
+  });
+
+  it('answers 400 for a body that is not a JSON object', async () => {
+    for (const body of ['[1,2]', '"text"', '42', 'null']) {
+      const response = await request(service.url, 'POST', '/api/v1/organization', { token, body });
+      expect(response.status, body).toBe(400);
+      expect(response.body.code).toBe('BAD_USER_INPUT');
+    }
+  });
+});

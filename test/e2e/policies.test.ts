@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody, policyBody } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+const CVC = '9731';
+
+describe('policies', () => {
+  let service: TestService;
+  let token: string;
+  let organization: { id: string; name: string; parentId: string | null };
+
+  beforeAll(async () => {
+    service = await startTestService();
+    const root = await request(service.url, 'POST', '/api/v1/organization', {
+      token: await service.token({ sub: 'alice' }),
+      body: organizationBody({ name: 'Paws' }),
+    });
+    organization = { id: root.body.id, name: 'Paws', parentId: null };
+    token = await service.token({ sub: 'alice', org: organization.id });
+  });
+  afterAll(() => service?.stop());
+
+  it('creates a policy and answers with the create shape, field by field, without cvc', async () => {
+    const body = policyBody({ internalID: 'ext-1', number: 5001, cvc: CVC, ownerDOB: '1990-05-05', petDOB: '2020-02-02' });
+    const response = await request(service.url, 'POST', '/api/v1/policy', { token, body });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(
+      ['internalID', 'number', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverageSlug', 'coverage', 'charges', 'organization'].sort(),
+    );
+    expect(response.body).toMatchObject({
+      internalID: 'ext-1',
+      number: 5001,
+      ownerFirstname: 'Rosa',
+      ownerLastname: 'Diaz',
+      ownerDOB: '1990-05-05',
+      petName: 'Biscuit',
+      petDOB: '2020-02-02',
+      effectiveDate: '2026-01-01',
+      expirationDate: '2027-01-01',
+      coverageSlug: 'accident-illness-basic',
+      organization,
+    });
+    expect(response.body.coverage).toEqual({
+      slug: 'accident-illness-basic',
+      name: 'Accident & Illness Basic',
+      deductible: 50000,
+      reimbursementRate: 0.8,
+      annualLimit: 500000,
+      monthlyPremium: 2900,
+      currency: 'USD',
+    });
+    expect(response.body.charges).toHaveLength(12);
+    expect(response.body.charges[0]).toEqual({
+      id: expect.any(String),
+      type: 'premium',
+      periodStart: '2026-01-01',
+      periodEnd: '2026-02-01',
+      dueDate: '2026-01-01',
+      amount: 2900,
+      currency: 'USD',
+      status: 'scheduled',
+    });
+    expect(response.body.charges.every((charge: { amount: number }) => charge.amount === 2900)).toBe(true);
+    expect(response.text).not.toContain('cvc');
+    expect(response.text).not.toContain(CVC);
+  });
+
+  it('reads a policy with exactly number, coverage, charges and organization', async () => {
+    await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ number: 5002, cvc: CVC, effectiveDate: '2026-01-31', expirationDate: '2026-05-15', coverageSlug: 'accident-only' }),
+    });
+    const response = await request(service.url, 'GET', '/api/v1/policy/5002', { token });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['charges', 'coverage', 'number', 'organization']);
+    expect(response.body.number).toBe(5002);
+    expect(response.body.organization).toEqual(organization);
+    expect(response.body.coverage).toMatchObject({ slug: 'accident-only', monthlyPremium: 1200, annualLimit: 500000, currency: 'USD' });
+    expect(response.body.charges.map((c: Record<string, unknown>) => [c.periodStart, c.periodEnd, c.dueDate, c.amount])).toEqual([
+      ['2026-01-31', '2026-02-28', '2026-01-31', 1200],
+      ['2026-02-28', '2026-03-31', '2026-02-28', 1200],
+      ['2026-03-31', '2026-04-30', '2026-03-31', 1200],
+      ['2026-04-30', '2026-05-15', '2026-04-30', 581],
+    ]);
+    expect(response.text).not.toContain('cvc');
+    expect(response.text).not.toContain(CVC);
+  });
+
+  it('keeps the coverage as it was at creation when the catalog changes', async () => {
+    await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 5003 }) });
+    await service.sql("update coverage_plan set monthly_premium = 9999 where slug = 'accident-illness-basic'");
+    try {
+      const response = await request(service.url, 'GET', '/api/v1/policy/5003', { token });
+      expect(response.body.coverage.monthlyPremium).toBe(2900);
+    } finally {
+      await service.sql("update coverage_plan set monthly_premium = 2900 where slug = 'accident-illness-basic'");
+    }
+  });
+
+  it('never stores the cvc', async () => {
+    await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 5004, cvc: CVC }) });
+    const rows = await service.sql('select p.*, c.* from policy p join charge c on c.policy_id = p.id where p.number = 5004');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(CVC);
+  });
+
+  it('answers 409 for a duplicate number and keeps the first policy intact', async () => {
+    const first = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 6000, petName: 'First' }) });
+    expect(first.status).toBe(200);
+    const again = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 6000, petName: 'Second' }) });
+    expect(again.status).toBe(409);
+    expect(again.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(again.body).toMatchObject({ status: 409, code: 'CONFLICT', title: 'Conflict' });
+    const viaGraphql = await graphql(
+      service.url,
+      'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number } }',
+      { input: policyBody({ number: 6000 }) },
+      token,
+    );
+    expect(viaGraphql.body.errors[0].extensions.code).toBe('CONFLICT');
+    const rows = await service.sql<{ pet_name: string }>('select pet_name from policy where number = 6000');
+    expect(rows).toEqual([{ pet_name: 'First' }]);
+    const charges = await service.sql('select c.id from charge c join policy p on p.id = c.policy_id where p.number = 6000');
+    expect(charges).toHaveLength(12);
+  });
+
+  it('assigns distinct numbers when the client sends none, skipping numbers clients chose', async () => {
+    // A client takes 1 and 2; the server's sequence must step over them.
+    for (const number of [1, 2]) {
+      expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number }) })).status).toBe(200);
+    }
+    const numbers = new Set<number>();
+    for (let i = 0; i < 5; i++) {
+      const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
+      expect(response.status).toBe(200);
+      expect(Number.isSafeInteger(response.body.number)).toBe(true);
+      numbers.add(response.body.number);
+    }
+    expect(numbers.size).toBe(5);
+    expect(numbers.has(1) || numbers.has(2)).toBe(false);
+  });
+
+  it('round-trips the largest policy number, 2^53 - 1', async () => {
+    const number = Number.MAX_SAFE_INTEGER;
+    const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number }) });
+    expect(created.body.number).toBe(number);
+    const read = await request(service.url, 'GET', `/api/v1/policy/${number}`, { token });
+    expect(read.body.number).toBe(number);
+    const tooBig = await request(service.url, 'POST', '/api/v1/policy', { token, body: `{"number": 9007199254740992, "ownerFirstname": "a"}` });
+    expect(tooBig.status).toBe(400);
+  });
+
+  it('creates through GraphQL and reads through REST', async () => {
+    const created = await graphql(
+      service.url,
+      'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number petName charges { amount } organization { id } } }',
+      { input: policyBody({ number: 7001, cvc: CVC, petName: 'Gql' }) },
+      token,
+    );
+    expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.createPolicy).toMatchObject({ number: 7001, petName: 'Gql', organization: { id: organization.id } });
+    const read = await request(service.url, 'GET', '/api/v1/policy/7001', { token });
+    expect(read.status).toBe(200);
+    expect(read.body.charges).toHaveLength(12);
+  });
+
+  it('creates through REST and reads through GraphQL', async () => {
+    await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 7002, petName: 'Rest', cvc: CVC }) });
+    const read = await graphql(
+      service.url,
+      'query ($n: SafeInt!) { policy(number: $n) { number petName coverage { slug } charges { periodStart amount } organization { id name parentId } } }',
+      { n: 7002 },
+      token,
+    );
+    expect(read.body.data.policy).toMatchObject({ number: 7002, petName: 'Rest', coverage: { slug: 'accident-illness-basic' }, organization });
+    expect(read.body.data.policy.charges).toHaveLength(12);
+  });
+
+  it('answers 400 for an unknown coverage slug and writes nothing', async () => {
+    const before = await service.sql('select id from policy');
+    const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ coverageSlug: 'gold-plated' }) });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
+    expect(await service.sql('select id from policy')).toHaveLength(before.length);
+  });
+
+  it('answers 404, never 400 or 500, for policy ids that cannot exist', async () => {
+    for (const id of ['abc', '0', '-1', '1.5', '1e3', '9007199254740992', '99999999999999999999999', "1'%20or%20'1'='1"]) {
+      const response = await request(service.url, 'GET', `/api/v1/policy/${id}`, { token });
+      expect(response.status, id).toBe(404);
+      expect(response.body.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('lists the coverage catalog', async () => {
+    const response = await graphql(service.url, '{ coverages { slug name deductible reimbursementRate annualLimit monthlyPremium currency } }', {}, token);
+    expect(response.body.data.coverages).toEqual([
+      { slug: 'accident-only', name: 'Accident Only', deductible: 25000, reimbursementRate: 0.9, annualLimit: 500000, monthlyPremium: 1200, currency: 'USD' },
+      { slug: 'accident-illness-basic', name: 'Accident & Illness Basic', deductible: 50000, reimbursementRate: 0.8, annualLimit: 500000, monthlyPremium: 2900, currency: 'USD' },
+      { slug: 'accident-illness-plus', name: 'Accident & Illness Plus', deductible: 25000, reimbursementRate: 0.9, annualLimit: 1500000, monthlyPremium: 4200, currency: 'USD' },
+      { slug: 'accident-illness-unlimited', name: 'Accident & Illness Unlimited', deductible: 10000, reimbursementRate: 0.9, annualLimit: null, monthlyPremium: 6400, currency: 'USD' },
+    ]);
+  });
+});
