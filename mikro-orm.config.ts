@@ -1,4 +1,5 @@
 import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from 'pino';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { DataloaderType } from '@mikro-orm/core';
 import { migrations } from './src/database/migrations/index.js';
@@ -9,8 +10,12 @@ import { Charge } from './src/policies/charge.entity.js';
 import { CoveragePlan } from './src/policies/coverage-plan.entity.js';
 import { Policy } from './src/policies/policy.entity.js';
 
-/** The one MikroORM configuration: the service, `npm run migrate` and the tests use it. */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
+/**
+ * The one MikroORM configuration: the service, `npm run migrate` and the tests use it. With a
+ * logger, ORM and driver messages go to it (queries at debug level) instead of the console.
+ */
+export function ormConfig(clientUrl: string, logger?: Logger): Options {
+  const log = (level: 'debug' | 'warn' | 'error') => (message: unknown) => logger?.[level]({ database: String(message) });
   return defineConfig({
     clientUrl,
     entities: [Organization, Owner, BankAccount, Policy, Charge, CoveragePlan],
@@ -28,7 +33,20 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     // Requests must use their own fork of the entity manager.
     allowGlobalContext: false,
     pool: { min: 0, max: 10 },
-    ...overrides,
+    // Fail fast when PostgreSQL is away, so callers get a 503 in seconds rather than hanging.
+    driverOptions: {
+      acquireConnectionTimeout: 3_000,
+      connection: { connectionTimeoutMillis: 2_000, keepAlive: true },
+      ...(logger ? { log: { debug: log('debug'), warn: log('warn'), error: log('error'), deprecate: log('warn') } } : {}),
+    },
+    ...(logger
+      ? {
+          colors: false,
+          debug: logger.isLevelEnabled('debug') ? ['query', 'query-params', 'info', 'discovery'] : ['info'],
+          logger: (message: string) =>
+            message.startsWith('[migrator]') ? logger.info({ database: message }) : logger.debug({ database: message }),
+        }
+      : {}),
   });
 }
 

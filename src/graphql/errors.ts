@@ -19,6 +19,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Seconds a client should wait before retrying when the database is away (503). */
+export const RETRY_AFTER_SECONDS = '5';
+
 /** One broken rule: `path` in the request body's terms, e.g. `owners[1].ownership`. */
 export interface FieldError {
   path: string;

@@ -1,6 +1,6 @@
 import { DriverException, ConnectionException } from '@mikro-orm/core';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { ERROR_STATUS, isErrorCode, unavailable } from './errors.js';
+import { ERROR_STATUS, isErrorCode, ServiceError, unavailable } from './errors.js';
 
 /** Codes that graphql-js and Apollo raise before execution; their messages are safe. */
 const REQUEST_ERROR_CODES = new Set([
@@ -22,7 +22,9 @@ export type SafeError = GraphQLFormattedError & { extensions: { code: string } }
 export function safeError(error: GraphQLError): { safe: SafeError; unexpected: boolean } {
   const cause = error.originalError;
   const code = error.extensions?.code;
-  const base = { message: error.message, locations: error.locations, path: error.path };
+  // Our own messages are written to be safe; graphql-js and Apollo quote the offending value.
+  const message = error instanceof ServiceError ? error.message : withoutValues(error.message);
+  const base = { message, locations: error.locations, path: error.path };
   if (!cause || cause instanceof GraphQLError) {
     if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
       const { errors } = error.extensions as { errors?: unknown };
@@ -44,6 +46,18 @@ export function safeError(error: GraphQLError): { safe: SafeError; unexpected: b
     safe: { message: 'Internal server error.', locations: error.locations, path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } },
     unexpected: true,
   };
+}
+
+/**
+ * graphql-js messages quote the value they reject ("Expected value of type "String", found
+ * 4111111111111111", "Variable "$input" got invalid value {...}"): it may be a cvc, a tax id or
+ * an account number, so it is cut out.
+ */
+export function withoutValues(message: string): string {
+  return message
+    .replace(/^(Variable "\$[^"]+") got invalid value [\s\S]*$/, '$1 has an invalid value.')
+    .replace(/^(Expected value of type "[^"]+"), found [\s\S]*$/, '$1, found another value.')
+    .replace(/^(\w+ cannot represent [^:]*): [\s\S]*$/, '$1.');
 }
 
 export function statusOf(code: string): number {

@@ -13,9 +13,9 @@ import {
 } from 'graphql';
 import { challengeOf, needsPrincipal } from '../auth/authenticate.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
-import { badUserInput, ServiceError } from '../graphql/errors.js';
+import { badUserInput, RETRY_AFTER_SECONDS, ServiceError } from '../graphql/errors.js';
 import { safeError, statusOf } from '../graphql/safe-errors.js';
-import { variableErrors } from '../graphql/variables.js';
+import { inputErrors } from '../validation/check-input.js';
 import { inputFromBody } from './input-from-body.js';
 import { sendProblem } from './problem.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
@@ -25,9 +25,6 @@ interface PreparedRoute extends RestRoute {
   operation: OperationDefinitionNode;
   bodyType?: GraphQLInputType;
 }
-
-/** Seconds a client should wait before retrying when the database is away. */
-const RETRY_AFTER_SECONDS = '5';
 
 /**
  * The four `/api/v1` routes over the GraphQL schema, as SOFA does it: documents prepared once,
@@ -79,7 +76,7 @@ async function run(
   try {
     if (!context.principal && needsPrincipal(route.operation, production)) throw context.authFailure!;
     const variables = variablesOf(route, req);
-    const invalid = variableErrors(schema, route.operation, variables);
+    const invalid = await inputErrors(schema, route.operation, variables);
     if (invalid.length > 0) throw badUserInput(invalid);
     const result = await execute({ schema, document: route.parsed, variableValues: variables, contextValue: context });
     if (result.errors?.length) return sendErrors(res, context, result.errors);

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { mintToken, type TokenClaims } from '../../src/auth/token-minter.js';
 import { loadConfig } from '../../src/config.js';
@@ -24,8 +25,11 @@ export interface TestService extends RunningService {
  * Starts the real service (the same start-up as `npm start`: migrations, Express, Apollo) on
  * a new, empty database of the run's PostgreSQL, on a free port.
  */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const adminUrl = inject('databaseAdminUrl');
+export async function startTestService(
+  env: Record<string, string> = {},
+  options: { adminUrl?: string; logger?: Logger } = {},
+): Promise<TestService> {
+  const adminUrl = options.adminUrl ?? inject('databaseAdminUrl');
   const name = `test_${randomUUID().replace(/-/g, '')}`;
   await withClient(adminUrl, (client) => client.query(`create database ${name}`));
   const databaseUrl = new URL(adminUrl);
@@ -43,7 +47,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await startService(config, createLogger('silent'));
+  const service = await startService(config, options.logger ?? createLogger('silent'));
   const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 2 });
   pool.on('error', () => undefined);
   const secret = new TextEncoder().encode(JWT_SECRET);
