@@ -9,6 +9,7 @@ import { createApolloServer } from './graphql/apollo.js';
 import { createContextFactory } from './graphql/context.js';
 import { RETRY_AFTER_SECONDS } from './graphql/errors.js';
 import { buildServiceSchema } from './graphql/schema.js';
+import { openApiDocument } from './rest/openapi.js';
 import { sendProblem } from './rest/problem.js';
 import { restRouter } from './rest/rest-router.js';
 import type { FieldCipher } from './sensitive/field-cipher.js';
@@ -70,6 +71,10 @@ export async function createApp(deps: ServiceDependencies) {
     }
   });
 
+  // The REST layer's description is public, like any API reference.
+  app.get('/api/v1/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
   app.use('/api/v1', requireJsonBody, express.json({ limit: BODY_LIMIT }));
   app.use(restRouter(schema, createContext, deps.production));
   app.use(

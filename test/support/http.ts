@@ -1,3 +1,5 @@
+import { openApiChecker } from './openapi.js';
+
 /** A response as the tests read it: status, headers and the parsed JSON body (or text). */
 export interface TestResponse<T = any> {
   status: number;
@@ -29,7 +31,10 @@ export async function request(baseUrl: string, method: string, path: string, opt
   } catch {
     // not JSON: keep the text
   }
-  return { status: response.status, headers: response.headers, body: parsed, text };
+  const result = { status: response.status, headers: response.headers, body: parsed, text };
+  // Every REST response the suite sees must match the served OpenAPI document.
+  if (path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json') (await openApiChecker(baseUrl))(method, path, result);
+  return result;
 }
 
 /** A GraphQL POST to /graphql. */
