@@ -21,6 +21,8 @@ export interface Config {
   };
   /** Base64 of 32 bytes; unset outside production means a generated key under `dataDir`. */
   dataEncryptionKey?: Buffer;
+  /** Keys retired by a rotation: still used to read values they sealed, never to seal. */
+  previousDataEncryptionKeys: Buffer[];
 }
 
 export class ConfigError extends Error {
@@ -49,7 +51,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       issuer: env.JWT_ISSUER || undefined,
       audience: env.JWT_AUDIENCE || undefined,
     },
-    dataEncryptionKey: parseEncryptionKey(env.DATA_ENCRYPTION_KEY),
+    dataEncryptionKey: parseEncryptionKey('DATA_ENCRYPTION_KEY', env.DATA_ENCRYPTION_KEY),
+    previousDataEncryptionKeys: (env.DATA_ENCRYPTION_PREVIOUS_KEYS ?? '')
+      .split(',')
+      .filter((value) => value.trim() !== '')
+      .map((value) => parseEncryptionKey('DATA_ENCRYPTION_PREVIOUS_KEYS', value.trim())!),
   };
   if (config.env === 'production') {
     const { secret, publicKey, jwksUrl } = config.jwt;
@@ -160,11 +166,11 @@ function parseJwksUrl(value: string | undefined): URL | undefined {
   throw new ConfigError('JWKS_URL must be an http(s) URL');
 }
 
-function parseEncryptionKey(value: string | undefined): Buffer | undefined {
+function parseEncryptionKey(name: string, value: string | undefined): Buffer | undefined {
   if (!value) return undefined;
   const key = Buffer.from(value, 'base64');
   if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, '')) {
-    throw new ConfigError('DATA_ENCRYPTION_KEY must be 32 random bytes, base64-encoded');
+    throw new ConfigError(`${name} must be 32 random bytes, base64-encoded${name.endsWith('KEYS') ? ' (comma-separated)' : ''}`);
   }
   return key;
 }

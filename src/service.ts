@@ -29,7 +29,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let orm: MikroORM | undefined;
   try {
     orm = await openDatabase(databaseUrl, { migrate: config.migrateOnStart, logger });
-    const cipher = new FieldCipher(config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key'));
+    const cipher = new FieldCipher(
+      config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key'),
+      config.previousDataEncryptionKeys,
+    );
     const { app, apollo } = await createApp({
       orm,
       verifyToken: createTokenVerifier(verificationKeys(config)),

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+const ACCOUNT = '000111222333444';
+const OWNER_TAX_ID = '987-65-4321';
+const CVC = '8642';
+const CVC_ALONE = standalone(CVC);
+const LONG_CVC_ALONE = standalone(`${CVC}9`);
+
+/**
+ * After real creates (and refused ones), the database holds no cvc and no plaintext account
+ * number or owner tax id, and the service's log, captured at its most verbose level (SQL
+ * included), holds none of them nor the bearer token.
+ */
+describe('sensitive data', () => {
+  let service: TestService;
+  const logLines: string[] = [];
+  let token: string;
+
+  beforeAll(async () => {
+    const logger = createLogger('trace', { write: (line: string) => void logLines.push(line) });
+    service = await startTestService({}, { logger });
+    token = await service.token({ sub: 'alice' });
+
+    const organization = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({
+        bankAccounts: [{ routing: '110000000', account: ACCOUNT }],
+        owners: [{ firstname: 'Ada', lastname: 'L', taxId: OWNER_TAX_ID, ownership: 100 }],
+      }),
+    });
+    expect(organization.status).toBe(200);
+    const policy = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: organization.body.id, number: 31337, cvc: CVC }),
+    });
+    expect(policy.status).toBe(200);
+    // Refused requests that carry the same secrets: a rule broken, a duplicate, a bad type.
+    const refused = [
+      await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: organization.body.id, number: 31337, cvc: CVC }) }),
+      await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: organization.body.id, cvc: `${CVC}9` }) }),
+      await request(service.url, 'POST', '/api/v1/organization', {
+        token,
+        body: organizationBody({ bankAccounts: [{ routing: '1', account: ACCOUNT }], owners: [{ firstname: 'A', lastname: 'B', taxId: OWNER_TAX_ID, ownership: 500 }] }),
+      }),
+      await graphql(service.url, 'mutation { createPolicy(input: { cvc: 8642 }) { number } }', {}, token),
+      await graphql(service.url, 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', { i: { cvc: 8642, ownerFirstname: OWNER_TAX_ID } }, token),
+    ];
+    for (const response of refused) {
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.text).not.toMatch(CVC_ALONE);
+      expect(response.text).not.toMatch(LONG_CVC_ALONE);
+      expect(response.text).not.toContain(ACCOUNT);
+      expect(response.text).not.toContain(OWNER_TAX_ID);
+    }
+  });
+  afterAll(() => service?.stop());
+
+  it('stores no cvc and no plaintext account number or owner tax id in any table', async () => {
+    const tables = await service.sql<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['organization', 'owner', 'bank_account', 'policy', 'charge']));
+    for (const { table_name } of tables) {
+      const rows = await service.sql(`select * from "${table_name}"`);
+      const dump = JSON.stringify(rows);
+      expect(dump, table_name).not.toMatch(CVC_ALONE);
+      expect(dump, table_name).not.toContain(ACCOUNT);
+      expect(dump, table_name).not.toContain(OWNER_TAX_ID);
+      expect(dump.toLowerCase(), table_name).not.toContain('"cvc"');
+    }
+    const [owner] = await service.sql<{ tax_id_ciphertext: string; tax_id_key_id: string; tax_id_last4: string }>('select * from owner');
+    expect(owner.tax_id_ciphertext).toBeTruthy();
+    expect(owner.tax_id_key_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(owner.tax_id_last4).toBe('4321');
+    const [account] = await service.sql<{ account_ciphertext: string; account_last4: string }>('select * from bank_account');
+    expect(Buffer.from(account.account_ciphertext, 'base64').toString('latin1')).not.toContain(ACCOUNT);
+    expect(account.account_last4).toBe('3444');
+  });
+
+  it('logs none of them, nor the token', () => {
+    const log = logLines.join('');
+    expect(logLines.length).toBeGreaterThan(10);
+    // The log is really verbose: SQL statements and request lines are in it.
+    expect(log).toContain('insert into');
+    expect(log).toContain('/api/v1/policy');
+    expect(log).not.toMatch(CVC_ALONE);
+    expect(log).not.toMatch(LONG_CVC_ALONE);
+    expect(log).not.toContain(ACCOUNT);
+    expect(log).not.toContain(OWNER_TAX_ID);
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(token.split('.')[2]);
+  });
+});
