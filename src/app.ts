@@ -81,7 +81,13 @@ export async function createApp(deps: ServiceDependencies) {
     '/graphql',
     express.json({ limit: BODY_LIMIT }),
     expressMiddleware(apollo, {
-      context: ({ req, res }) => createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') }),
+      context: async ({ req, res }) => {
+        const context = await createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') });
+        // In production every operation needs a principal (see needsPrincipal): refuse before
+        // parsing, so a missing token is a 401 even for a query Apollo would reject anyway.
+        if (deps.production && context.authFailure) throw context.authFailure;
+        return context;
+      },
     }),
   );
 

@@ -119,4 +119,61 @@ describe('errors', () => {
     }
     expect((await graphql(service.url, '{ coverages { slug } }', {}, token)).body.data.coverages).toHaveLength(4);
   });
+
+  it('writes an organization with its owners, or a policy with its charges, whole or not at all', async () => {
+    const count = async (table: string) => Number((await service.sql<{ n: string }>(`select count(*) as n from ${table}`))[0].n);
+    const root = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+    // Constraints that only the database knows, so the failure comes in the middle of the writes.
+    await service.sql("alter table owner add constraint test_no_zed check (firstname <> 'Zed') not valid");
+    await service.sql('alter table charge add constraint test_short_schedule check (sequence < 5) not valid');
+    try {
+      const before = { organization: await count('organization'), owner: await count('owner'), bank_account: await count('bank_account') };
+      const organization = await request(service.url, 'POST', '/api/v1/organization', {
+        token,
+        body: organizationBody({
+          bankAccounts: [{ routing: '110000000', account: '000123456789' }],
+          owners: [{ firstname: 'Ada', lastname: 'L' }, { firstname: 'Zed', lastname: 'Z' }],
+        }),
+      });
+      expect(organization.status).toBe(500);
+      expect({ organization: await count('organization'), owner: await count('owner'), bank_account: await count('bank_account') }).toEqual(before);
+
+      const policies = await count('policy');
+      const charges = await count('charge');
+      const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root.body.id, number: 4242 }) });
+      expect(policy.status).toBe(500);
+      expect(await count('policy')).toBe(policies);
+      expect(await count('charge')).toBe(charges);
+    } finally {
+      await service.sql('alter table owner drop constraint test_no_zed');
+      await service.sql('alter table charge drop constraint test_short_schedule');
+    }
+    const retried = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root.body.id, number: 4242 }) });
+    expect(retried.status).toBe(200);
+  });
+});
+
+describe('errors in production mode', () => {
+  let service: TestService;
+  let token: string;
+  beforeAll(async () => {
+    service = await startTestService({ NODE_ENV: 'production' });
+    token = await service.token({ sub: 'alice' });
+  });
+  afterAll(() => service?.stop());
+
+  it('shows no stack traces and no introspection, and still lists field errors', async () => {
+    const syntax = await graphql(service.url, '{ viewer { ', {}, token);
+    expect(syntax.status).toBe(400);
+    expect(JSON.stringify(syntax.body)).not.toMatch(/stacktrace|\.ts:|at /);
+    const introspection = await graphql(service.url, '{ __schema { types { name } } }', {}, token);
+    expect(introspection.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const anonymous = await graphql(service.url, '{ __schema { queryType { name } } }');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="org-policy-service"');
+    const invalid = await request(service.url, 'POST', '/api/v1/policy', { token, body: { cvc: 'x' } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.errors).toContainEqual({ path: 'cvc', message: 'must be 3 or 4 digits' });
+  });
 });
