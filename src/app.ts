@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from './auth/token-verifier.js';
-import { createApolloServer } from './graphql/apollo.js';
+import { createApolloServer, type ApolloOptions } from './graphql/apollo.js';
 import { createContextFactory } from './graphql/context.js';
 import { RETRY_AFTER_SECONDS } from './graphql/errors.js';
 import { buildServiceSchema } from './graphql/schema.js';
@@ -20,6 +20,7 @@ export interface ServiceDependencies {
   cipher: FieldCipher;
   logger: Logger;
   production: boolean;
+  graphql: Pick<ApolloOptions, 'introspection' | 'limits'>;
 }
 
 /** Request bodies larger than this are refused with 413 (contract section 6). */
@@ -35,7 +36,7 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 export async function createApp(deps: ServiceDependencies) {
   const schema = await buildServiceSchema();
   const createContext = createContextFactory(deps);
-  const apollo = createApolloServer(schema, deps.production);
+  const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql });
   await apollo.start();
 
   const app = express();

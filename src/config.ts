@@ -23,6 +23,20 @@ export interface Config {
   dataEncryptionKey?: Buffer;
   /** Keys retired by a rotation: still used to read values they sealed, never to seal. */
   previousDataEncryptionKeys: Buffer[];
+  graphql: {
+    /** Schema introspection; off in production unless GRAPHQL_INTROSPECTION=true. */
+    introspection: boolean;
+    limits: GraphQLLimits;
+  };
+}
+
+/** Refused before any resolver runs (contract section 8). */
+export interface GraphQLLimits {
+  depth: number;
+  aliases: number;
+  directives: number;
+  tokens: number;
+  cost: number;
 }
 
 export class ConfigError extends Error {
@@ -56,6 +70,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .filter((value) => value.trim() !== '')
       .map((value) => parseEncryptionKey('DATA_ENCRYPTION_PREVIOUS_KEYS', value.trim())!),
+    graphql: {
+      introspection: parseBoolean('GRAPHQL_INTROSPECTION', env.GRAPHQL_INTROSPECTION, nodeEnv !== 'production'),
+      limits: {
+        depth: parseLimit('GRAPHQL_MAX_DEPTH', env.GRAPHQL_MAX_DEPTH, 10),
+        aliases: parseLimit('GRAPHQL_MAX_ALIASES', env.GRAPHQL_MAX_ALIASES, 15),
+        directives: parseLimit('GRAPHQL_MAX_DIRECTIVES', env.GRAPHQL_MAX_DIRECTIVES, 50),
+        tokens: parseLimit('GRAPHQL_MAX_TOKENS', env.GRAPHQL_MAX_TOKENS, 2000),
+        cost: parseLimit('GRAPHQL_MAX_COST', env.GRAPHQL_MAX_COST, 5000),
+      },
+    },
   };
   if (config.env === 'production') {
     const { secret, publicKey, jwksUrl } = config.jwt;
@@ -98,6 +122,12 @@ function parseDatabaseUrl(value: string | undefined): string | undefined {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL');
   }
   return value;
+}
+
+function parseLimit(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new ConfigError(`${name} must be a positive integer (got "${value}")`);
+  return Number(value);
 }
 
 function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -39,6 +39,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       cipher,
       logger,
       production: config.env === 'production',
+      graphql: config.graphql,
     });
     const server = await new Promise<Server>((resolve, reject) => {
       const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));

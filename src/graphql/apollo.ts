@@ -2,18 +2,44 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLLimits } from '../config.js';
 import { needsPrincipal } from '../auth/authenticate.js';
 import type { RequestContext } from './context.js';
 import { badUserInput, RETRY_AFTER_SECONDS } from './errors.js';
 import { safeError } from './safe-errors.js';
 import { inputErrors } from '../validation/check-input.js';
 
-/** Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever. */
-export function createApolloServer(schema: GraphQLSchema, production: boolean): ApolloServer<RequestContext> {
+export interface ApolloOptions {
+  production: boolean;
+  introspection: boolean;
+  limits: GraphQLLimits;
+}
+
+/**
+ * Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever, and GraphQL
+ * Armor's limits (depth, aliases, directives, tokens, cost) checked while validating, so an
+ * abusive query is refused before any resolver runs. Field suggestions are hidden in production.
+ */
+export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions): ApolloServer<RequestContext> {
+  const { production, limits } = options;
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.depth },
+    maxAliases: { n: limits.aliases },
+    maxDirectives: { n: limits.directives },
+    // Armor's token check throws from a plugin hook, which Apollo answers with a 500; graphql-js
+    // counts tokens while parsing instead (parseOptions below), which is a plain 400.
+    maxTokens: { enabled: false },
+    costLimit: { maxCost: limits.cost },
+    blockFieldSuggestion: { enabled: production },
+  }).protect();
   return new ApolloServer<RequestContext>({
     schema,
-    introspection: !production,
+    validationRules: armor.validationRules,
+    parseOptions: { maxTokens: limits.tokens },
+    allowBatchedHttpRequests: false,
+    introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
     // main.ts owns shutdown: Apollo's own signal handlers would race it and re-raise the signal.
@@ -21,6 +47,8 @@ export function createApolloServer(schema: GraphQLSchema, production: boolean): 
     formatError: (_formatted, error) => safeError(asGraphQLError(error)).safe,
     plugins: [
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      // Armor ships CommonJS typings of Apollo; the plugins are plain objects either way.
+      ...(armor.plugins as unknown as Array<ApolloServerPlugin<RequestContext>>),
       requestChecks(production),
     ],
   });

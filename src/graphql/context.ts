@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { FieldCipher } from '../sensitive/field-cipher.js';
 import type { ServiceError } from './errors.js';
+import { createLoaders, type Loaders } from './loaders.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {
@@ -14,6 +15,8 @@ export interface RequestContext {
   authFailure: ServiceError | null;
   /** A fork per request: the global entity manager never serves a request. */
   em: EntityManager;
+  /** Batch loaders that apply the access rule; only for requests with a principal. */
+  loaders: Loaders;
   cipher: FieldCipher;
   logger: Logger;
 }
@@ -35,11 +38,16 @@ export type ContextFactory = (request: RequestFacts) => Promise<RequestContext>;
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
   return async ({ requestId, authorization }) => {
     const { principal, failure } = await authenticate(authorization, deps.verifyToken);
+    const em = deps.orm.em.fork();
     return {
       requestId,
       principal,
       authFailure: failure,
-      em: deps.orm.em.fork(),
+      em,
+      loaders: createLoaders(em, () => {
+        if (!principal) throw failure;
+        return principal;
+      }),
       cipher: deps.cipher,
       logger: deps.logger.child({ requestId, sub: principal?.sub }),
     };

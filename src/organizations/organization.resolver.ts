@@ -1,7 +1,9 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { findAccessibleOrganization } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
+import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { notFound } from '../graphql/errors.js';
+import { Policy } from '../policies/policy.entity.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
 import { CreateOrganizationInput } from './organization.input.js';
@@ -9,6 +11,9 @@ import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
 
 export const organizationNotFound = () => notFound('Organization not found.');
+
+const OrganizationConnection = ConnectionType('Organization', Organization);
+const PolicyConnection = ConnectionType('Policy', Policy);
 
 @Resolver(() => Organization)
 export class OrganizationResolver {
@@ -35,6 +40,34 @@ export class OrganizationResolver {
   @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })
   parentId(@Root() organization: Organization): string | null {
     return organization.parent?.id ?? null;
+  }
+
+  @FieldResolver(() => Organization, {
+    nullable: true,
+    description: 'The direct parent when the caller may access it; null for a root or a parent out of reach',
+  })
+  parent(@Root() organization: Organization, @Ctx() ctx: RequestContext): Promise<Organization | null> | null {
+    return organization.parent ? ctx.loaders.organization.load(organization.parent.id) : null;
+  }
+
+  @FieldResolver(() => OrganizationConnection, { description: 'Direct children, oldest first' })
+  async children(
+    @Root() organization: Organization,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<Organization>> {
+    const { first, after } = pagePosition('organization', args);
+    return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }));
+  }
+
+  @FieldResolver(() => PolicyConnection, { description: "The organization's own policies, oldest first" })
+  async policies(
+    @Root() organization: Organization,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<Policy>> {
+    const { first, after } = pagePosition('policy', args);
+    return toConnection('policy', await ctx.loaders.policies.load({ ownerId: organization.id, first, after }));
   }
 
   @FieldResolver(() => [BankAccount])

@@ -42,9 +42,11 @@ export class PolicyResolver {
     return (await policy.charges.load({ dataloader: true })).getItems();
   }
 
-  /** Reachable only through an accessible policy, so the organization is accessible too. */
+  /** A policy is accessible exactly when its organization is, so this is never null. */
   @FieldResolver(() => Organization)
-  organization(@Root() policy: Policy): Promise<Organization> {
-    return policy.organization.load({ dataloader: true }) as Promise<Organization>;
+  async organization(@Root() policy: Policy, @Ctx() ctx: RequestContext): Promise<Organization> {
+    const organization = await ctx.loaders.organization.load(policy.organization.id);
+    if (!organization) throw notFound('Organization not found.');
+    return organization;
   }
 }

@@ -1,5 +1,4 @@
 import { Authorized, Ctx, Field, FieldResolver, ObjectType, Query, Resolver } from 'type-graphql';
-import { findAccessibleOrganization } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
 import { Organization } from '../organizations/organization.entity.js';
 
@@ -21,6 +20,6 @@ export class ViewerResolver {
 
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })
   organization(@Ctx() ctx: RequestContext): Promise<Organization | null> | null {
-    return ctx.principal!.org ? findAccessibleOrganization(ctx.em, ctx.principal!, ctx.principal!.org) : null;
+    return ctx.principal!.org ? ctx.loaders.organization.load(ctx.principal!.org) : null;
   }
 }

@@ -1,0 +1,81 @@
+import { Field, Int, ObjectType, ArgsType, type ClassType } from 'type-graphql';
+import { badUserInput } from './errors.js';
+
+/** Relay cursor connections: `edges { cursor node }` and `pageInfo { hasNextPage endCursor }`. */
+@ObjectType('PageInfo')
+export class PageInfo {
+  @Field(() => Boolean)
+  hasNextPage!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page; null on an empty page' })
+  endCursor!: string | null;
+}
+
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  pageInfo: PageInfo;
+}
+
+export function ConnectionType<T extends object>(name: string, node: ClassType<T>) {
+  @ObjectType(`${name}Edge`)
+  class EdgeType {
+    @Field(() => String, { description: 'Opaque' })
+    cursor!: string;
+
+    @Field(() => node)
+    node!: T;
+  }
+
+  @ObjectType(`${name}Connection`)
+  class ConnectionClass {
+    @Field(() => [EdgeType])
+    edges!: EdgeType[];
+
+    @Field(() => PageInfo)
+    pageInfo!: PageInfo;
+  }
+  return ConnectionClass;
+}
+
+export const MAX_PAGE_SIZE = 100;
+
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { defaultValue: 20, description: `Page size, 1 to ${MAX_PAGE_SIZE}` })
+  first!: number;
+
+  @Field(() => String, { nullable: true, description: 'The endCursor of the previous page' })
+  after?: string | null;
+}
+
+/** A cursor is the row's position (its `seq`), tagged with what it pages, in base64url. */
+export function encodeCursor(kind: string, seq: string | number): string {
+  return Buffer.from(`${kind}:${seq}`).toString('base64url');
+}
+
+/** Checks page arguments; returns the position to continue after (0 for the first page). */
+export function pagePosition(kind: string, args: PageArgs): { first: number; after: string } {
+  const errors = [];
+  if (!Number.isInteger(args.first) || args.first < 1 || args.first > MAX_PAGE_SIZE) {
+    errors.push({ path: 'first', message: `must be from 1 to ${MAX_PAGE_SIZE}` });
+  }
+  let after = '0';
+  if (args.after != null) {
+    const match = new RegExp(`^${kind}:([1-9][0-9]{0,18})$`).exec(Buffer.from(args.after, 'base64url').toString('latin1'));
+    if (match) after = match[1];
+    else errors.push({ path: 'after', message: 'is not a cursor of this connection' });
+  }
+  if (errors.length > 0) throw badUserInput(errors);
+  return { first: args.first, after };
+}
+
+/** A loaded page as a connection. */
+export function toConnection<T>(kind: string, page: { items: Array<{ node: T; seq: string }>; hasNextPage: boolean }): Connection<T> {
+  const edges = page.items.map(({ node, seq }) => ({ cursor: encodeCursor(kind, seq), node }));
+  return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+}

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+/**
+ * Query limits (contract section 8): each abusive query is refused while it is parsed or
+ * validated, before any resolver runs. "Before any resolver runs" is checked on the database:
+ * no statement is sent for a refused query.
+ */
+describe('GraphQL query limits', () => {
+  let service: TestService;
+  let token: string;
+  let organizationId: string;
+  let statements = 0;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    token = await service.token({ sub: 'alice' });
+    organizationId = (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id;
+    service.orm.em.getConnection().getKnex().on('query', () => statements++);
+  });
+  afterAll(() => service?.stop());
+
+  async function expectRefused(query: string, message: RegExp) {
+    statements = 0;
+    const response = await graphql(service.url, query, {}, token);
+    expect(response.status).toBe(400);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors.map((error: { message: string }) => error.message).join('\n')).toMatch(message);
+    expect(['GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED']).toContain(response.body.errors[0].extensions.code);
+    expect(statements).toBe(0);
+  }
+
+  it('refuses a query nested 20 levels deep', async () => {
+    const query = `{ organization(id: "${organizationId}") { ${'parent { '.repeat(20)}id${' }'.repeat(20)} } }`;
+    await expectRefused(query, /depth limit of 10 exceeded/);
+  });
+
+  it('refuses a query with 500 aliases', async () => {
+    const aliases = Array.from({ length: 500 }, (_, i) => `a${i}: sub`).join(' ');
+    await expectRefused(`{ viewer { ${aliases} } }`, /Aliases limit of 15 exceeded/);
+  });
+
+  it('refuses a query over the cost limit', async () => {
+    // Shallow enough for the depth limit, but wide: every organization field several times over.
+    const fields = 'id name legalName legalType taxId description logo type descriptor phone email website parentId';
+    const page = (inner: string) => `children(first: 100) { edges { node { ${fields} ${inner} } } }`;
+    const query = `{ organization(id: "${organizationId}") { ${page(page(page(page(''))))} } }`;
+    await expectRefused(query, /Cost limit of 5000 exceeded/);
+  });
+
+  it('refuses a query with more than 2,000 tokens', async () => {
+    const fields = Array.from({ length: 2100 }, () => 'sub').join(' ');
+    await expectRefused(`{ viewer { ${fields} } }`, /more that 2000 tokens/);
+  });
+
+  it('refuses a query with more than 50 directives', async () => {
+    await expectRefused(`{ viewer { sub ${'@include(if: true) '.repeat(51)} } }`, /Directives limit of 50 exceeded/);
+  });
+
+  it('answers a reasonable query', async () => {
+    const response = await graphql(service.url, `{ organization(id: "${organizationId}") { id children(first: 10) { edges { node { id } } } } }`, {}, token);
+    expect(response.body).toEqual({ data: { organization: { id: organizationId, children: { edges: [] } } } });
+  });
+
+  it('lets Apollo Sandbox load the schema (introspection is not limited)', async () => {
+    const response = await graphql(
+      service.url,
+      `query IntrospectionQuery { __schema { queryType { name } types { kind name fields(includeDeprecated: true) { name args { name type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }`,
+    );
+    expect(response.status).toBe(200);
+    expect(response.body.data.__schema.queryType.name).toBe('Query');
+  });
+
+  it('shows the Sandbox landing page to browsers outside production', async () => {
+    const response = await request(service.url, 'GET', '/graphql', { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    expect(response.text).toMatch(/<html/i);
+    expect(response.text).toMatch(/sandbox/i);
+  });
+});
+
+describe('GraphQL in production', () => {
+  let service: TestService;
+  let token: string;
+  beforeAll(async () => {
+    service = await startTestService({ NODE_ENV: 'production', GRAPHQL_MAX_DEPTH: '3' });
+    token = await service.token({ sub: 'alice' });
+  });
+  afterAll(() => service?.stop());
+
+  it('has no landing page, no introspection and no field suggestions', async () => {
+    const page = await request(service.url, 'GET', '/graphql', { headers: { accept: 'text/html' }, token });
+    expect(page.text).not.toMatch(/sandbox/i);
+    const introspection = await graphql(service.url, '{ __schema { queryType { name } } }', {}, token);
+    expect(introspection.status).toBe(400);
+    const typo = await graphql(service.url, '{ viewr { sub } }', {}, token);
+    expect(typo.body.errors[0].message).not.toMatch(/Did you mean/);
+  });
+
+  it('takes limits from the environment', async () => {
+    const response = await graphql(service.url, '{ viewer { organization { parent { parent { id } } } } }', {}, token);
+    expect(response.body.errors[0].message).toMatch(/depth limit of 3 exceeded/);
+  });
+
+  it('turns introspection on when GRAPHQL_INTROSPECTION=true', async () => {
+    const open = await startTestService({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' });
+    try {
+      const response = await graphql(open.url, '{ __schema { queryType { name } } }', {}, await open.token({ sub: 'a' }));
+      expect(response.body.data.__schema.queryType.name).toBe('Query');
+    } finally {
+      await open.stop();
+    }
+  });
+});
