@@ -15,8 +15,21 @@ const compose =
     for (const decorator of decorators) decorator(target, key);
   };
 
+/** A rule that throws on odd input (validator.js does, on lone surrogates) counts as broken. */
 const rule = (name: string, message: string, test: (value: any, args: ValidationArguments) => boolean): FieldDecorator =>
-  ValidateBy({ name, validator: { validate: test, defaultMessage: () => message } });
+  ValidateBy({
+    name,
+    validator: {
+      validate: (value, args) => {
+        try {
+          return test(value, args!);
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () => message,
+    },
+  });
 
 /** Optional fields accept null or absence; every other rule then only sees real values. */
 const optional = (...decorators: FieldDecorator[]) => compose(IsOptional(), ...decorators);

@@ -11,10 +11,13 @@ export async function validateInput(input: unknown): Promise<void> {
   if (errors.length > 0) throw badUserInput(errors);
 }
 
-/** Every broken rule of an input instance; also the NUL character anywhere (PostgreSQL cannot store it). */
+/**
+ * Every broken rule of an input instance; also, anywhere in it, text PostgreSQL cannot store
+ * as sent: the NUL character, and lone UTF-16 surrogates (not Unicode at all).
+ */
 export async function ruleErrors(input: unknown): Promise<FieldError[]> {
   if (typeof input !== 'object' || input === null) return [];
-  const errors = [...nulCharacters(input, '')];
+  const errors = [...unstorableText(input, '')];
   const failures = await validate(input, { forbidUnknownValues: false, validationError: { target: false, value: false } });
   errors.push(...failures.flatMap((failure) => flatten(failure, '')));
   return errors;
@@ -33,16 +36,25 @@ function flatten(error: ValidationError, parent: string): FieldError[] {
   return [...own, ...(error.children ?? []).flatMap((child) => flatten(child, path))];
 }
 
-function* nulCharacters(value: unknown, path: string): Generator<FieldError> {
+function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain the NUL character';
+  if (!text.isWellFormed()) return 'must be valid Unicode text';
+  return null;
+}
+
+function* unstorableText(value: unknown, path: string): Generator<FieldError> {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) yield { path, message: 'must not contain the NUL character' };
+    const problem = textProblem(value);
+    if (problem) yield { path, message: problem };
   } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) yield* nulCharacters(item, `${path}[${index}]`);
+    for (const [index, item] of value.entries()) yield* unstorableText(item, `${path}[${index}]`);
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      const keyPath = path ? `${path}.${key.replace(/\u0000/g, '\\u0000')}` : key.replace(/\u0000/g, '\\u0000');
-      if (key.includes('\u0000')) yield { path: keyPath, message: 'names must not contain the NUL character' };
-      yield* nulCharacters(item, keyPath);
+      const printable = key.replace(/\u0000/g, '\\u0000').toWellFormed();
+      const keyPath = path ? `${path}.${printable}` : printable;
+      const problem = textProblem(key);
+      if (problem) yield { path: keyPath, message: `names ${problem}` };
+      yield* unstorableText(item, keyPath);
     }
   }
 }

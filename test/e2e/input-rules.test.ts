@@ -49,6 +49,8 @@ const ORGANIZATION_RULES: Case[] = [
   ['address fields are at most 255 characters', { address: { city: 'c'.repeat(255) } }, { address: { city: 'c'.repeat(256) } }, 'address.city'],
   ['text rejects the NUL character', { name: 'a\u0001b' }, { name: 'a\u0000b' }, 'name'],
   ['text keeps emoji and other Unicode', { name: 'Café 🐶 東京' }, { name: 'Café 🐶 東京\u0000' }, 'name'],
+  ['text is valid Unicode (no lone surrogates)', { name: '\ud83d\udc3e' }, { name: 'a\ud800b' }, 'name'],
+  ['an email with a lone surrogate is refused, not a crash', { email: 'a@b.example' }, { email: '\ud800' }, 'email'],
 ];
 
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

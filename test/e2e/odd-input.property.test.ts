@@ -97,7 +97,7 @@ describe('odd input (property-based)', () => {
         for (const [path, value] of changes) setPath(body, path, value);
         await expectSafe('/api/v1/organization', body);
       }),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 
@@ -108,7 +108,7 @@ describe('odd input (property-based)', () => {
         for (const [path, value] of changes) setPath(body, path, value);
         await expectSafe('/api/v1/policy', body);
       }),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 
