@@ -10,6 +10,7 @@ import type { RequestContext } from './context.js';
 import { badUserInput, RETRY_AFTER_SECONDS } from './errors.js';
 import { safeError } from './safe-errors.js';
 import { inputErrors } from '../validation/check-input.js';
+import { queryCostLimit } from './query-cost.js';
 
 export interface ApolloOptions {
   production: boolean;
@@ -18,9 +19,10 @@ export interface ApolloOptions {
 }
 
 /**
- * Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever, and GraphQL
- * Armor's limits (depth, aliases, directives, tokens, cost) checked while validating, so an
- * abusive query is refused before any resolver runs. Field suggestions are hidden in production.
+ * Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever, and limits
+ * checked before any resolver runs: tokens while parsing (graphql-js), depth, aliases and
+ * directives while validating (GraphQL Armor), cost once the operation is known (query-cost.ts).
+ * Field suggestions are hidden in production.
  */
 export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions): ApolloServer<RequestContext> {
   const { production, limits } = options;
@@ -31,7 +33,8 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
     // Armor's token check throws from a plugin hook, which Apollo answers with a 500; graphql-js
     // counts tokens while parsing instead (parseOptions below), which is a plain 400.
     maxTokens: { enabled: false },
-    costLimit: { maxCost: limits.cost },
+    // Cost is ours (query-cost.ts): Armor's cost model grows with depth and ignores page sizes.
+    costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: production },
   }).protect();
   return new ApolloServer<RequestContext>({
@@ -50,6 +53,7 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
       // Armor ships CommonJS typings of Apollo; the plugins are plain objects either way.
       ...(armor.plugins as unknown as Array<ApolloServerPlugin<RequestContext>>),
       requestChecks(production),
+      queryCostLimit<RequestContext>(limits.cost),
     ],
   });
 }

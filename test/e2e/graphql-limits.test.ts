@@ -43,11 +43,11 @@ describe('GraphQL query limits', () => {
   });
 
   it('refuses a query over the cost limit', async () => {
-    // Shallow enough for the depth limit, but wide: every organization field several times over.
+    // Within the depth limit, but up to 100 x 100 organizations with 13 fields each.
     const fields = 'id name legalName legalType taxId description logo type descriptor phone email website parentId';
     const page = (inner: string) => `children(first: 100) { edges { node { ${fields} ${inner} } } }`;
-    const query = `{ organization(id: "${organizationId}") { ${page(page(page(page(''))))} } }`;
-    await expectRefused(query, /Cost limit of 5000 exceeded/);
+    const query = `{ organization(id: "${organizationId}") { ${page(page(''))} } }`;
+    await expectRefused(query, /cost limit of 5000 exceeded/);
   });
 
   it('refuses a query with more than 2,000 tokens', async () => {
