@@ -10,7 +10,7 @@ import type { RequestContext } from './context.js';
 import { badUserInput, RETRY_AFTER_SECONDS } from './errors.js';
 import { safeError } from './safe-errors.js';
 import { inputErrors } from '../validation/check-input.js';
-import { queryCostLimit } from './query-cost.js';
+import { assertQueryCost } from './query-cost.js';
 
 export interface ApolloOptions {
   production: boolean;
@@ -52,24 +52,25 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
       // Armor ships CommonJS typings of Apollo; the plugins are plain objects either way.
       ...(armor.plugins as unknown as Array<ApolloServerPlugin<RequestContext>>),
-      requestChecks(production),
-      queryCostLimit<RequestContext>(limits.cost),
+      requestChecks(production, limits.cost),
     ],
   });
 }
 
 /**
- * Before any resolver runs: the 401 when the operation needs a principal (the same rule as
- * REST), and variable errors listed with paths. Unexpected errors are logged once, here,
- * with the request id; the client sees only what `safeError` lets through.
+ * Before any resolver runs, in this order: the 401 when the operation needs a principal (the
+ * same rule as REST), the cost limit, then variable errors listed with paths. Unexpected
+ * errors are logged once, here, with the request id; the client sees only what `safeError`
+ * lets through.
  */
-function requestChecks(production: boolean): ApolloServerPlugin<RequestContext> {
+function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ contextValue, operation, request, schema }) {
+        async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
           if (!contextValue.principal && needsPrincipal(operation, production)) throw contextValue.authFailure;
+          assertQueryCost(schema, document, request, maxCost);
           const errors = await inputErrors(schema, operation, request.variables);
           if (errors.length > 0) {
             const error = badUserInput(errors);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
+import { OrganizationChildrenDocument, OrganizationParentDocument, OrganizationPoliciesDocument } from '../generated/graphql.js';
+import { execute, graphql, request } from '../support/http.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /**
@@ -50,23 +51,26 @@ describe('GraphQL connections', () => {
   afterAll(() => service?.stop());
 
   async function pageThrough(field: 'children' | 'policies', id: string, token: string, between?: () => Promise<void>) {
-    const node = field === 'children' ? 'id' : 'number';
     const seen: Array<string | number> = [];
     const hasNext: boolean[] = [];
     let after: string | null = null;
     do {
-      const response = await graphql(
-        service.url,
-        `query ($id: ID!, $after: String) { organization(id: $id) { ${field}(first: 100, after: $after) { edges { cursor node { ${node} } } pageInfo { hasNextPage endCursor } } } }`,
-        { id, after },
-        token,
-      );
-      expect(response.body.errors).toBeUndefined();
-      const connection = response.body.data.organization[field];
-      seen.push(...connection.edges.map((edge: { node: Record<string, string | number> }) => edge.node[node]));
+      let connection: { edges: Array<{ cursor: string; node: string | number }>; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
+      if (field === 'children') {
+        const response = await execute(service.url, OrganizationChildrenDocument, { id, first: 100, after }, token);
+        expect(response.body.errors).toBeUndefined();
+        const page = response.body.data!.organization!.children;
+        connection = { ...page, edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: edge.node.id })) };
+      } else {
+        const response = await execute(service.url, OrganizationPoliciesDocument, { id, first: 100, after }, token);
+        expect(response.body.errors).toBeUndefined();
+        const page = response.body.data!.organization!.policies;
+        connection = { ...page, edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: edge.node.number })) };
+      }
+      seen.push(...connection.edges.map((edge) => edge.node));
       hasNext.push(connection.pageInfo.hasNextPage);
-      if (connection.edges.length > 0) expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1).cursor);
-      after = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
+      if (connection.edges.length > 0) expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1)!.cursor);
+      after = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor! : null;
       await between?.();
     } while (after);
     return { seen, hasNext };
@@ -165,10 +169,10 @@ describe('GraphQL connections', () => {
   });
 
   it('shows a parent to whoever may access it, and null to a child', async () => {
-    const fromAbove = await graphql(service.url, `{ organization(id: "${org.A}") { parent { id name } } }`, {}, alice);
-    expect(fromAbove.body.data.organization.parent).toEqual({ id: org.R, name: 'R' });
-    const child = await graphql(service.url, `{ organization(id: "${org.A}") { parentId parent { id } } }`, {}, await service.token({ sub: 'x', org: org.A }));
-    expect(child.body.data.organization).toEqual({ parentId: org.R, parent: null });
+    const fromAbove = await execute(service.url, OrganizationParentDocument, { id: org.A }, alice);
+    expect(fromAbove.body.data!.organization!.parent).toEqual({ id: org.R, name: 'R' });
+    const child = await execute(service.url, OrganizationParentDocument, { id: org.A }, await service.token({ sub: 'x', org: org.A }));
+    expect(child.body.data!.organization).toEqual({ parentId: org.R, parent: null });
     expect(child.body.errors).toBeUndefined();
   });
 

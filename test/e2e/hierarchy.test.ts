@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
+import { ViewerDocument } from '../generated/graphql.js';
+import { execute, graphql, request } from '../support/http.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /**
@@ -171,7 +172,7 @@ describe('organization hierarchy', () => {
   });
 
   it('shows the viewer its own organization', async () => {
-    const response = await graphql(service.url, '{ viewer { sub organization { id name } } }', {}, await service.token({ sub: 'zed', org: org.C }));
-    expect(response.body.data.viewer).toEqual({ sub: 'zed', organization: { id: org.C, name: 'Org C' } });
+    const response = await execute(service.url, ViewerDocument, {}, await service.token({ sub: 'zed', org: org.C }));
+    expect(response.body.data!.viewer).toEqual({ sub: 'zed', organization: { id: org.C, name: 'Org C' } });
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
+import { execute, request } from '../support/http.js';
+import { CreateOrganizationDocument, OrganizationDocument } from '../generated/graphql.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const FULL = organizationBody({
@@ -114,17 +115,15 @@ describe('organizations', () => {
   });
 
   it('creates through GraphQL and reads through REST', async () => {
-    const created = await graphql(
+    const created = await execute(
       service.url,
-      `mutation ($input: CreateOrganizationInput!) {
-        createOrganization(input: $input) { id name parentId legalName address { city additionalFields } owners { taxIdLast4 } }
-      }`,
+      CreateOrganizationDocument,
       { input: { legalName: 'Via GraphQL', legalType: 'corp', taxId: '99-1', address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ firstname: 'A', lastname: 'B', taxId: '999887777' }] } },
       token,
     );
     expect(created.status).toBe(200);
     expect(created.body.errors).toBeUndefined();
-    const organization = created.body.data.createOrganization;
+    const organization = created.body.data!.createOrganization;
     expect(organization).toMatchObject({ name: 'Via GraphQL', parentId: null, address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ taxIdLast4: '7777' }] });
     const read = await request(service.url, 'GET', `/api/v1/organization/${organization.id}`, { token });
     expect(read.body).toEqual({ id: organization.id, name: 'Via GraphQL', parentId: null });
@@ -132,13 +131,8 @@ describe('organizations', () => {
 
   it('creates through REST and reads through GraphQL', async () => {
     const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: FULL });
-    const read = await graphql(
-      service.url,
-      `query ($id: ID!) { organization(id: $id) { id name legalName address { line1 additionalFields } bankAccounts { accountLast4 } owners { firstname ownership } } }`,
-      { id: created.body.id },
-      token,
-    );
-    expect(read.body.data.organization).toEqual({
+    const read = await execute(service.url, OrganizationDocument, { id: created.body.id }, token);
+    expect(read.body.data!.organization).toEqual({
       id: created.body.id,
       name: 'Paws',
       legalName: 'Paws & Claws LLC',

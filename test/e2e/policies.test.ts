@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
+import { CoveragesDocument, CreatePolicyDocument, PolicyDocument, type CreatePolicyInput } from '../generated/graphql.js';
+import { execute, request } from '../support/http.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const CVC = '9731';
@@ -112,13 +113,8 @@ describe('policies', () => {
     expect(again.status).toBe(409);
     expect(again.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(again.body).toMatchObject({ status: 409, code: 'CONFLICT', title: 'Conflict' });
-    const viaGraphql = await graphql(
-      service.url,
-      'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number } }',
-      { input: policyBody({ number: 6000 }) },
-      token,
-    );
-    expect(viaGraphql.body.errors[0].extensions.code).toBe('CONFLICT');
+    const viaGraphql = await execute(service.url, CreatePolicyDocument, { input: policyBody({ number: 6000 }) as CreatePolicyInput }, token);
+    expect(viaGraphql.body.errors![0].extensions.code).toBe('CONFLICT');
     const rows = await service.sql<{ pet_name: string }>('select pet_name from policy where number = 6000');
     expect(rows).toEqual([{ pet_name: 'First' }]);
     const charges = await service.sql('select c.id from charge c join policy p on p.id = c.policy_id where p.number = 6000');
@@ -152,14 +148,10 @@ describe('policies', () => {
   });
 
   it('creates through GraphQL and reads through REST', async () => {
-    const created = await graphql(
-      service.url,
-      'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number petName charges { amount } organization { id } } }',
-      { input: policyBody({ number: 7001, cvc: CVC, petName: 'Gql' }) },
-      token,
-    );
+    const input = policyBody({ number: 7001, cvc: CVC, petName: 'Gql' }) as CreatePolicyInput;
+    const created = await execute(service.url, CreatePolicyDocument, { input }, token);
     expect(created.body.errors).toBeUndefined();
-    expect(created.body.data.createPolicy).toMatchObject({ number: 7001, petName: 'Gql', organization: { id: organization.id } });
+    expect(created.body.data!.createPolicy).toMatchObject({ number: 7001, petName: 'Gql', organization: { id: organization.id } });
     const read = await request(service.url, 'GET', '/api/v1/policy/7001', { token });
     expect(read.status).toBe(200);
     expect(read.body.charges).toHaveLength(12);
@@ -167,14 +159,9 @@ describe('policies', () => {
 
   it('creates through REST and reads through GraphQL', async () => {
     await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 7002, petName: 'Rest', cvc: CVC }) });
-    const read = await graphql(
-      service.url,
-      'query ($n: SafeInt!) { policy(number: $n) { number petName coverage { slug } charges { periodStart amount } organization { id name parentId } } }',
-      { n: 7002 },
-      token,
-    );
-    expect(read.body.data.policy).toMatchObject({ number: 7002, petName: 'Rest', coverage: { slug: 'accident-illness-basic' }, organization });
-    expect(read.body.data.policy.charges).toHaveLength(12);
+    const read = await execute(service.url, PolicyDocument, { number: 7002 }, token);
+    expect(read.body.data!.policy).toMatchObject({ number: 7002, petName: 'Rest', coverage: { slug: 'accident-illness-basic' }, organization });
+    expect(read.body.data!.policy!.charges).toHaveLength(12);
   });
 
   it('answers 400 for an unknown coverage slug and writes nothing', async () => {
@@ -194,8 +181,8 @@ describe('policies', () => {
   });
 
   it('lists the coverage catalog', async () => {
-    const response = await graphql(service.url, '{ coverages { slug name deductible reimbursementRate annualLimit monthlyPremium currency } }', {}, token);
-    expect(response.body.data.coverages).toEqual([
+    const response = await execute(service.url, CoveragesDocument, {}, token);
+    expect(response.body.data!.coverages).toEqual([
       { slug: 'accident-only', name: 'Accident Only', deductible: 25000, reimbursementRate: 0.9, annualLimit: 500000, monthlyPremium: 1200, currency: 'USD' },
       { slug: 'accident-illness-basic', name: 'Accident & Illness Basic', deductible: 50000, reimbursementRate: 0.8, annualLimit: 500000, monthlyPremium: 2900, currency: 'USD' },
       { slug: 'accident-illness-plus', name: 'Accident & Illness Plus', deductible: 25000, reimbursementRate: 0.9, annualLimit: 1500000, monthlyPremium: 4200, currency: 'USD' },

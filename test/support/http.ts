@@ -1,3 +1,5 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { openApiChecker } from './openapi.js';
 
 /** A response as the tests read it: status, headers and the parsed JSON body (or text). */
@@ -40,4 +42,14 @@ export async function request(baseUrl: string, method: string, path: string, opt
 /** A GraphQL POST to /graphql. */
 export function graphql(baseUrl: string, query: string, variables: Record<string, unknown> = {}, token?: string) {
   return request(baseUrl, 'POST', '/graphql', { token, body: { query, variables } });
+}
+
+/** A typed document (generated from test/operations by `npm run codegen`) sent to /graphql. */
+export function execute<Result, Variables>(
+  baseUrl: string,
+  document: TypedDocumentNode<Result, Variables>,
+  variables: Variables,
+  token?: string,
+): Promise<TestResponse<{ data?: Result | null; errors?: Array<{ message: string; extensions: Record<string, any> }> }>> {
+  return request(baseUrl, 'POST', '/graphql', { token, body: { query: print(document), variables } });
 }
