@@ -2,6 +2,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from './auth/token-verifier.js';
@@ -9,6 +10,7 @@ import { createApolloServer, type ApolloOptions } from './graphql/apollo.js';
 import { createContextFactory } from './graphql/context.js';
 import { RETRY_AFTER_SECONDS } from './graphql/errors.js';
 import { buildServiceSchema } from './graphql/schema.js';
+import { graphqlIdempotency } from './idempotency/graphql-idempotency.js';
 import { openApiDocument } from './rest/openapi.js';
 import { sendProblem } from './rest/problem.js';
 import { restRouter } from './rest/rest-router.js';
@@ -20,7 +22,8 @@ export interface ServiceDependencies {
   cipher: FieldCipher;
   logger: Logger;
   production: boolean;
-  graphql: Pick<ApolloOptions, 'introspection' | 'limits'>;
+  graphql: Omit<ApolloOptions, 'production' | 'httpServer'>;
+  idempotencyRetentionSeconds: number;
 }
 
 /** Request bodies larger than this are refused with 413 (contract section 6). */
@@ -36,10 +39,12 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 export async function createApp(deps: ServiceDependencies) {
   const schema = await buildServiceSchema();
   const createContext = createContextFactory(deps);
-  const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql });
+  const app = express();
+  // One HTTP server for REST and GraphQL; Apollo's drain plugin stops it gracefully.
+  const server = createServer(app);
+  const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql, httpServer: server });
   await apollo.start();
 
-  const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use((req, res, next) => {
@@ -52,6 +57,11 @@ export async function createApp(deps: ServiceDependencies) {
     pinoHttp({
       logger: deps.logger,
       genReqId: (_req, res) => (res as Response).locals.requestId,
+      // One line per request: id, route, status, duration and who asked (never the token).
+      customSuccessObject: (req, res, line) => ({ ...line, ...accessFields(req as Request, res as Response) }),
+      customErrorObject: (req, res, _error, line) => ({ ...line, ...accessFields(req as Request, res as Response) }),
+      // A 5xx is logged once as an error, with its cause, where it happens; this is its access line.
+      customLogLevel: (_req, res) => (res.statusCode >= 500 ? 'warn' : 'info'),
       serializers: {
         req: (req) => ({ id: req.id, method: req.method, url: req.url }),
         res: (res) => ({ statusCode: res.statusCode }),
@@ -77,13 +87,15 @@ export async function createApp(deps: ServiceDependencies) {
     res.json(openApiDocument);
   });
   app.use('/api/v1', requireJsonBody, express.json({ limit: BODY_LIMIT }));
-  app.use(restRouter(schema, createContext, deps.production));
+  app.use(restRouter(schema, createContext, { production: deps.production, idempotencyRetentionSeconds: deps.idempotencyRetentionSeconds }));
   app.use(
     '/graphql',
     express.json({ limit: BODY_LIMIT }),
+    graphqlIdempotency(apollo, createContext, deps.idempotencyRetentionSeconds),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         const context = await createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') });
+        res.locals.sub = context.principal?.sub;
         // In production every operation needs a principal (see needsPrincipal): refuse before
         // parsing, so a missing token is a 401 even for a query Apollo would reject anyway.
         if (deps.production && context.authFailure) throw context.authFailure;
@@ -102,7 +114,11 @@ export async function createApp(deps: ServiceDependencies) {
     sendProblem(res, { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error.', requestId: res.locals.requestId });
   });
 
-  return { app, apollo, schema };
+  return { app, server, apollo, schema };
+}
+
+function accessFields(req: Request, res: Response) {
+  return { route: req.route?.path || req.originalUrl.split('?')[0], sub: res.locals.sub };
 }
 
 /** POSTs carry JSON: anything else is 415 before the body is read. */

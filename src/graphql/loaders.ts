@@ -33,7 +33,8 @@ export interface Loaders {
 type Row = Record<string, unknown> & { seq: string };
 
 export function createLoaders(em: EntityManager, principal: () => Principal): Loaders {
-  const run = (sql: string, params: unknown[]) => em.getConnection().execute<Row[]>(sql, params, 'all');
+  // Inside the request's transaction when there is one (an idempotent create reads its own writes).
+  const run = (sql: string, params: unknown[]) => em.getConnection().execute<Row[]>(sql, params, 'all', em.getTransactionContext());
   const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
   const organization = new DataLoader<string, Organization | null>(async (ids) => {

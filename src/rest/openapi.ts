@@ -29,8 +29,24 @@ const ERRORS = {
 const POST_ERRORS = {
   ...ERRORS,
   404: problem('`parentId` / `organizationId` (or the token’s org) names no organization the caller may access'),
+  409: problem('A duplicate policy number, or a request with the same Idempotency-Key still running'),
   413: problem('The body is larger than 100 KB'),
   415: problem('The body is not application/json'),
+  422: problem('The Idempotency-Key was already used with a different body (code IDEMPOTENCY_KEY_REUSED)'),
+};
+
+/** POSTs accept an Idempotency-Key (contract section 7). */
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description:
+    'Makes retries safe: the first response (unless a 5xx) is kept for 24 hours and replayed to a repeat with the same ' +
+    'body (with `Idempotent-Replayed: true`); another body gets 422, a repeat while the first runs gets 409.',
+};
+const replayedHeader = {
+  'Idempotent-Replayed': { description: '`true` when this is a kept response replayed for an Idempotency-Key', schema: { type: 'string' } },
 };
 
 const addressInput = {
@@ -57,8 +73,9 @@ export const openApiDocument = {
       post: {
         operationId: 'createOrganization',
         summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
+        parameters: [idempotencyKey],
         requestBody: { required: true, content: json(ref('CreateOrganizationRequest')) },
-        responses: { 200: { description: 'Created', content: json(ref('OrganizationCreated')) }, ...POST_ERRORS },
+        responses: { 200: { description: 'Created', headers: replayedHeader, content: json(ref('OrganizationCreated')) }, ...POST_ERRORS },
       },
     },
     '/api/v1/organization/{id}': {
@@ -77,12 +94,9 @@ export const openApiDocument = {
       post: {
         operationId: 'createPolicy',
         summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing)',
+        parameters: [idempotencyKey],
         requestBody: { required: true, content: json(ref('CreatePolicyRequest')) },
-        responses: {
-          200: { description: 'Created', content: json(ref('PolicyCreated')) },
-          409: problem('A policy with this number already exists'),
-          ...POST_ERRORS,
-        },
+        responses: { 200: { description: 'Created', headers: replayedHeader, content: json(ref('PolicyCreated')) }, ...POST_ERRORS },
       },
     },
     '/api/v1/policy/{id}': {

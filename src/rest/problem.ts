@@ -11,25 +11,25 @@ export interface Problem {
   requestId?: string;
 }
 
+export const PROBLEM_JSON = 'application/problem+json';
+
 /**
  * RFC 9457 problem details. `type` is `about:blank`, so `title` is the HTTP status text;
  * `code` is the same machine code GraphQL puts in `extensions.code`.
  */
-export function sendProblem(res: Response, problem: Problem, headers: Record<string, string> = {}): void {
+export function problemBody(problem: Problem): string {
   const { status, code, detail, errors, requestId } = problem;
-  res
-    .status(status)
-    .set(headers)
-    .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: 'about:blank',
-        title: STATUS_CODES[status] ?? 'Error',
-        status,
-        detail,
-        code,
-        ...(errors ? { errors } : {}),
-        ...(requestId ? { requestId } : {}),
-      }),
-    );
+  return JSON.stringify({
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+    ...(requestId ? { requestId } : {}),
+  });
+}
+
+export function sendProblem(res: Response, problem: Problem, headers: Record<string, string> = {}): void {
+  res.status(problem.status).set(headers).type(PROBLEM_JSON).send(problemBody(problem));
 }

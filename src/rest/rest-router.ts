@@ -15,9 +15,10 @@ import { challengeOf, needsPrincipal } from '../auth/authenticate.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
 import { badUserInput, RETRY_AFTER_SECONDS, ServiceError } from '../graphql/errors.js';
 import { safeError, statusOf } from '../graphql/safe-errors.js';
+import { assertIdempotencyKey, runIdempotently } from '../idempotency/idempotency.js';
 import { inputErrors } from '../validation/check-input.js';
 import { inputFromBody } from './input-from-body.js';
-import { sendProblem } from './problem.js';
+import { PROBLEM_JSON, problemBody, sendProblem } from './problem.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
 
 interface PreparedRoute extends RestRoute {
@@ -26,18 +27,32 @@ interface PreparedRoute extends RestRoute {
   bodyType?: GraphQLInputType;
 }
 
+/** A finished answer: written to the client, or kept for an idempotent replay. */
+interface Answer {
+  status: number;
+  contentType: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface RestOptions {
+  production: boolean;
+  /** How long a response is kept for replays of its Idempotency-Key. */
+  idempotencyRetentionSeconds: number;
+}
+
 /**
  * The four `/api/v1` routes over the GraphQL schema, as SOFA does it: documents prepared once,
  * each request builds the same context as `/graphql` and calls `execute`. Statuses come from
- * the errors' codes (the highest wins); errors are problem+json.
+ * the errors' codes (the highest wins); errors are problem+json. POSTs honour Idempotency-Key.
  */
-export function restRouter(schema: GraphQLSchema, createContext: ContextFactory, production: boolean): Router {
+export function restRouter(schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): Router {
   const router = Router();
   const paths = new Map<string, string[]>();
   for (const route of REST_ROUTES.map((route) => prepare(schema, route))) {
     paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
     const handler = (req: Request, res: Response, next: NextFunction) =>
-      run(schema, route, createContext, production, req, res).catch(next);
+      run(schema, route, createContext, options, req, res).catch(next);
     if (route.method === 'GET') router.get(route.path, handler);
     else router.post(route.path, handler);
   }
@@ -68,21 +83,48 @@ async function run(
   schema: GraphQLSchema,
   route: PreparedRoute,
   createContext: ContextFactory,
-  production: boolean,
+  options: RestOptions,
   req: Request,
   res: Response,
 ): Promise<void> {
   const context = await createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') });
+  res.locals.sub = context.principal?.sub;
+  let answer: Answer;
   try {
-    if (!context.principal && needsPrincipal(route.operation, production)) throw context.authFailure!;
+    if (!context.principal && needsPrincipal(route.operation, options.production)) throw context.authFailure!;
+    const key = route.method === 'POST' ? req.get('idempotency-key') : undefined;
+    if (key === undefined) {
+      answer = await answerRequest(schema, route, context, req);
+    } else {
+      assertIdempotencyKey(key);
+      const { response, replayed } = await runIdempotently(
+        context.em,
+        { principal: context.principal!, operation: `${route.method} ${route.path}`, key, request: req.body },
+        options.idempotencyRetentionSeconds,
+        () => answerRequest(schema, route, context, req),
+        () => false,
+      );
+      answer = { ...response, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
+    }
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    answer = errorAnswer(context, [error]);
+  }
+  res.status(answer.status).set(answer.headers).type(answer.contentType).send(answer.body);
+}
+
+/** Runs the route's document for this request; expected failures are answers too. */
+async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, context: RequestContext, req: Request): Promise<Answer> {
+  try {
     const variables = variablesOf(route, req);
     const invalid = await inputErrors(schema, route.operation, variables);
     if (invalid.length > 0) throw badUserInput(invalid);
     const result = await execute({ schema, document: route.parsed, variableValues: variables, contextValue: context });
-    if (result.errors?.length) return sendErrors(res, context, result.errors);
-    res.status(200).json(route.response(result.data as Record<string, unknown>));
+    if (result.errors?.length) return errorAnswer(context, result.errors);
+    const body = JSON.stringify(route.response(result.data as Record<string, unknown>));
+    return { status: 200, contentType: 'application/json', body, headers: {} };
   } catch (error) {
-    if (error instanceof ServiceError) return sendErrors(res, context, [error]);
+    if (error instanceof ServiceError) return errorAnswer(context, [error]);
     throw error;
   }
 }
@@ -96,7 +138,7 @@ function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown
 }
 
 /** One problem for the request: the error with the highest status decides. */
-function sendErrors(res: Response, context: RequestContext, errors: readonly GraphQLError[]): void {
+function errorAnswer(context: RequestContext, errors: readonly GraphQLError[]): Answer {
   const judged = errors.map((error) => ({ error, ...safeError(error) }));
   for (const { error, unexpected } of judged) {
     if (unexpected) context.logger.error({ err: error.originalError ?? error }, 'unexpected error in a REST request');
@@ -107,9 +149,12 @@ function sendErrors(res: Response, context: RequestContext, errors: readonly Gra
   const headers: Record<string, string> = {};
   if (status === 401 && worst.error instanceof ServiceError) headers['WWW-Authenticate'] = challengeOf(worst.error) ?? 'Bearer';
   if (status === 503) headers['Retry-After'] = RETRY_AFTER_SECONDS;
-  sendProblem(
-    res,
-    { status, code, detail: worst.safe.message, errors: fieldErrors, requestId: status === 500 ? context.requestId : undefined },
-    headers,
-  );
+  const body = problemBody({
+    status,
+    code,
+    detail: worst.safe.message,
+    errors: fieldErrors,
+    requestId: status === 500 ? context.requestId : undefined,
+  });
+  return { status, contentType: PROBLEM_JSON, body, headers };
 }
