@@ -27,13 +27,19 @@ export interface TestService extends RunningService {
  */
 export async function startTestService(
   env: Record<string, string> = {},
-  options: { adminUrl?: string; logger?: Logger } = {},
+  options: { adminUrl?: string; logger?: Logger; databaseUrl?: string } = {},
 ): Promise<TestService> {
-  const adminUrl = options.adminUrl ?? inject('databaseAdminUrl');
-  const name = `test_${randomUUID().replace(/-/g, '')}`;
-  await withClient(adminUrl, (client) => client.query(`create database ${name}`));
-  const databaseUrl = new URL(adminUrl);
-  databaseUrl.pathname = `/${name}`;
+  let databaseUrl: URL;
+  if (options.databaseUrl) {
+    // Another instance on a database that already exists.
+    databaseUrl = new URL(options.databaseUrl);
+  } else {
+    const adminUrl = options.adminUrl ?? inject('databaseAdminUrl');
+    const name = `test_${randomUUID().replace(/-/g, '')}`;
+    await withClient(adminUrl, (client) => client.query(`create database ${name}`));
+    databaseUrl = new URL(adminUrl);
+    databaseUrl.pathname = `/${name}`;
+  }
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
