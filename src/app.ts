@@ -10,6 +10,7 @@ import { createApolloServer, type ApolloOptions } from './graphql/apollo.js';
 import { createContextFactory } from './graphql/context.js';
 import { RETRY_AFTER_SECONDS } from './graphql/errors.js';
 import { buildServiceSchema } from './graphql/schema.js';
+import { drainable } from './http-drain.js';
 import { graphqlIdempotency } from './idempotency/graphql-idempotency.js';
 import { openApiDocument } from './rest/openapi.js';
 import { sendProblem } from './rest/problem.js';
@@ -22,7 +23,7 @@ export interface ServiceDependencies {
   cipher: FieldCipher;
   logger: Logger;
   production: boolean;
-  graphql: Omit<ApolloOptions, 'production' | 'httpServer'>;
+  graphql: Omit<ApolloOptions, 'production'>;
   idempotencyRetentionSeconds: number;
 }
 
@@ -40,10 +41,12 @@ export async function createApp(deps: ServiceDependencies) {
   const schema = await buildServiceSchema();
   const createContext = createContextFactory(deps);
   const app = express();
-  // One HTTP server for REST and GraphQL; Apollo's drain plugin stops it gracefully.
+  // One HTTP server for REST and GraphQL, drained on stop (see http-drain.ts).
   const server = createServer(app);
-  const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql, httpServer: server });
+  const http = drainable(server);
+  const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql });
   await apollo.start();
+  app.use(http.middleware);
 
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -114,7 +117,7 @@ export async function createApp(deps: ServiceDependencies) {
     sendProblem(res, { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error.', requestId: res.locals.requestId });
   });
 
-  return { app, server, apollo, schema };
+  return { app, server, drain: http.drain, apollo, schema };
 }
 
 function accessFields(req: Request, res: Response) {

@@ -34,7 +34,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key'),
       config.previousDataEncryptionKeys,
     );
-    const { server, apollo } = await createApp({
+    const { server, drain, apollo } = await createApp({
       orm,
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
@@ -63,9 +63,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       server,
       orm: openOrm,
       databaseUrl,
-      /** Stop accepting, let in-flight requests finish, then close the database. */
+      /** Stop accepting, let in-flight requests finish (7 s at most), then close the database. */
       async stop() {
         clearInterval(cleaner);
+        await drain(7_000);
         await apollo.stop();
         await openOrm.close();
         await embedded?.stop();

@@ -1,11 +1,9 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import type { Server } from 'node:http';
 import type { GraphQLLimits } from '../config.js';
 import { needsPrincipal } from '../auth/authenticate.js';
 import type { RequestContext } from './context.js';
@@ -18,12 +16,7 @@ export interface ApolloOptions {
   production: boolean;
   introspection: boolean;
   limits: GraphQLLimits;
-  /** Drained on stop: no new connections, in-flight requests finish (REST ones too). */
-  httpServer: Server;
 }
-
-/** In-flight requests get this long to finish on shutdown before their sockets are closed. */
-const DRAIN_MILLIS = 7_000;
 
 /**
  * Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever, and limits
@@ -60,7 +53,6 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
       // Armor ships CommonJS typings of Apollo; the plugins are plain objects either way.
       ...(armor.plugins as unknown as Array<ApolloServerPlugin<RequestContext>>),
       requestChecks(production, limits.cost),
-      ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: DRAIN_MILLIS }),
     ],
   });
 }

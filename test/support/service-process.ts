@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface Started {
+  child: ChildProcess;
+  url: string;
+  token: string | undefined;
+  output: () => string;
+}
+
+/** Runs src/main.ts as `npm start` does (a process of its own), and waits for its welcome lines. */
+export async function startMain(env: Record<string, string>): Promise<Started> {
+  const childEnv: Record<string, string> = { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env } as never;
+  for (const name of ['DATABASE_URL', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'DATA_ENCRYPTION_KEY', 'VITEST', 'VITEST_WORKER_ID']) {
+    if (!(name in env)) delete childEnv[name];
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  while (!/REST: http/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the token line follows
+  return {
+    child,
+    url: /service: (http:\/\/\S+)/.exec(output)![1],
+    token: /^export TOKEN=(\S+)$/m.exec(output)?.[1],
+    output: () => output,
+  };
+}
+
+export function stopMain(child: ChildProcess): Promise<{ code: number | null; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve({ code, ms: Date.now() - started }));
+    child.kill('SIGTERM');
+  });
+}
