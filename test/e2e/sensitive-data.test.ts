@@ -94,4 +94,20 @@ describe('sensitive data', () => {
     expect(log).not.toContain(token);
     expect(log).not.toContain(token.split('.')[2]);
   });
+
+  it('writes one structured line per request with its id, route, status, duration and sub', async () => {
+    expect((await request(service.url, 'GET', '/api/v1/policy/31337', { token })).status).toBe(200);
+    const lines = logLines.map((line) => JSON.parse(line));
+    const access = lines.filter((line) => line.msg === 'request completed' && line.route === '/api/v1/policy');
+    expect(access.length).toBeGreaterThanOrEqual(3);
+    for (const line of access) {
+      expect(line).toMatchObject({ sub: 'alice', req: { id: expect.any(String), method: 'POST', url: '/api/v1/policy' } });
+      expect(typeof line.res.statusCode).toBe('number');
+      expect(typeof line.responseTime).toBe('number');
+    }
+    const ids = access.map((line) => line.req.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const read = lines.find((line) => line.msg === 'request completed' && line.req?.url === '/api/v1/policy/31337');
+    expect(read).toMatchObject({ route: '/api/v1/policy/:id', sub: 'alice', res: { statusCode: 200 } });
+  });
 });
