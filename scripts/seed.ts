@@ -1,0 +1,169 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/database/orm.js';
+import { createLogger } from '../src/logger.js';
+
+/**
+ * `npm run seed -- --orgs 100000 --policies 1000000 --depth 20`: bulk-loads organizations in
+ * trees of the given depth and policies with their 12 monthly charges, through the real
+ * schema (the ancestry trigger, constraints and foreign keys all apply), with multi-row
+ * inserts. Uses DATABASE_URL, else the embedded PostgreSQL under DATA_DIR (default .data).
+ * Writes `<DATA_DIR>/seed.json`: per tree its root, owner and deepest organizations and some
+ * policy numbers, for the benchmark.
+ */
+const { values } = parseArgs({
+  options: {
+    orgs: { type: 'string', default: '1000' },
+    policies: { type: 'string', default: '10000' },
+    depth: { type: 'string', default: '20' },
+    width: { type: 'string', default: '5' },
+  },
+});
+const orgCount = positive('orgs', values.orgs!);
+const policyCount = positive('policies', values.policies!);
+const depth = positive('depth', values.depth!);
+const width = positive('width', values.width!);
+
+function positive(name: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    console.error(`--${name} must be a positive integer`);
+    process.exit(1);
+  }
+  return number;
+}
+
+export interface SeedTree {
+  rootId: string;
+  ownerSub: string;
+  /** Organizations on the deepest level of the tree. */
+  deepest: string[];
+  /** Some policy numbers of those deepest organizations. */
+  deepPolicies: number[];
+}
+
+const config = loadConfig();
+const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
+const embedded = config.databaseUrl
+  ? null
+  : await (await import('../src/database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
+const orm = await openDatabase(config.databaseUrl ?? embedded!.url, { migrate: true, logger });
+const started = Date.now();
+try {
+  const trees = await seedOrganizations(orm);
+  const organizationsDone = Date.now();
+  await seedPolicies(orm, trees);
+  const summary = {
+    organizations: orgCount,
+    policies: policyCount,
+    charges: policyCount * 12,
+    depth,
+    trees: trees.length,
+    seconds: { organizations: (organizationsDone - started) / 1000, policiesAndCharges: (Date.now() - organizationsDone) / 1000 },
+  };
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(join(config.dataDir, 'seed.json'), JSON.stringify({ summary, trees: trees.slice(0, 50) }, null, 2));
+  console.log(JSON.stringify(summary));
+} finally {
+  await orm.close();
+  await embedded?.stop();
+}
+
+/**
+ * Trees of `depth` levels with `width` organizations per level; each organization's parent is
+ * one of the level above. Inserted level by level so every parent row exists for the trigger.
+ */
+async function seedOrganizations(orm: MikroORM): Promise<SeedTree[]> {
+  const perTree = 1 + (depth - 1) * width;
+  const treeCount = Math.ceil(orgCount / perTree);
+  const trees: SeedTree[] = [];
+  const levels: Array<Array<{ id: string; parent: string | null; owner: string }>> = Array.from({ length: depth }, () => []);
+  let made = 0;
+  for (let t = 0; t < treeCount && made < orgCount; t++) {
+    const owner = `seed-owner-${t}`;
+    let above: string[] = [];
+    const tree: SeedTree = { rootId: '', ownerSub: owner, deepest: [], deepPolicies: [] };
+    for (let level = 0; level < depth && made < orgCount; level++) {
+      const here: string[] = [];
+      const count = level === 0 ? 1 : width;
+      for (let w = 0; w < count && made < orgCount; w++, made++) {
+        const id = randomUUID();
+        levels[level].push({ id, parent: level === 0 ? null : above[w % above.length], owner });
+        here.push(id);
+      }
+      if (level === 0) tree.rootId = here[0];
+      if (level === depth - 1) tree.deepest = here;
+      above = here;
+    }
+    trees.push(tree);
+  }
+  for (const rows of levels) {
+    for (let from = 0; from < rows.length; from += 5_000) {
+      const batch = rows.slice(from, from + 5_000);
+      await orm.em.getConnection().execute(
+        `insert into organization (id, parent_id, owner_sub, name, legal_name, legal_type, tax_id)
+         select id, parent, owner, 'Seed ' || left(id::text, 8), 'Seed Legal', 'llc', '00-0000000'
+         from unnest(?::uuid[], ?::uuid[], ?::text[]) as t(id, parent, owner)`,
+        [pgArray(batch.map((r) => r.id)), pgArray(batch.map((r) => r.parent)), pgArray(batch.map((r) => r.owner))],
+      );
+    }
+  }
+  return trees;
+}
+
+/**
+ * Policies spread over every organization, one year from a day between the 1st and the 28th
+ * (so the monthly schedule needs no clamping), with their 12 charges, set-based in SQL.
+ */
+async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
+  const connection = orm.em.getConnection();
+  await connection.execute('create temporary table seed_org as select row_number() over (order by seq) as rn, id from organization');
+  await connection.execute('create index on seed_org (rn)');
+  const [{ total }] = await connection.execute<Array<{ total: string }>>('select count(*) as total from seed_org');
+  const batch = 100_000;
+  for (let from = 0; from < policyCount; from += batch) {
+    const to = Math.min(from + batch, policyCount) - 1;
+    await connection.execute(
+      `with plans as (
+         select row_number() over (order by slug) - 1 as k, slug,
+                jsonb_build_object('slug', slug, 'name', name, 'deductible', deductible, 'reimbursementRate', reimbursement_rate,
+                  'annualLimit', annual_limit, 'monthlyPremium', monthly_premium, 'currency', currency) as snapshot
+         from coverage_plan),
+       made as (
+         insert into policy (id, number, organization_id, owner_firstname, owner_lastname, pet_name, effective_date, expiration_date, coverage_slug, coverage, created_by_sub)
+         select gen_random_uuid(), nextval('policy_number_seq'), o.id, 'Owner', 'Seed', 'Pet ' || n,
+                date '2026-01-01' + (n % 28)::int, (date '2026-01-01' + (n % 28)::int) + interval '1 year', p.slug, p.snapshot, 'seed'
+         from generate_series(?::bigint, ?::bigint) as n
+         join seed_org o on o.rn = 1 + (n % ?::bigint)
+         join plans p on p.k = n % 4
+         returning id, effective_date, coverage
+       )
+       insert into charge (id, policy_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
+       select gen_random_uuid(), m.id, k, 'premium', m.effective_date + make_interval(months => k),
+              m.effective_date + make_interval(months => k + 1), m.effective_date + make_interval(months => k),
+              (m.coverage ->> 'monthlyPremium')::int, 'USD', 'scheduled'
+       from made m cross join generate_series(0, 11) as k`,
+      [from, to, total],
+    );
+    process.stdout.write(`\rpolicies ${to + 1} / ${policyCount}`);
+  }
+  process.stdout.write('\n');
+  await connection.execute('analyze');
+  for (const tree of trees.slice(0, 50)) {
+    const rows = await connection.execute<Array<{ number: string }>>(
+      `select number from policy where organization_id = any(?::uuid[]) order by number limit 200`,
+      [pgArray(tree.deepest)],
+    );
+    tree.deepPolicies = rows.map((row) => Number(row.number));
+  }
+}
+
+/** A PostgreSQL array literal of uuids, texts or nulls (the values here need no quoting). */
+function pgArray(values: Array<string | null>): string {
+  return `{${values.map((value) => (value === null ? 'NULL' : `"${value}"`)).join(',')}}`;
+}
