@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Organization } from '../organizations/organization.entity.js';
-import { Policy } from '../policies/policy.entity.js';
+import { querySql } from '../database/sql.js';
+import { ORGANIZATION_JSON, ORGANIZATION_VIEW, type OrganizationView } from '../organizations/organization.view.js';
+import { CHARGES_JSON, POLICY_VIEW, policyView, type PolicyView } from '../policies/policy.view.js';
 import { isPolicyNumber, isUuid } from '../validation/identifiers.js';
 import type { Principal } from './principal.js';
 
@@ -23,30 +24,29 @@ export async function findAccessibleOrganization(
   em: EntityManager,
   principal: Principal,
   id: string,
-): Promise<Organization | null> {
+): Promise<OrganizationView | null> {
   if (!isUuid(id)) return null;
   const { sql, params } = accessPredicate('o', principal);
-  return em
-    .createQueryBuilder(Organization, 'o')
-    .select('*')
-    .where({ id: id.toLowerCase() })
-    .andWhere(sql, params)
-    .getSingleResult();
+  const [row] = await querySql<OrganizationView>(em, `select ${ORGANIZATION_VIEW} from organization o where o.id = ? and ${sql}`, [
+    id.toLowerCase(),
+    ...params,
+  ]);
+  return row ?? null;
 }
 
-/** The policy with this number if the principal may access its organization; one SQL statement. */
-export async function findAccessiblePolicy(
-  em: EntityManager,
-  principal: Principal,
-  number: number,
-): Promise<Policy | null> {
+/**
+ * The policy with this number if the principal may access its organization, with its charges
+ * and organization: one SQL statement.
+ */
+export async function findAccessiblePolicy(em: EntityManager, principal: Principal, number: number): Promise<PolicyView | null> {
   if (!isPolicyNumber(number)) return null;
   const { sql, params } = accessPredicate('o', principal);
-  return em
-    .createQueryBuilder(Policy, 'p')
-    .select('p.*')
-    .join('p.organization', 'o')
-    .where({ number })
-    .andWhere(sql, params)
-    .getSingleResult();
+  const [row] = await querySql(
+    em,
+    `select ${POLICY_VIEW}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
+     from policy p join organization o on o.id = p.organization_id
+     where p.number = ? and ${sql}`,
+    [number, ...params],
+  );
+  return row ? policyView(row) : null;
 }

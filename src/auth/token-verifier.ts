@@ -45,7 +45,10 @@ export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
     throw new TokenRejected('unsupported token algorithm');
   };
 
+  const verified = new VerifiedTokens();
   return async (token) => {
+    const known = verified.get(token);
+    if (known) return known;
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keyFor as never, {
@@ -57,8 +60,36 @@ export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
     } catch (error) {
       throw new TokenRejected(describe(error));
     }
-    return principalFrom(payload);
+    const principal = principalFrom(payload);
+    verified.set(token, principal, payload.exp! * 1000);
+    return principal;
   };
+}
+
+/**
+ * Tokens already verified, so a client sending the same token again costs a map lookup, not
+ * a signature check (the largest single cost of a read, docs/benchmark.md). An entry lives
+ * until the token's `exp`, and at most a minute, so a key withdrawn from a JWKS stops working
+ * within a minute. Bounded, least recently used first out. Only successes are kept.
+ */
+class VerifiedTokens {
+  private static readonly SIZE = 10_000;
+  private static readonly LIFETIME_MS = 60_000;
+  private readonly entries = new Map<string, { principal: Principal; until: number }>();
+
+  get(token: string): Principal | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    this.entries.delete(token);
+    if (entry.until <= Date.now()) return undefined;
+    this.entries.set(token, entry);
+    return entry.principal;
+  }
+
+  set(token: string, principal: Principal, expiresAt: number): void {
+    if (this.entries.size >= VerifiedTokens.SIZE) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(token, { principal, until: Math.min(expiresAt, Date.now() + VerifiedTokens.LIFETIME_MS) });
+  }
 }
 
 function principalFrom(payload: JWTPayload): Principal {

@@ -22,7 +22,7 @@ export async function createOrganization(ctx: RequestContext, input: CreateOrgan
 
   const { em, cipher } = ctx;
   const organization = em.create(Organization, {
-    parent,
+    parent: parent ? em.getReference(Organization, parent.id) : null,
     ownerSub: principal.sub,
     name: input.name ?? input.legalName,
     description: input.description ?? null,

@@ -9,6 +9,8 @@ import { createOrganization } from './create-organization.js';
 import { CreateOrganizationInput } from './organization.input.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
+import { organizationViewOf, type BankAccountView, type OrganizationView, type OwnerView } from './organization.view.js';
+import type { PolicyView } from '../policies/policy.view.js';
 
 export const organizationNotFound = () => notFound('Organization not found.');
 
@@ -22,7 +24,7 @@ export class OrganizationResolver {
     nullable: true,
     description: 'An organization the caller may access (its org or below, or created by it or below); else null and NOT_FOUND',
   })
-  async organization(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<Organization> {
+  async organization(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<OrganizationView> {
     const organization = await findAccessibleOrganization(ctx.em, ctx.principal!, id);
     if (!organization) throw organizationNotFound();
     return organization;
@@ -30,53 +32,53 @@ export class OrganizationResolver {
 
   @Authorized()
   @Mutation(() => Organization, { description: 'Creates an organization with its address, bank accounts and owners, all or nothing' })
-  createOrganization(
+  async createOrganization(
     @Arg('input', () => CreateOrganizationInput) input: CreateOrganizationInput,
     @Ctx() ctx: RequestContext,
-  ): Promise<Organization> {
-    return createOrganization(ctx, input);
+  ): Promise<OrganizationView> {
+    return organizationViewOf(await createOrganization(ctx, input));
   }
 
   @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })
-  parentId(@Root() organization: Organization): string | null {
-    return organization.parent?.id ?? null;
+  parentId(@Root() organization: OrganizationView): string | null {
+    return organization.parentId;
   }
 
   @FieldResolver(() => Organization, {
     nullable: true,
     description: 'The direct parent when the caller may access it; null for a root or a parent out of reach',
   })
-  parent(@Root() organization: Organization, @Ctx() ctx: RequestContext): Promise<Organization | null> | null {
-    return organization.parent ? ctx.loaders.organization.load(organization.parent.id) : null;
+  parent(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): Promise<OrganizationView | null> | null {
+    return organization.parentId ? ctx.loaders.organization.load(organization.parentId) : null;
   }
 
   @FieldResolver(() => OrganizationConnection, { description: 'Direct children, oldest first' })
   async children(
-    @Root() organization: Organization,
+    @Root() organization: OrganizationView,
     @Args(() => PageArgs) args: PageArgs,
     @Ctx() ctx: RequestContext,
-  ): Promise<Connection<Organization>> {
+  ): Promise<Connection<OrganizationView>> {
     const { first, after } = pagePosition('organization', args);
     return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }));
   }
 
   @FieldResolver(() => PolicyConnection, { description: "The organization's own policies, oldest first" })
   async policies(
-    @Root() organization: Organization,
+    @Root() organization: OrganizationView,
     @Args(() => PageArgs) args: PageArgs,
     @Ctx() ctx: RequestContext,
-  ): Promise<Connection<Policy>> {
+  ): Promise<Connection<PolicyView>> {
     const { first, after } = pagePosition('policy', args);
     return toConnection('policy', await ctx.loaders.policies.load({ ownerId: organization.id, first, after }));
   }
 
   @FieldResolver(() => [BankAccount])
-  async bankAccounts(@Root() organization: Organization): Promise<BankAccount[]> {
-    return (await organization.bankAccounts.load({ dataloader: true })).getItems();
+  bankAccounts(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): BankAccountView[] | Promise<BankAccountView[]> {
+    return organization.bankAccounts ?? ctx.loaders.bankAccounts.load(organization.id);
   }
 
   @FieldResolver(() => [Owner])
-  async owners(@Root() organization: Organization): Promise<Owner[]> {
-    return (await organization.owners.load({ dataloader: true })).getItems();
+  owners(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): OwnerView[] | Promise<OwnerView[]> {
+    return organization.owners ?? ctx.loaders.owners.load(organization.id);
   }
 }

@@ -9,6 +9,7 @@ import { CoveragePlan, snapshotOf } from './coverage-plan.entity.js';
 import { premiumSchedule } from './premium-schedule.js';
 import type { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
+import { policyViewOf, type PolicyView } from './policy.view.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -17,7 +18,7 @@ const NUMBER_ATTEMPTS = 5;
  * Creates a policy for `organizationId`, else the caller's `org`, with its coverage snapshot
  * and premium schedule, in one transaction. `cvc` has been validated and is dropped here.
  */
-export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput): Promise<Policy> {
+export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput): Promise<PolicyView> {
   const principal = ctx.principal!;
   const organizationId = input.organizationId ?? principal.org;
   if (!organizationId) {
@@ -41,7 +42,7 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
 
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.em.transactional(async (em) => {
+      const policy = await ctx.em.transactional(async (em) => {
         const number = input.number ?? (await nextPolicyNumber(em));
         const policy = em.create(Policy, {
           number,
@@ -61,6 +62,7 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
         for (const [sequence, charge] of schedule.entries()) em.create(Charge, { policy, sequence, ...charge });
         return policy;
       });
+      return policyViewOf(policy, organization);
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || !isNumberTaken(error)) throw error;
       if (input.number != null) throw conflict(`A policy with number ${input.number} already exists.`);

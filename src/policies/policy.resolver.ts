@@ -9,6 +9,8 @@ import { CoveragePlan } from './coverage-plan.entity.js';
 import { createPolicy } from './create-policy.js';
 import { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
+import type { ChargeView, PolicyView } from './policy.view.js';
+import type { OrganizationView } from '../organizations/organization.view.js';
 
 export const policyNotFound = () => notFound('Policy not found.');
 
@@ -19,7 +21,7 @@ export class PolicyResolver {
     nullable: true,
     description: 'A policy of an organization the caller may access; else null and NOT_FOUND',
   })
-  async policy(@Arg('number', () => GraphQLSafeInt) number: number, @Ctx() ctx: RequestContext): Promise<Policy> {
+  async policy(@Arg('number', () => GraphQLSafeInt) number: number, @Ctx() ctx: RequestContext): Promise<PolicyView> {
     const policy = await findAccessiblePolicy(ctx.em, ctx.principal!, number);
     if (!policy) throw policyNotFound();
     return policy;
@@ -33,19 +35,19 @@ export class PolicyResolver {
 
   @Authorized()
   @Mutation(() => Policy, { description: 'Creates a policy with its coverage snapshot and premium schedule, all or nothing' })
-  createPolicy(@Arg('input', () => CreatePolicyInput) input: CreatePolicyInput, @Ctx() ctx: RequestContext): Promise<Policy> {
+  createPolicy(@Arg('input', () => CreatePolicyInput) input: CreatePolicyInput, @Ctx() ctx: RequestContext): Promise<PolicyView> {
     return createPolicy(ctx, input);
   }
 
   @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order' })
-  async charges(@Root() policy: Policy): Promise<Charge[]> {
-    return (await policy.charges.load({ dataloader: true })).getItems();
+  charges(@Root() policy: PolicyView, @Ctx() ctx: RequestContext): ChargeView[] | Promise<ChargeView[]> {
+    return policy.charges ?? ctx.loaders.charges.load(policy.id);
   }
 
   /** A policy is accessible exactly when its organization is, so this is never null. */
   @FieldResolver(() => Organization)
-  async organization(@Root() policy: Policy, @Ctx() ctx: RequestContext): Promise<Organization> {
-    const organization = await ctx.loaders.organization.load(policy.organization.id);
+  async organization(@Root() policy: PolicyView, @Ctx() ctx: RequestContext): Promise<OrganizationView> {
+    const organization = policy.organization ?? (await ctx.loaders.organization.load(policy.organizationId));
     if (!organization) throw notFound('Organization not found.');
     return organization;
   }

@@ -1,6 +1,7 @@
 import { Authorized, Ctx, Field, FieldResolver, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context.js';
 import { Organization } from '../organizations/organization.entity.js';
+import type { OrganizationView } from '../organizations/organization.view.js';
 
 @ObjectType('Viewer', { description: 'The caller, as its token describes it' })
 export class Viewer {
@@ -19,7 +20,7 @@ export class ViewerResolver {
   }
 
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })
-  organization(@Ctx() ctx: RequestContext): Promise<Organization | null> | null {
+  organization(@Ctx() ctx: RequestContext): Promise<OrganizationView | null> | null {
     return ctx.principal!.org ? ctx.loaders.organization.load(ctx.principal!.org) : null;
   }
 }
