@@ -2,7 +2,7 @@ import { Field, Int, ObjectType, ArgsType, type ClassType } from 'type-graphql';
 import { badUserInput } from './errors.js';
 
 /** Relay cursor connections: `edges { cursor node }` and `pageInfo { hasNextPage endCursor }`. */
-@ObjectType('PageInfo')
+@ObjectType('PageInfo', { simpleResolvers: true })
 export class PageInfo {
   @Field(() => Boolean)
   hasNextPage!: boolean;
@@ -22,7 +22,7 @@ export interface Connection<T> {
 }
 
 export function ConnectionType<T extends object>(name: string, node: ClassType<T>) {
-  @ObjectType(`${name}Edge`)
+  @ObjectType(`${name}Edge`, { simpleResolvers: true })
   class EdgeType {
     @Field(() => String, { description: 'Opaque' })
     cursor!: string;
@@ -31,7 +31,7 @@ export function ConnectionType<T extends object>(name: string, node: ClassType<T
     node!: T;
   }
 
-  @ObjectType(`${name}Connection`)
+  @ObjectType(`${name}Connection`, { simpleResolvers: true })
   class ConnectionClass {
     @Field(() => [EdgeType])
     edges!: EdgeType[];

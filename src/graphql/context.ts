@@ -38,18 +38,29 @@ export type ContextFactory = (request: RequestFacts) => Promise<RequestContext>;
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
   return async ({ requestId, authorization }) => {
     const { principal, failure } = await authenticate(authorization, deps.verifyToken);
-    const em = deps.orm.em.fork();
-    return {
+    // The fork, the loaders and the child logger are made on first use: a simple read needs
+    // none of them but the fork's connection, and each costs on the hot path.
+    let em: EntityManager | undefined;
+    let loaders: Loaders | undefined;
+    let logger: Logger | undefined;
+    const context: RequestContext = {
       requestId,
       principal,
       authFailure: failure,
-      em,
-      loaders: createLoaders(em, () => {
-        if (!principal) throw failure;
-        return principal;
-      }),
+      get em() {
+        return (em ??= deps.orm.em.fork());
+      },
+      get loaders() {
+        return (loaders ??= createLoaders(context.em, () => {
+          if (!principal) throw failure;
+          return principal;
+        }));
+      },
       cipher: deps.cipher,
-      logger: deps.logger.child({ requestId, sub: principal?.sub }),
+      get logger() {
+        return (logger ??= deps.logger.child({ requestId, sub: principal?.sub }));
+      },
     };
+    return context;
   };
 }

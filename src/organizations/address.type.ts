@@ -7,7 +7,7 @@ export const ADDRESS_FIELDS = ['line1', 'line2', 'division', 'city', 'postal', '
 /** An address as stored: the named fields plus whatever else the client sent (jsonb). */
 export type StoredAddress = Partial<Record<(typeof ADDRESS_FIELDS)[number], string>> & Record<string, unknown>;
 
-@ObjectType('Address', { description: 'A postal address. Unknown properties sent by clients are kept in additionalFields.' })
+@ObjectType('Address', { simpleResolvers: true, description: 'A postal address. Unknown properties sent by clients are kept in additionalFields.' })
 export class Address {
   @Field(() => String, { nullable: true }) line1?: string;
   @Field(() => String, { nullable: true }) line2?: string;

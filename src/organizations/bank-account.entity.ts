@@ -4,7 +4,7 @@ import { Field, ID, ObjectType } from 'type-graphql';
 import { Organization } from './organization.entity.js';
 
 /** A bank account. The account number is stored encrypted and only its last four are shown. */
-@ObjectType('BankAccount')
+@ObjectType('BankAccount', { simpleResolvers: true })
 @Entity({ tableName: 'bank_account' })
 export class BankAccount {
   @Field(() => ID)

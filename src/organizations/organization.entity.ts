@@ -10,7 +10,7 @@ import { Owner } from './owner.entity.js';
  * `owner_subs` (the creators' `sub` along that path), filled by a database trigger from the
  * parent row; the access rule reads them, the entity never writes them.
  */
-@ObjectType('Organization')
+@ObjectType('Organization', { simpleResolvers: true })
 @Entity({ tableName: 'organization' })
 export class Organization {
   @Field(() => ID)

@@ -5,7 +5,7 @@ import { Address, type StoredAddress } from './address.type.js';
 import { Organization } from './organization.entity.js';
 
 /** A beneficial owner. The tax id is stored encrypted and only its last four are shown. */
-@ObjectType('Owner')
+@ObjectType('Owner', { simpleResolvers: true })
 @Entity({ tableName: 'owner' })
 export class Owner {
   @Field(() => ID)

@@ -4,7 +4,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Policy } from './policy.entity.js';
 
 /** One premium charge of a policy's schedule, made when the policy is created. */
-@ObjectType('Charge')
+@ObjectType('Charge', { simpleResolvers: true })
 @Entity({ tableName: 'charge' })
 export class Charge {
   @Field(() => ID)

@@ -5,7 +5,7 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
  * A plan of the coverage catalog (seeded by a migration). Amounts are in cents. A policy keeps
  * a copy of its plan (`CoverageSnapshot`) so later catalog changes never rewrite old policies.
  */
-@ObjectType('Coverage')
+@ObjectType('Coverage', { simpleResolvers: true })
 @Entity({ tableName: 'coverage_plan' })
 export class CoveragePlan {
   @Field(() => String)

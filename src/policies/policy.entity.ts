@@ -7,7 +7,7 @@ import { Charge } from './charge.entity.js';
 import { CoveragePlan, type CoverageSnapshot } from './coverage-plan.entity.js';
 
 /** A pet insurance policy. `number` is its public id; `cvc` is never stored. */
-@ObjectType('Policy')
+@ObjectType('Policy', { simpleResolvers: true })
 @Entity({ tableName: 'policy' })
 export class Policy {
   @PrimaryKey({ type: 'uuid' })

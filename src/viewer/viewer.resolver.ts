@@ -3,7 +3,7 @@ import type { RequestContext } from '../graphql/context.js';
 import { Organization } from '../organizations/organization.entity.js';
 import type { OrganizationView } from '../organizations/organization.view.js';
 
-@ObjectType('Viewer', { description: 'The caller, as its token describes it' })
+@ObjectType('Viewer', { simpleResolvers: true, description: 'The caller, as its token describes it' })
 export class Viewer {
   @Field(() => String, { description: 'The token subject' })
   sub!: string;
