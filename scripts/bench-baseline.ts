@@ -69,8 +69,12 @@ async function readJson(req: IncomingMessage): Promise<any> {
   return JSON.parse(text);
 }
 
+/** Named prepared statements: after the first use on a connection only name and values travel. */
+const names = new Map<string, string>();
 async function one(sql: string, params: unknown[]): Promise<string | null> {
-  const { rows } = await pool.query(sql, params);
+  let name = names.get(sql);
+  if (!name) names.set(sql, (name = `s${names.size}`));
+  const { rows } = await pool.query({ name, text: sql, values: params });
   return rows[0]?.body ?? null;
 }
 

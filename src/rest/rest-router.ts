@@ -1,6 +1,5 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import {
-  execute,
   getOperationAST,
   parse,
   validate,
@@ -11,6 +10,7 @@ import {
   type OperationDefinitionNode,
   typeFromAST,
 } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { challengeOf, needsPrincipal } from '../auth/authenticate.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
 import { badUserInput, RETRY_AFTER_SECONDS, ServiceError } from '../graphql/errors.js';
@@ -24,6 +24,8 @@ import { REST_ROUTES, type RestRoute } from './routes.js';
 interface PreparedRoute extends RestRoute {
   parsed: DocumentNode;
   operation: OperationDefinitionNode;
+  /** The document compiled once against the schema (graphql-jit): same resolvers, less work per request. */
+  compiled: CompiledQuery;
   bodyType?: GraphQLInputType;
 }
 
@@ -42,8 +44,8 @@ export interface RestOptions {
 }
 
 /**
- * The four `/api/v1` routes over the GraphQL schema, as SOFA does it: documents prepared once,
- * each request builds the same context as `/graphql` and calls `execute`. Statuses come from
+ * The four `/api/v1` routes over the GraphQL schema, as SOFA does it: documents prepared (and
+ * compiled) once, each request builds the same context as `/graphql` and executes. Statuses come from
  * the errors' codes (the highest wins); errors are problem+json. POSTs honour Idempotency-Key.
  */
 export function restRouter(schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): Router {
@@ -76,7 +78,9 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
   const operation = getOperationAST(parsed)!;
   const definition = operation.variableDefinitions?.find((variable) => variable.variable.name.value === route.bodyVariable);
   const bodyType = definition ? (typeFromAST(schema, definition.type as never) as GraphQLInputType) : undefined;
-  return { ...route, parsed, operation, bodyType };
+  const compiled = compileQuery(schema, parsed);
+  if (!isCompiledQuery(compiled)) throw new Error(`REST document for ${route.method} ${route.path} does not compile`);
+  return { ...route, parsed, operation, compiled, bodyType };
 }
 
 async function run(
@@ -119,7 +123,7 @@ async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, contex
     const variables = variablesOf(route, req);
     const invalid = await inputErrors(schema, route.operation, variables);
     if (invalid.length > 0) throw badUserInput(invalid);
-    const result = await execute({ schema, document: route.parsed, variableValues: variables, contextValue: context });
+    const result = await route.compiled.query(undefined, context, variables);
     if (result.errors?.length) return errorAnswer(context, result.errors);
     const body = JSON.stringify(route.response(result.data as Record<string, unknown>));
     return { status: 200, contentType: 'application/json', body, headers: {} };
