@@ -1,9 +1,7 @@
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { createApolloServer, type ApolloOptions } from './graphql/apollo.js';
@@ -13,6 +11,7 @@ import { buildServiceSchema } from './graphql/schema.js';
 import { drainable } from './http-drain.js';
 import { graphqlIdempotency } from './idempotency/graphql-idempotency.js';
 import { openApiDocument } from './rest/openapi.js';
+import { requestLifecycle } from './request-lifecycle.js';
 import { sendProblem } from './rest/problem.js';
 import { restRouter } from './rest/rest-router.js';
 import type { FieldCipher } from './sensitive/field-cipher.js';
@@ -28,10 +27,7 @@ export interface ServiceDependencies {
 }
 
 /** Request bodies larger than this are refused with 413 (contract section 6). */
-const BODY_LIMIT = '100kb';
-
-/** A client's X-Request-Id is reused when it is 1-128 printable ASCII characters. */
-const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+export const BODY_LIMIT = '100kb';
 
 /**
  * Assembles the HTTP service: request ids and logs, health, the REST adapter, Apollo at
@@ -46,31 +42,9 @@ export async function createApp(deps: ServiceDependencies) {
   const http = drainable(server);
   const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql });
   await apollo.start();
-  app.use(http.middleware);
-
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((req, res, next) => {
-    const given = req.get('x-request-id');
-    res.locals.requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
-    res.set('X-Request-Id', res.locals.requestId);
-    next();
-  });
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (_req, res) => (res as Response).locals.requestId,
-      // One line per request: id, route, status, duration and who asked (never the token).
-      customSuccessObject: (req, res, line) => ({ ...line, ...accessFields(req as Request, res as Response) }),
-      customErrorObject: (req, res, _error, line) => ({ ...line, ...accessFields(req as Request, res as Response) }),
-      // A 5xx is logged once as an error, with its cause, where it happens; this is its access line.
-      customLogLevel: (_req, res) => (res.statusCode >= 500 ? 'warn' : 'info'),
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLifecycle(deps.logger, http.draining));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -89,8 +63,13 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
-  app.use('/api/v1', requireJsonBody, express.json({ limit: BODY_LIMIT }));
-  app.use(restRouter(schema, createContext, { production: deps.production, idempotencyRetentionSeconds: deps.idempotencyRetentionSeconds }));
+  app.use(
+    restRouter(schema, createContext, {
+      production: deps.production,
+      idempotencyRetentionSeconds: deps.idempotencyRetentionSeconds,
+      bodyParser: express.json({ limit: BODY_LIMIT }),
+    }),
+  );
   app.use(
     '/graphql',
     express.json({ limit: BODY_LIMIT }),
@@ -113,23 +92,11 @@ export async function createApp(deps: ServiceDependencies) {
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = bodyProblem(error);
     if (known) return sendProblem(res, known);
-    req.log.error({ err: error }, 'unexpected error');
+    deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unexpected error');
     sendProblem(res, { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error.', requestId: res.locals.requestId });
   });
 
   return { app, server, drain: http.drain, apollo, schema };
-}
-
-function accessFields(req: Request, res: Response) {
-  return { route: req.route?.path || req.originalUrl.split('?')[0], sub: res.locals.sub };
-}
-
-/** POSTs carry JSON: anything else is 415 before the body is read. */
-function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
-  if (req.method === 'POST' && !req.is('application/json')) {
-    return sendProblem(res, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json.' });
-  }
-  next();
 }
 
 /** Errors raised by the JSON body parser, as problems. */

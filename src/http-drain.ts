@@ -1,4 +1,3 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { Server as HttpServer } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,10 +13,7 @@ export function drainable(server: HttpServer) {
   let draining = false;
   return {
     /** During a drain, answers say `Connection: close`, so keep-alive clients reconnect elsewhere. */
-    middleware(_req: Request, res: Response, next: NextFunction): void {
-      if (draining) res.setHeader('Connection', 'close');
-      next();
-    },
+    draining: () => draining,
     async drain(graceMillis: number): Promise<void> {
       draining = true;
       // net.Server's close stops listening without http.Server's closing of idle connections.

@@ -1,4 +1,4 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import {
   getOperationAST,
   parse,
@@ -39,6 +39,8 @@ interface Answer {
 
 export interface RestOptions {
   production: boolean;
+  /** JSON body parsing, only on the POST routes. */
+  bodyParser: RequestHandler;
   /** How long a response is kept for replays of its Idempotency-Key. */
   idempotencyRetentionSeconds: number;
 }
@@ -56,7 +58,7 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
     const handler = (req: Request, res: Response, next: NextFunction) =>
       run(schema, route, createContext, options, req, res).catch(next);
     if (route.method === 'GET') router.get(route.path, handler);
-    else router.post(route.path, handler);
+    else router.post(route.path, requireJsonBody, options.bodyParser, handler);
   }
   for (const [path, methods] of paths) {
     const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
@@ -69,6 +71,14 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
     );
   }
   return router;
+}
+
+/** POSTs carry JSON: anything else is 415 before the body is read. */
+function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  if (!req.is('application/json')) {
+    return sendProblem(res, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json.' });
+  }
+  next();
 }
 
 function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
