@@ -27,12 +27,15 @@ export async function findAccessibleOrganization(
 ): Promise<OrganizationView | null> {
   if (!isUuid(id)) return null;
   const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql<OrganizationView>(em, `select ${ORGANIZATION_VIEW} from organization o where o.id = ? and ${sql}`, [
-    id.toLowerCase(),
-    ...params,
-  ]);
+  const [row] = await querySql<OrganizationView>(em, ORGANIZATION_BY_ID(sql), [id.toLowerCase(), ...params]);
   return row ?? null;
 }
+
+/** The statements of the two access-checked reads, given the access predicate (also for `npm run explain`). */
+export const ORGANIZATION_BY_ID = (access: string) => `select ${ORGANIZATION_VIEW} from organization o where o.id = ? and ${access}`;
+export const POLICY_BY_NUMBER = (access: string) => `select ${POLICY_VIEW}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
+     from policy p join organization o on o.id = p.organization_id
+     where p.number = ? and ${access}`;
 
 /**
  * The policy with this number if the principal may access its organization, with its charges
@@ -41,12 +44,6 @@ export async function findAccessibleOrganization(
 export async function findAccessiblePolicy(em: EntityManager, principal: Principal, number: number): Promise<PolicyView | null> {
   if (!isPolicyNumber(number)) return null;
   const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql(
-    em,
-    `select ${POLICY_VIEW}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
-     from policy p join organization o on o.id = p.organization_id
-     where p.number = ? and ${sql}`,
-    [number, ...params],
-  );
+  const [row] = await querySql(em, POLICY_BY_NUMBER(sql), [number, ...params]);
   return row ? policyView(row) : null;
 }

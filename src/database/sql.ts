@@ -17,11 +17,16 @@ const prepared = new Map<string, { name: string; text: string }>();
 function preparedOf(sql: string): { name: string; text: string } {
   let statement = prepared.get(sql);
   if (!statement) {
-    let index = 0;
-    statement = { name: `q_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`, text: sql.replace(/\?/g, () => `$${++index}`) };
+    statement = { name: `q_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`, text: positional(sql) };
     prepared.set(sql, statement);
   }
   return statement;
+}
+
+/** `?` placeholders as PostgreSQL's `$1`, `$2`, ... */
+export function positional(sql: string): string {
+  let index = 0;
+  return sql.replace(/\?/g, () => `$${++index}`);
 }
 
 /**

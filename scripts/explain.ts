@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ORGANIZATION_BY_ID, POLICY_BY_NUMBER, accessPredicate } from '../src/auth/access-rule.js';
+import { loadConfig } from '../src/config.js';
+import { positional } from '../src/database/sql.js';
+import { createLogger } from '../src/logger.js';
+import type { SeedTree } from './seed.js';
+
+/**
+ * `npm run explain`: EXPLAIN ANALYZE of the two access-checked reads, exactly as the service
+ * sends them, for an organization and a policy at the deepest level of a seeded tree, as the
+ * root's owner acting for the root (the check must look along the whole path).
+ */
+const config = loadConfig();
+const seed = JSON.parse(readFileSync(join(config.dataDir, 'seed.json'), 'utf8')) as { summary: unknown; trees: SeedTree[] };
+const tree = seed.trees.find((candidate) => candidate.deepPolicies.length > 0)!;
+const embedded = config.databaseUrl
+  ? null
+  : await (await import('../src/database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, createLogger('warn'));
+const client = new pg.Client({ connectionString: config.databaseUrl ?? embedded!.url });
+await client.connect();
+try {
+  const principal = { sub: tree.ownerSub, org: tree.rootId };
+  const access = accessPredicate('o', principal);
+  const [{ depth }] = (await client.query('select cardinality(path) as depth from organization where id = $1', [tree.deepest[0]])).rows;
+  console.log(`dataset ${JSON.stringify(seed.summary)}\norganization ${tree.deepest[0]} at depth ${depth}\n`);
+  for (const [name, sql, first] of [
+    ['organization by id', ORGANIZATION_BY_ID(access.sql), tree.deepest[0]],
+    ['policy by number, with charges and organization', POLICY_BY_NUMBER(access.sql), tree.deepPolicies[0]],
+  ] as const) {
+    const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [first, ...access.params]);
+    console.log(`-- ${name}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);
+  }
+} finally {
+  await client.end();
+  await embedded?.stop();
+}
