@@ -41,8 +41,3 @@ export type CoverageSnapshot = Pick<
   CoveragePlan,
   'slug' | 'name' | 'deductible' | 'reimbursementRate' | 'annualLimit' | 'monthlyPremium' | 'currency'
 >;
-
-export function snapshotOf(plan: CoveragePlan): CoverageSnapshot {
-  const { slug, name, deductible, reimbursementRate, annualLimit, monthlyPremium, currency } = plan;
-  return { slug, name, deductible, reimbursementRate, annualLimit, monthlyPremium, currency };
-}

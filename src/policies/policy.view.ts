@@ -1,6 +1,5 @@
 import type { OrganizationView } from '../organizations/organization.view.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
-import type { Policy } from './policy.entity.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 
 /** A policy as GraphQL reads serve it (see organization.view.ts for why views). */
@@ -42,34 +41,4 @@ export const CHARGE_VIEW = `c.id, c.type, c.period_start::text as "periodStart",
 /** A row selected with POLICY_VIEW: only the bigint needs converting. */
 export function policyView(row: Record<string, unknown>): PolicyView {
   return { ...(row as unknown as PolicyView), number: Number(row.number) };
-}
-
-/** A just-created policy as a view, with its charges and organization already in hand. */
-export function policyViewOf(policy: Policy, organization: OrganizationView): PolicyView {
-  return {
-    id: policy.id,
-    number: policy.number,
-    organizationId: organization.id,
-    internalID: policy.internalID,
-    ownerFirstname: policy.ownerFirstname,
-    ownerLastname: policy.ownerLastname,
-    ownerDOB: policy.ownerDOB,
-    petName: policy.petName,
-    petDOB: policy.petDOB,
-    effectiveDate: policy.effectiveDate,
-    expirationDate: policy.expirationDate,
-    coverageSlug: policy.coverageSlug,
-    coverage: policy.coverage,
-    charges: policy.charges.getItems().map(({ id, type, periodStart, periodEnd, dueDate, amount, currency, status }) => ({
-      id,
-      type: type as 'premium',
-      periodStart,
-      periodEnd,
-      dueDate,
-      amount,
-      currency,
-      status: status as 'scheduled',
-    })),
-    organization,
-  };
 }
