@@ -1,6 +1,6 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -48,8 +48,12 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
     // main.ts owns shutdown: Apollo's own signal handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
     formatError: (_formatted, error) => safeError(asGraphQLError(error)).safe,
+    // Compact JSON: Apollo indents responses by default, which costs time and bytes on every answer.
+    stringifyResult: (result) => JSON.stringify(result),
     plugins: [
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      // No cache hints are used (responses are per caller); computing them visits every field.
+      ApolloServerPluginCacheControlDisabled(),
       // Armor ships CommonJS typings of Apollo; the plugins are plain objects either way.
       ...(armor.plugins as unknown as Array<ApolloServerPlugin<RequestContext>>),
       requestChecks(production, limits.cost),
