@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { startTestService, startWithRootOrganization, type TestService } from '../support/test-service.js';
 
 /** Races decided by the database, and two instances sharing one. */
 describe('concurrency', () => {
@@ -9,9 +9,7 @@ describe('concurrency', () => {
   let token: string;
 
   beforeAll(async () => {
-    service = await startTestService();
-    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
-    token = await service.token({ sub: 'alice', org: root.body.id });
+    ({ service, token } = await startWithRootOrganization());
   });
   afterAll(() => service?.stop());
 

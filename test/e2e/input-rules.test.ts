@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { todayUtc } from '../../src/validation/calendar-date.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { startWithRootOrganization, type TestService } from '../support/test-service.js';
 
 // Two days ahead, so a run that crosses midnight UTC still sends a date in the future.
 const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
@@ -86,9 +86,7 @@ describe('input rules', () => {
   let token: string;
 
   beforeAll(async () => {
-    service = await startTestService();
-    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
-    token = await service.token({ sub: 'alice', org: root.body.id });
+    ({ service, token } = await startWithRootOrganization());
   });
   afterAll(() => service?.stop());
 

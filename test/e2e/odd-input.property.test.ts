@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { startWithRootOrganization, type TestService } from '../support/test-service.js';
 
 /**
  * Property: whatever odd value lands in whatever field of a create body, the service answers
@@ -63,9 +63,7 @@ describe('odd input (property-based)', () => {
   let token: string;
 
   beforeAll(async () => {
-    service = await startTestService();
-    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
-    token = await service.token({ sub: 'alice', org: root.body.id });
+    ({ service, token } = await startWithRootOrganization());
   });
   afterAll(() => service?.stop());
 

@@ -9,6 +9,8 @@ import { mintToken, type TokenClaims } from '../../src/auth/token-minter.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
+import { organizationBody } from './fixtures.js';
+import { request } from './http.js';
 
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
 export const JWT_ISSUER = 'https://issuer.test';
@@ -76,4 +78,15 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
   } finally {
     await client.end();
   }
+}
+
+/** A service with one root organization created by alice, and a token of alice acting for it. */
+export async function startWithRootOrganization(env: Record<string, string> = {}) {
+  const service = await startTestService(env);
+  const root = await request(service.url, 'POST', '/api/v1/organization', {
+    token: await service.token({ sub: 'alice' }),
+    body: organizationBody(),
+  });
+  const organizationId = root.body.id as string;
+  return { service, organizationId, token: await service.token({ sub: 'alice', org: organizationId }) };
 }
