@@ -2,11 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
-import pg from 'pg';
-import { randomUUID } from 'node:crypto';
+import { createTestDatabase, startTestService, type TestService } from '../support/test-service.js';
 
 /** `npm run seed` on a small scale: trees of the asked depth, policies with 12 charges, readable through the API. */
 describe('npm run seed', () => {
@@ -18,25 +16,18 @@ describe('npm run seed', () => {
   });
 
   it('loads trees of the given depth and policies that the service serves', async () => {
-    const adminUrl = inject('databaseAdminUrl');
-    const name = `seed_${randomUUID().replace(/-/g, '')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const databaseUrl = new URL(adminUrl);
-    databaseUrl.pathname = `/${name}`;
+    const databaseUrl = await createTestDatabase();
     dataDir = await mkdtemp(join(tmpdir(), 'org-policy-seed-'));
 
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', '--orgs', '300', '--policies', '2000', '--depth', '7'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl.toString(), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      env: { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
     });
     expect(run.status, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
     expect(summary).toMatchObject({ organizations: 300, policies: 2000, charges: 24000, depth: 7 });
 
-    service = await startTestService({}, { databaseUrl: databaseUrl.toString() });
+    service = await startTestService({}, { databaseUrl });
     const counts = await service.sql<{ organizations: string; policies: string; charges: string; depth: number }>(
       `select (select count(*) from organization) as organizations, (select count(*) from policy) as policies,
               (select count(*) from charge) as charges, (select max(cardinality(path)) from organization) as depth`,

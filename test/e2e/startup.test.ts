@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
+import { createTestDatabase } from '../support/test-service.js';
 import { startMain, stopMain } from '../support/service-process.js';
 
 describe('starting the service as npm start does', () => {
@@ -43,14 +43,7 @@ describe('starting the service as npm start does', () => {
   it('uses DATABASE_URL instead of an embedded database when it is set', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-start-'));
     cleanup.push(dataDir);
-    const adminUrl = inject('databaseAdminUrl');
-    const name = `start_${randomUUID().replace(/-/g, '')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const databaseUrl = new URL(adminUrl);
-    databaseUrl.pathname = `/${name}`;
+    const databaseUrl = new URL(await createTestDatabase());
 
     const started = await startMain({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl.toString() });
     try {

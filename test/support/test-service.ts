@@ -31,17 +31,8 @@ export async function startTestService(
   env: Record<string, string> = {},
   options: { adminUrl?: string; logger?: Logger; databaseUrl?: string } = {},
 ): Promise<TestService> {
-  let databaseUrl: URL;
-  if (options.databaseUrl) {
-    // Another instance on a database that already exists.
-    databaseUrl = new URL(options.databaseUrl);
-  } else {
-    const adminUrl = options.adminUrl ?? inject('databaseAdminUrl');
-    const name = `test_${randomUUID().replace(/-/g, '')}`;
-    await withClient(adminUrl, (client) => client.query(`create database ${name}`));
-    databaseUrl = new URL(adminUrl);
-    databaseUrl.pathname = `/${name}`;
-  }
+  // Another instance may share a database that already exists.
+  const databaseUrl = new URL(options.databaseUrl ?? (await createTestDatabase(options.adminUrl)));
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
@@ -68,6 +59,15 @@ export async function startTestService(
       await service.stop();
     },
   };
+}
+
+/** A new, empty database on the run's PostgreSQL (or on `adminUrl`); returns its URL. */
+export async function createTestDatabase(adminUrl: string = inject('databaseAdminUrl')): Promise<string> {
+  const name = `test_${randomUUID().replace(/-/g, '')}`;
+  await withClient(adminUrl, (client) => client.query(`create database ${name}`));
+  const databaseUrl = new URL(adminUrl);
+  databaseUrl.pathname = `/${name}`;
+  return databaseUrl.toString();
 }
 
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
