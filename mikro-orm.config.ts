@@ -1,7 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from 'pino';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { DataloaderType } from '@mikro-orm/core';
 import { migrations } from './src/database/migrations/index.js';
 import { BankAccount } from './src/organizations/bank-account.entity.js';
 import { Organization } from './src/organizations/organization.entity.js';
@@ -28,8 +27,6 @@ export function ormConfig(clientUrl: string, logger?: Logger): Options {
       allOrNothing: true,
       snapshot: false,
     },
-    // Relations and collections loaded in the same tick become one query (no N+1).
-    dataloader: DataloaderType.ALL,
     // Requests must use their own fork of the entity manager.
     allowGlobalContext: false,
     pool: { min: 0, max: 10 },

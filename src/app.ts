@@ -27,7 +27,7 @@ export interface ServiceDependencies {
 }
 
 /** Request bodies larger than this are refused with 413 (contract section 6). */
-export const BODY_LIMIT = '100kb';
+const BODY_LIMIT = '100kb';
 
 /**
  * Assembles the HTTP service: request ids and logs, health, the REST adapter, Apollo at

@@ -70,7 +70,7 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
         const charges = schedule.map((charge, sequence) => ({ id: randomUUID(), policy: policy.id, sequence, ...charge }));
         await em.insert(Policy, policy);
         await em.insertMany(Charge, charges);
-        return policyView(policy, organization, charges);
+        return createdPolicyView(policy, organization, charges);
       });
       return view;
     } catch (error) {
@@ -83,7 +83,8 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
 
 type PolicyRow = Omit<PolicyView, 'organizationId' | 'charges' | 'organization'> & { organization: string; createdBySub: string };
 
-function policyView({ organization: _id, createdBySub: _sub, ...policy }: PolicyRow, organization: OrganizationView, charges: Array<ChargeView & { policy: string; sequence: number }>): PolicyView {
+/** The policy just inserted, as reads serve it, without reading it back. */
+function createdPolicyView({ organization: _id, createdBySub: _sub, ...policy }: PolicyRow, organization: OrganizationView, charges: Array<ChargeView & { policy: string; sequence: number }>): PolicyView {
   return {
     ...policy,
     organizationId: organization.id,
