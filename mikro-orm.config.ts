@@ -9,11 +9,20 @@ import { Charge } from './src/policies/charge.entity.js';
 import { CoveragePlan } from './src/policies/coverage-plan.entity.js';
 import { Policy } from './src/policies/policy.entity.js';
 
+/** Settings of the service's own connections (the migrate and seed scripts run without them). */
+export interface ConnectionSettings {
+  /** PostgreSQL statement_timeout, and the idle-in-transaction timeout of abandoned transactions. */
+  statementTimeoutMs?: number;
+  /** PostgreSQL startup options, e.g. `-c org_policy.quota_policies_per_tree=1000`. */
+  options?: string;
+}
+
 /**
  * The one MikroORM configuration: the service, `npm run migrate` and the tests use it. With a
- * logger, ORM and driver messages go to it (queries at debug level) instead of the console.
+ * logger, ORM and driver messages go to it (statements at debug level, never their values:
+ * they carry tax ids and kept responses) instead of the console.
  */
-export function ormConfig(clientUrl: string, logger?: Logger): Options {
+export function ormConfig(clientUrl: string, logger?: Logger, settings: ConnectionSettings = {}): Options {
   const log = (level: 'debug' | 'warn' | 'error') => (message: unknown) => logger?.[level]({ database: String(message) });
   return defineConfig({
     clientUrl,
@@ -33,13 +42,20 @@ export function ormConfig(clientUrl: string, logger?: Logger): Options {
     // Fail fast when PostgreSQL is away, so callers get a 503 in seconds rather than hanging.
     driverOptions: {
       acquireConnectionTimeout: 3_000,
-      connection: { connectionTimeoutMillis: 2_000, keepAlive: true },
+      connection: {
+        connectionTimeoutMillis: 2_000,
+        keepAlive: true,
+        ...(settings.statementTimeoutMs
+          ? { statement_timeout: settings.statementTimeoutMs, idle_in_transaction_session_timeout: settings.statementTimeoutMs }
+          : {}),
+        ...(settings.options ? { options: settings.options } : {}),
+      },
       ...(logger ? { log: { debug: log('debug'), warn: log('warn'), error: log('error'), deprecate: log('warn') } } : {}),
     },
     ...(logger
       ? {
           colors: false,
-          debug: logger.isLevelEnabled('debug') ? ['query', 'query-params', 'info', 'discovery'] : ['info'],
+          debug: logger.isLevelEnabled('debug') ? ['query', 'info', 'discovery'] : ['info'],
           logger: (message: string) =>
             message.startsWith('[migrator]') ? logger.info({ database: message }) : logger.debug({ database: message }),
         }

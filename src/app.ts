@@ -1,49 +1,72 @@
-import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer } from 'node:http';
 import type { Logger } from 'pino';
+import { authenticationGate } from './auth/authentication-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
+import type { CallerLimits } from './config.js';
 import { createApolloServer, type ApolloOptions } from './graphql/apollo.js';
 import { createContextFactory } from './graphql/context.js';
 import { RETRY_AFTER_SECONDS } from './graphql/errors.js';
+import { graphqlRoute } from './graphql/graphql-route.js';
 import { buildServiceSchema } from './graphql/schema.js';
 import { drainable } from './http-drain.js';
-import { graphqlIdempotency } from './idempotency/graphql-idempotency.js';
+import { IdempotencyKeys } from './idempotency/idempotency.js';
+import { RateLimits } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './request-lifecycle.js';
 import { sendProblem } from './rest/problem.js';
 import { restRouter } from './rest/rest-router.js';
 import type { FieldCipher } from './sensitive/field-cipher.js';
+import type { RequestFingerprints } from './sensitive/request-fingerprint.js';
 
 export interface ServiceDependencies {
   orm: MikroORM;
   verifyToken: TokenVerifier;
   cipher: FieldCipher;
+  fingerprints: RequestFingerprints;
   logger: Logger;
   production: boolean;
   graphql: Omit<ApolloOptions, 'production'>;
   idempotencyRetentionSeconds: number;
+  limits: CallerLimits;
+  trustProxy: boolean | number | string;
 }
 
 /** Request bodies larger than this are refused with 413 (contract section 6). */
 const BODY_LIMIT = '100kb';
 
 /**
- * Assembles the HTTP service: request ids and logs, health, the REST adapter, Apollo at
- * `/graphql`, and problem+json for everything that matches no route or fails before one.
+ * Assembles the HTTP service: request ids and logs, health, then for everything else the
+ * authentication gate and the per-caller limits before any body is read, the REST adapter,
+ * Apollo at `/graphql`, and problem+json for everything that matches no route or fails before one.
  */
 export async function createApp(deps: ServiceDependencies) {
+  const { limits } = deps;
   const schema = await buildServiceSchema();
-  const createContext = createContextFactory(deps);
+  const createContext = createContextFactory({ ...deps, deadlineSeconds: limits.requestDeadlineSeconds });
+  const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger);
+  const idempotency = new IdempotencyKeys({
+    fingerprints: deps.fingerprints,
+    retentionSeconds: deps.idempotencyRetentionSeconds,
+    keptResponseMaxBytes: limits.idempotencyKeptResponseMaxBytes,
+    // A claim outlives the request's deadline and its last statement; after that (a crash), a
+    // retry takes the key over.
+    claimSeconds: limits.requestDeadlineSeconds + limits.statementTimeoutSeconds + 5,
+  });
   const app = express();
   // One HTTP server for REST and GraphQL, drained on stop (see http-drain.ts).
   const server = createServer(app);
+  server.headersTimeout = limits.http.headersTimeoutSeconds * 1000;
+  server.requestTimeout = limits.http.requestTimeoutSeconds * 1000;
+  server.keepAliveTimeout = limits.http.keepAliveTimeoutSeconds * 1000;
+  server.maxConnections = limits.http.maxConnections;
   const http = drainable(server);
   const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql });
   await apollo.start();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
   app.use(requestLifecycle(deps.logger, http.draining));
 
   app.get('/healthz', (_req, res) => {
@@ -59,30 +82,23 @@ export async function createApp(deps: ServiceDependencies) {
     }
   });
 
+  // Everything past health: who is asking, then their budgets, before any body is read.
+  app.use(authenticationGate(deps.verifyToken));
+  app.use(rateLimits.middleware());
+
   // The REST layer's description is public, like any API reference.
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
-  app.use(
-    restRouter(schema, createContext, {
-      production: deps.production,
-      idempotencyRetentionSeconds: deps.idempotencyRetentionSeconds,
-      bodyParser: express.json({ limit: BODY_LIMIT }),
-    }),
-  );
+  app.use(restRouter(schema, createContext, { bodyParser: jsonBody(), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes }));
   app.use(
     '/graphql',
-    express.json({ limit: BODY_LIMIT }),
-    graphqlIdempotency(apollo, createContext, deps.idempotencyRetentionSeconds),
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) => {
-        const context = await createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') });
-        res.locals.sub = context.principal?.sub;
-        // In production every operation needs a principal (see needsPrincipal): refuse before
-        // parsing, so a missing token is a 401 even for a query Apollo would reject anyway.
-        if (deps.production && context.authFailure) throw context.authFailure;
-        return context;
-      },
+    ...graphqlRoute(schema, apollo, createContext, {
+      production: deps.production,
+      bodyParser: jsonBody(),
+      idempotency,
+      limits: rateLimits,
+      responseMaxBytes: limits.responseMaxBytes,
     }),
   );
 
@@ -90,7 +106,7 @@ export async function createApp(deps: ServiceDependencies) {
     sendProblem(res, { status: 404, code: 'NOT_FOUND', detail: `No route for ${req.method} ${req.path}.` });
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = bodyProblem(error);
+    const known = requestProblem(error);
     if (known) return sendProblem(res, known);
     deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unexpected error');
     sendProblem(res, { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error.', requestId: res.locals.requestId });
@@ -99,8 +115,25 @@ export async function createApp(deps: ServiceDependencies) {
   return { app, server, drain: http.drain, apollo, schema };
 }
 
-/** Errors raised by the JSON body parser, as problems. */
-function bodyProblem(error: unknown) {
+/**
+ * JSON bodies: UTF-8 only (contract: `application/json`; a UTF-16 body is 415), and any JSON
+ * value is parsed so that a scalar body is told it must be an object, not that it is not JSON.
+ */
+function jsonBody(): RequestHandler {
+  const parse = express.json({ limit: BODY_LIMIT, strict: false });
+  return (req, res, next) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1];
+    if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+      return sendProblem(res, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as UTF-8 application/json.' });
+    }
+    parse(req, res, next);
+  };
+}
+
+/** Errors raised before any route ran (the body parser, the router's path decoding), as problems. */
+function requestProblem(error: unknown) {
+  // A path parameter with malformed percent-encoding (`/api/v1/policy/%`) names nothing.
+  if (error instanceof URIError) return { status: 404, code: 'NOT_FOUND', detail: 'Not found.' };
   const type = (error as { type?: string } | null)?.type;
   switch (type) {
     case 'entity.parse.failed':

@@ -18,7 +18,11 @@ export interface Config {
     jwksUrl?: URL;
     issuer?: string;
     audience?: string;
+    /** Longest accepted token lifetime (`exp` - `iat`, or `exp` - now without `iat`). */
+    maxLifetimeSeconds: number;
   };
+  /** Express `trust proxy`: which proxies' X-Forwarded-For decides the client address. */
+  trustProxy: boolean | number | string;
   /** Base64 of 32 bytes; unset outside production means a generated key under `dataDir`. */
   dataEncryptionKey?: Buffer;
   /** Keys retired by a rotation: still used to read values they sealed, never to seal. */
@@ -30,6 +34,40 @@ export interface Config {
     introspection: boolean;
     limits: GraphQLLimits;
   };
+  /** Contract section 12: what one caller, one request and one connection may take. */
+  limits: CallerLimits;
+}
+
+/** Per-caller budgets (0 = off) and per-request bounds; contract section 12. */
+export interface CallerLimits {
+  /** Requests a minute per `sub`. */
+  requestsPerMinute: number;
+  /** Creates (REST POSTs, GraphQL create mutations) a minute per `sub`, across instances. */
+  createsPerMinute: number;
+  /** GraphQL cost points a minute per `sub`. */
+  graphqlCostPerMinute: number;
+  /** Unauthenticated requests a minute per client address. */
+  anonymousPerMinute: number;
+  /** Length of the counting window; each window allows (per minute) x window / 60. */
+  windowSeconds: number;
+  /** Requests of one `sub` in flight at once on an instance. */
+  concurrentRequests: number;
+  /** A request not answered by then gets 503 UNAVAILABLE. */
+  requestDeadlineSeconds: number;
+  /** PostgreSQL statement_timeout for the service's connections. */
+  statementTimeoutSeconds: number;
+  /** Largest response body; a bigger one is refused instead of sent. */
+  responseMaxBytes: number;
+  /** Largest response kept for an Idempotency-Key replay; a bigger one is rebuilt from its record. */
+  idempotencyKeptResponseMaxBytes: number;
+  http: {
+    headersTimeoutSeconds: number;
+    requestTimeoutSeconds: number;
+    keepAliveTimeoutSeconds: number;
+    maxConnections: number;
+  };
+  /** Per root organization tree; null = no quota. */
+  quotas: { organizationsPerTree: number | null; policiesPerTree: number | null };
 }
 
 /** Refused before any resolver runs (contract section 8). */
@@ -66,7 +104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksUrl: parseJwksUrl(env.JWKS_URL),
       issuer: env.JWT_ISSUER || undefined,
       audience: env.JWT_AUDIENCE || undefined,
+      maxLifetimeSeconds: parseLimit('JWT_MAX_LIFETIME_SECONDS', env.JWT_MAX_LIFETIME_SECONDS, 24 * 3600),
     },
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     dataEncryptionKey: parseEncryptionKey('DATA_ENCRYPTION_KEY', env.DATA_ENCRYPTION_KEY),
     previousDataEncryptionKeys: (env.DATA_ENCRYPTION_PREVIOUS_KEYS ?? '')
       .split(',')
@@ -83,7 +123,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         cost: parseLimit('GRAPHQL_MAX_COST', env.GRAPHQL_MAX_COST, 5000),
       },
     },
+    limits: parseCallerLimits(env),
   };
+  const { http } = config.limits;
+  // Node checks the headers timeout only within the request timeout.
+  if (http.headersTimeoutSeconds > http.requestTimeoutSeconds) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
   if (config.env === 'production') {
     const { secret, publicKey, jwksUrl } = config.jwt;
     if (!secret && !publicKey && !jwksUrl) {
@@ -93,6 +139,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     if (!config.dataEncryptionKey) {
       throw new ConfigError('NODE_ENV=production needs DATA_ENCRYPTION_KEY (32 random bytes, base64)');
+    }
+    // An identity provider signs tokens for many services: without both checks, a token it
+    // issued for another API (or another issuer sharing the keys) would be accepted here.
+    if ((publicKey || jwksUrl) && (!config.jwt.audience || !config.jwt.issuer)) {
+      throw new ConfigError('NODE_ENV=production with JWT_PUBLIC_KEY or JWKS_URL needs JWT_AUDIENCE and JWT_ISSUER');
     }
   }
   return config;
@@ -131,6 +182,54 @@ function parseLimit(name: string, value: string | undefined, fallback: number): 
   if (value === undefined || value === '') return fallback;
   if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new ConfigError(`${name} must be a positive integer (got "${value}")`);
   return Number(value);
+}
+
+/** A non-negative integer where 0 means "off". */
+function parseBudget(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^(0|[1-9][0-9]{0,8})$/.test(value)) throw new ConfigError(`${name} must be 0 (off) or a positive integer (got "${value}")`);
+  return Number(value);
+}
+
+function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
+  const deadline = parseLimit('REQUEST_DEADLINE_SECONDS', env.REQUEST_DEADLINE_SECONDS, 10);
+  // Quotas are off unless configured; 0 is off too, as for the rate limits.
+  const optional = (name: string) => parseBudget(name, env[name], 0) || null;
+  return {
+    requestsPerMinute: parseBudget('RATE_LIMIT_REQUESTS_PER_MINUTE', env.RATE_LIMIT_REQUESTS_PER_MINUTE, 6000),
+    createsPerMinute: parseBudget('RATE_LIMIT_CREATES_PER_MINUTE', env.RATE_LIMIT_CREATES_PER_MINUTE, 600),
+    graphqlCostPerMinute: parseBudget('RATE_LIMIT_GRAPHQL_COST_PER_MINUTE', env.RATE_LIMIT_GRAPHQL_COST_PER_MINUTE, 200_000),
+    anonymousPerMinute: parseBudget('RATE_LIMIT_ANONYMOUS_PER_MINUTE', env.RATE_LIMIT_ANONYMOUS_PER_MINUTE, 600),
+    windowSeconds: parseLimit('RATE_LIMIT_WINDOW_SECONDS', env.RATE_LIMIT_WINDOW_SECONDS, 60),
+    concurrentRequests: parseBudget('RATE_LIMIT_CONCURRENT_REQUESTS', env.RATE_LIMIT_CONCURRENT_REQUESTS, 16),
+    requestDeadlineSeconds: deadline,
+    statementTimeoutSeconds: parseLimit('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, deadline),
+    responseMaxBytes: parseLimit('RESPONSE_MAX_BYTES', env.RESPONSE_MAX_BYTES, 5 * 1024 * 1024),
+    idempotencyKeptResponseMaxBytes: parseLimit(
+      'IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES',
+      env.IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES,
+      64 * 1024,
+    ),
+    http: {
+      headersTimeoutSeconds: parseLimit('HTTP_HEADERS_TIMEOUT_SECONDS', env.HTTP_HEADERS_TIMEOUT_SECONDS, 10),
+      requestTimeoutSeconds: parseLimit('HTTP_REQUEST_TIMEOUT_SECONDS', env.HTTP_REQUEST_TIMEOUT_SECONDS, 30),
+      keepAliveTimeoutSeconds: parseLimit('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', env.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS, 5),
+      maxConnections: parseLimit('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, 1000),
+    },
+    quotas: {
+      organizationsPerTree: optional('QUOTA_ORGANIZATIONS_PER_TREE'),
+      policiesPerTree: optional('QUOTA_POLICIES_PER_TREE'),
+    },
+  };
+}
+
+/** `true`/`false`, a number of hops, or Express's list of trusted addresses (`loopback, 10.0.0.0/8`). */
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^[0-9]{1,2}$/.test(value)) return Number(value);
+  if (/^[0-9a-zA-Z.:/, ]+$/.test(value)) return value;
+  throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxies or a list of addresses (got "${value}")`);
 }
 
 function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -9,7 +9,9 @@ import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
 import { developmentSecret } from './development-secrets.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.js';
+import { quotaSettings } from './limits/quotas.js';
 import { FieldCipher } from './sensitive/field-cipher.js';
+import { RequestFingerprints } from './sensitive/request-fingerprint.js';
 
 export interface RunningService {
   /** e.g. http://127.0.0.1:4000 */
@@ -29,19 +31,27 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   let orm: MikroORM | undefined;
   try {
-    orm = await openDatabase(databaseUrl, { migrate: config.migrateOnStart, logger });
-    const cipher = new FieldCipher(
-      config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key'),
-      config.previousDataEncryptionKeys,
-    );
+    orm = await openDatabase(databaseUrl, {
+      migrate: config.migrateOnStart,
+      logger,
+      connection: {
+        statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
+        options: quotaSettings(config.limits.quotas),
+      },
+    });
+    const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');
+    const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
     const { server, drain, apollo } = await createApp({
       orm,
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
+      fingerprints: new RequestFingerprints(dataKey, config.previousDataEncryptionKeys),
       logger,
       production: config.env === 'production',
       graphql: config.graphql,
       idempotencyRetentionSeconds: config.idempotencyRetentionSeconds,
+      limits: config.limits,
+      trustProxy: config.trustProxy,
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

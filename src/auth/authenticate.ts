@@ -27,6 +27,11 @@ export async function authenticate(header: string | undefined, verify: TokenVeri
   }
 }
 
+/** The 401 for a token that cannot be used, with its description for `WWW-Authenticate`. */
+export function refusedToken(description: string): Authentication {
+  return refuse(description);
+}
+
 /** The 401 error: `description` is null when no token was sent at all. */
 function refuse(description: string | null): Authentication {
   const challenge = description
@@ -40,12 +45,6 @@ function refuse(description: string | null): Authentication {
     http: { status: 401, headers: new HeaderMap([['www-authenticate', challenge]]) },
   });
   return { principal: null, failure };
-}
-
-/** The `WWW-Authenticate` value carried by a 401 error, for the REST layer. */
-export function challengeOf(error: ServiceError): string | undefined {
-  const http = error.extensions.http as { headers?: HeaderMap } | undefined;
-  return http?.headers?.get('www-authenticate');
 }
 
 /**

@@ -10,6 +10,8 @@ export interface VerificationKeys {
   jwksUrl?: URL;
   issuer?: string;
   audience?: string;
+  /** Tokens living longer than this (`exp` - `iat`) are refused; a stolen token expires in time. */
+  maxLifetimeSeconds?: number;
 }
 
 /** Why a token was refused; `description` is safe to send back in `WWW-Authenticate`. */
@@ -60,6 +62,7 @@ export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
     } catch (error) {
       throw new TokenRejected(describe(error));
     }
+    assertLifetime(payload, keys.maxLifetimeSeconds);
     const principal = principalFrom(payload);
     verified.set(token, principal, payload.exp! * 1000);
     return principal;
@@ -92,11 +95,24 @@ class VerifiedTokens {
   }
 }
 
+/**
+ * No clock leeway, as for `exp`: a token issued in the future is refused, and so is one whose
+ * lifetime (`exp` - `iat`, or what is left of it when there is no `iat`) exceeds the maximum.
+ */
+function assertLifetime(payload: JWTPayload, maxLifetimeSeconds: number | undefined): void {
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.iat === 'number' && payload.iat > now) throw new TokenRejected('the token was issued in the future');
+  if (maxLifetimeSeconds !== undefined && payload.exp! - (payload.iat ?? now) > maxLifetimeSeconds) {
+    throw new TokenRejected(`the token lives longer than ${maxLifetimeSeconds} seconds`);
+  }
+}
+
 function principalFrom(payload: JWTPayload): Principal {
   const { sub, org } = payload;
-  // NUL cannot be stored or compared in PostgreSQL text.
-  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || sub.includes('\u0000')) {
-    throw new TokenRejected('the sub claim must be a non-empty string of at most 255 characters');
+  // NUL cannot be stored or compared in PostgreSQL text, and lone surrogates are not text at
+  // all: PostgreSQL would store each as U+FFFD, so "a\ud800" and "a\ud801" would be one owner.
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || sub.includes('\u0000') || !sub.isWellFormed()) {
+    throw new TokenRejected('the sub claim must be a non-empty string of at most 255 characters of valid text');
   }
   if (org !== undefined && org !== null && (typeof org !== 'string' || !isUuid(org))) {
     throw new TokenRejected('the org claim must be an organization id');

@@ -3,7 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { GraphQLLimits } from '../config.js';
 import { needsPrincipal } from '../auth/authenticate.js';
 import type { RequestContext } from './context.js';
@@ -42,6 +42,9 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: limits.tokens },
     allowBatchedHttpRequests: false,
+    // Automatic persisted queries: no client of this API uses them, and each one is a cache
+    // entry any caller can make (security review, info notes).
+    persistedQueries: false,
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
@@ -63,9 +66,10 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
 
 /**
  * Before any resolver runs, in this order: the 401 when the operation needs a principal (the
- * same rule as REST), the cost limit, then variable errors listed with paths. Unexpected
- * errors are logged once, here, with the request id; the client sees only what `safeError`
- * lets through.
+ * same rule as REST), the variables (listed with paths, in time linear in their size), the
+ * cost limit (which never fails open), then the caller's budgets: the operation's cost from its
+ * GraphQL cost points, and its create fields from its creates (429 when over). Unexpected errors
+ * are logged once, here, with the request id; the client sees only what `safeError` lets through.
  */
 function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin<RequestContext> {
   return {
@@ -74,13 +78,16 @@ function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin
         async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
           if (!contextValue.principal && needsPrincipal(operation, production)) throw contextValue.authFailure;
-          assertQueryCost(schema, document, request, maxCost);
           const errors = await inputErrors(schema, operation, request.variables);
           if (errors.length > 0) {
             const error = badUserInput(errors);
             error.extensions.http = { status: 400 };
             throw error;
           }
+          const cost = assertQueryCost(schema, document, request, maxCost);
+          if (!contextValue.principal) return;
+          await contextValue.spend.graphqlCost(cost);
+          if (operation.operation === 'mutation') await contextValue.spend.creates(createFields(operation.selectionSet, document));
         },
         async willSendResponse({ contextValue, response }) {
           if (response.body.kind !== 'single') return;
@@ -106,6 +113,22 @@ function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin
       };
     },
   };
+}
+
+/** How many create fields a mutation runs, through fragments at its root too. */
+function createFields(selectionSet: SelectionSetNode, document: DocumentNode): number {
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) count += selection.name.value.startsWith('create') ? 1 : 0;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += createFields(selection.selectionSet, document);
+    else {
+      const fragment = document.definitions.find(
+        (definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value,
+      );
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) count += createFields(fragment.selectionSet, document);
+    }
+  }
+  return count;
 }
 
 function asGraphQLError(error: unknown): GraphQLError {

@@ -33,7 +33,8 @@ export function ConnectionType<T extends object>(name: string, node: ClassType<T
 
   @ObjectType(`${name}Connection`, { simpleResolvers: true })
   class ConnectionClass {
-    @Field(() => [EdgeType])
+    // The connection field already counts its edges `first` times (query-cost.ts).
+    @Field(() => [EdgeType], { complexity: ({ childComplexity }) => 1 + childComplexity })
     edges!: EdgeType[];
 
     @Field(() => PageInfo)
@@ -66,7 +67,8 @@ export function pagePosition(kind: string, args: PageArgs): { first: number; aft
   }
   let after = '0';
   if (args.after != null) {
-    const match = new RegExp(`^${kind}:([1-9][0-9]{0,18})$`).exec(Buffer.from(args.after, 'base64url').toString('latin1'));
+    // Up to 18 digits: every position fits PostgreSQL's bigint (19 digits may not: a 500 before).
+    const match = new RegExp(`^${kind}:([1-9][0-9]{0,17})$`).exec(Buffer.from(args.after, 'base64url').toString('latin1'));
     if (match) after = match[1];
     else errors.push({ path: 'after', message: 'is not a cursor of this connection' });
   }

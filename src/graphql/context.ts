@@ -1,8 +1,9 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { authenticate } from '../auth/authenticate.js';
+import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Principal } from '../auth/principal.js';
-import type { TokenVerifier } from '../auth/token-verifier.js';
+import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
+import { Deadline } from '../limits/deadline.js';
 import type { FieldCipher } from '../sensitive/field-cipher.js';
 import type { ServiceError } from './errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -19,25 +20,35 @@ export interface RequestContext {
   loaders: Loaders;
   cipher: FieldCipher;
   logger: Logger;
+  deadline: Deadline;
+  /** Set while an Idempotency-Key is claimed: creates mark it in their own transaction. */
+  idempotency?: IdempotencyRecorder;
+  /** Charges the caller's per-minute budgets (GraphQL cost, creates); throws 429 when over. */
+  spend: {
+    graphqlCost(cost: number): Promise<void>;
+    creates(count: number): Promise<void>;
+  };
 }
 
 export interface ContextDependencies {
   orm: MikroORM;
-  verifyToken: TokenVerifier;
   cipher: FieldCipher;
   logger: Logger;
+  deadlineSeconds: number;
 }
 
 export interface RequestFacts {
   requestId: string;
-  authorization: string | undefined;
+  authentication: RequestAuthentication;
+  spend: RequestContext['spend'];
 }
 
-export type ContextFactory = (request: RequestFacts) => Promise<RequestContext>;
+export type ContextFactory = (request: RequestFacts) => RequestContext;
 
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
-  return async ({ requestId, authorization }) => {
-    const { principal, failure } = await authenticate(authorization, deps.verifyToken);
+  return ({ requestId, authentication, spend }) => {
+    const { principal, failure } = authentication;
+    const deadline = new Deadline(deps.deadlineSeconds);
     // The fork, the loaders and the child logger are made on first use: a simple read needs
     // none of them but the fork's connection, and each costs on the hot path.
     let em: EntityManager | undefined;
@@ -51,7 +62,7 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
         return (em ??= deps.orm.em.fork());
       },
       get loaders() {
-        return (loaders ??= createLoaders(context.em, () => {
+        return (loaders ??= createLoaders(context.em, deadline, () => {
           if (!principal) throw failure;
           return principal;
         }));
@@ -60,6 +71,8 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
       get logger() {
         return (logger ??= deps.logger.child({ requestId, sub: principal?.sub }));
       },
+      deadline,
+      spend,
     };
     return context;
   };

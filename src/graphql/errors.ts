@@ -1,3 +1,4 @@
+import { HeaderMap } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 
 /**
@@ -7,12 +8,14 @@ import { GraphQLError } from 'graphql';
 export const ERROR_STATUS = {
   BAD_USER_INPUT: 400,
   UNAUTHENTICATED: 401,
+  QUOTA_EXCEEDED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
   UNAVAILABLE: 503,
 } as const;
@@ -47,9 +50,17 @@ export function notFound(message = 'Not found.'): ServiceError {
   return new ServiceError('NOT_FOUND', message);
 }
 
+/** At most this many field errors are reported for one request (contract section 12). */
+export const MAX_REPORTED_ERRORS = 100;
+
 export function badUserInput(errors: FieldError[], message?: string): ServiceError {
   const summary =
-    message ?? (errors.length === 1 ? `Invalid ${errors[0].path}: ${errors[0].message}` : `${errors.length} fields are invalid.`);
+    message ??
+    (errors.length === 1
+      ? `Invalid ${errors[0].path}: ${errors[0].message}`
+      : errors.length >= MAX_REPORTED_ERRORS
+        ? `At least ${MAX_REPORTED_ERRORS} fields are invalid; the first ${MAX_REPORTED_ERRORS} are listed.`
+        : `${errors.length} fields are invalid.`);
   return new ServiceError('BAD_USER_INPUT', summary, { errors });
 }
 
@@ -57,6 +68,25 @@ export function conflict(message: string): ServiceError {
   return new ServiceError('CONFLICT', message);
 }
 
-export function unavailable(): ServiceError {
-  return new ServiceError('UNAVAILABLE', 'The database is unavailable; retry shortly.');
+export function unavailable(message = 'The database is unavailable; retry shortly.'): ServiceError {
+  return new ServiceError('UNAVAILABLE', message);
+}
+
+/**
+ * Over a rate limit (contract section 12): 429 with `Retry-After`. `extensions.http` carries the
+ * status and header to Apollo (which strips it from the body) and to REST (http-errors.ts).
+ */
+export function rateLimited(policy: string, retryAfterSeconds: number, limit: string): ServiceError {
+  return new ServiceError('RATE_LIMITED', `Rate limit "${policy}" exceeded (${limit}); retry after ${retryAfterSeconds} s.`, {
+    http: { status: 429, headers: new HeaderMap([['retry-after', String(retryAfterSeconds)]]) },
+  });
+}
+
+/** A response over RESPONSE_MAX_BYTES is not sent: the request asks for too much at once. */
+export function responseTooLarge(maxBytes: number): ServiceError {
+  return badUserInput([], `The response would be larger than ${maxBytes} bytes; select fewer fields or smaller pages.`);
+}
+
+export function quotaExceeded(what: string, quota: number): ServiceError {
+  return new ServiceError('QUOTA_EXCEEDED', `This organization tree already has its quota of ${quota} ${what}.`);
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
+import type { Deadline } from '../limits/deadline.js';
 import { querySql, uuidArray } from '../database/sql.js';
 import {
   BANK_ACCOUNT_VIEW,
@@ -45,8 +46,13 @@ export interface Loaders {
 
 type Row = Record<string, unknown>;
 
-export function createLoaders(em: EntityManager, principal: () => Principal): Loaders {
+/**
+ * Each batch first checks the request's deadline: once it has passed, no new statement starts
+ * (the answer, a 503, has been sent already).
+ */
+export function createLoaders(em: EntityManager, deadline: Deadline, principal: () => Principal): Loaders {
   const organization = new DataLoader<string, OrganizationView | null>(async (ids) => {
+    deadline.assertOpen();
     const access = accessPredicate('o', principal());
     const rows = await querySql<OrganizationView>(em, `select ${ORGANIZATION_VIEW} from organization o where o.id = any(?::uuid[]) and ${access.sql}`, [
       uuidArray(ids),
@@ -59,6 +65,7 @@ export function createLoaders(em: EntityManager, principal: () => Principal): Lo
   /** Rows of a child table grouped by their parent id, in the order the query gives. */
   const byParent = <T>(select: string) =>
     new DataLoader<string, T[]>(async (ids) => {
+      deadline.assertOpen();
       const rows = await querySql<Row & { parent: string }>(em, select, [uuidArray(ids)]);
       const groups = new Map<string, T[]>(ids.map((id) => [id, []]));
       for (const { parent, ...row } of rows) groups.get(parent)!.push(row as T);
@@ -69,6 +76,7 @@ export function createLoaders(em: EntityManager, principal: () => Principal): Lo
   const pager = <T>(query: (access: { sql: string }) => string, view: (row: Row) => T) =>
     new DataLoader<PageKey, Page<T>, string>(
       async (keys) => {
+        deadline.assertOpen();
         const groups = new Map<string, PageKey[]>();
         for (const key of keys) groups.set(`${key.first}|${key.after}`, [...(groups.get(`${key.first}|${key.after}`) ?? []), key]);
         const pages = new Map<string, Page<T>>();

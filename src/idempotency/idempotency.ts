@@ -1,14 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Principal } from '../auth/principal.js';
 import { badUserInput, conflict, ServiceError } from '../graphql/errors.js';
+import type { RequestFingerprints } from '../sensitive/request-fingerprint.js';
 
 /** A response as kept for replay. */
 export interface StoredResponse {
   status: number;
   contentType: string;
   body: string;
+}
+
+/** What a create made, recorded on its key so that its answer can be rebuilt from the record. */
+export type CreatedRecord = { type: 'policy'; number: number } | { type: 'organization'; id: string };
+
+/** Handed to a create through its request context while the request holds a key. */
+export interface IdempotencyRecorder {
+  /** Inside the create's own transaction: the key and the record commit together. */
+  recordCreated(em: EntityManager, created: CreatedRecord): Promise<void>;
 }
 
 export interface IdempotentRequest {
@@ -20,6 +30,25 @@ export interface IdempotentRequest {
   request: unknown;
 }
 
+export interface IdempotencySettings {
+  fingerprints: RequestFingerprints;
+  /** How long a key and its answer are kept (contract: 24 hours). */
+  retentionSeconds: number;
+  /** A larger answer is not kept: its replay is rebuilt from the record it created. */
+  keptResponseMaxBytes: number;
+  /** How long a claim holds the key before another request may take over (after a crash). */
+  claimSeconds: number;
+}
+
+export interface IdempotentRun {
+  /** Runs the request; creates call `recorder.recordCreated` in their transaction. */
+  execute(recorder: IdempotencyRecorder): Promise<StoredResponse>;
+  /** The answer to a create that already happened, read back from what it created. */
+  rebuild(created: CreatedRecord): Promise<StoredResponse>;
+  /** A passing failure inside an otherwise kept status (a GraphQL 200 whose errors are 5xx or 429). */
+  isPassingFailure(response: StoredResponse): boolean;
+}
+
 /** 1 to 255 printable ASCII characters (contract section 7). */
 const KEY = /^[\x20-\x7e]{1,255}$/;
 
@@ -27,69 +56,124 @@ export function assertIdempotencyKey(key: string): void {
   if (!KEY.test(key)) throw badUserInput([{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable characters' }]);
 }
 
-/** Key order and whitespace do not make a different request. */
-export function fingerprint(request: unknown): string {
-  return createHash('sha256').update(stringify(request) ?? 'null').digest('hex');
+interface KeptRow {
+  fingerprint: string;
+  status: number | null;
+  content_type: string | null;
+  body: string | null;
+  created: CreatedRecord | null;
+  locked: boolean;
+  expired: boolean;
 }
 
 /**
- * Runs `run` at most once per (principal, operation, key) within the retention period:
+ * `Idempotency-Key` in PostgreSQL, in short transactions with recovery points, the way Stripe
+ * describes it ("Implementing Stripe-like idempotency keys in Postgres"):
  *
- * - A transaction-scoped advisory lock on the key: a second request while the first still runs
- *   gets 409 at once, on any instance.
- * - A kept response for the key: the same request gets it replayed; another body gets 422.
- * - Otherwise `run` executes inside this transaction (the entity manager is the request's), and
- *   its response is stored in the same commit. A 5xx, or a server-side failure inside a GraphQL
- *   200, rolls everything back and is not kept, so its retry runs again.
+ * 1. Claim: a row for (principal, operation, key) with a keyed fingerprint of the body and a
+ *    claim that expires. A repeat while the claim holds gets 409, on any instance; a repeat
+ *    with another body gets 422; a repeat after a kept answer gets it replayed.
+ * 2. Write: each create records what it made on the row in its own transaction, so the record
+ *    and the mark commit together. No transaction spans the response selection.
+ * 3. Finish: the answer is kept (below its size cap) and the claim released. A 5xx or 429 is not kept:
+ *    if nothing was created the row goes and a retry runs afresh; if something was, its retry
+ *    gets the answer rebuilt from the record (also for answers too large to keep, and after a
+ *    crash between the write and the finish, once the claim has expired).
  */
-export async function runIdempotently(
-  em: EntityManager,
-  request: IdempotentRequest,
-  retentionSeconds: number,
-  run: () => Promise<StoredResponse>,
-  isServerFailure: (response: StoredResponse) => boolean,
-): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const scope = stringify([request.principal.sub, request.principal.org, request.operation])!;
-  const print = fingerprint(request.request);
-  await em.begin();
-  try {
-    const [{ locked }] = await em.execute<Array<{ locked: boolean }>>(
-      'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
-      [`${scope}\n${request.key}`],
-    );
-    if (!locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
-    const [kept] = await em.execute<Array<{ fingerprint: string; status: number; content_type: string; body: string }>>(
-      'select fingerprint, status, content_type, body from idempotency_key where scope = ? and key = ? and expires_at > now()',
-      [scope, request.key],
-    );
-    if (kept) {
-      await em.rollback();
-      if (kept.fingerprint !== print) {
-        throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
-      }
-      return { response: { status: kept.status, contentType: kept.content_type, body: kept.body }, replayed: true };
+export class IdempotencyKeys {
+  constructor(private readonly settings: IdempotencySettings) {}
+
+  async run(em: EntityManager, request: IdempotentRequest, run: IdempotentRun): Promise<{ response: StoredResponse; replayed: boolean }> {
+    const scope = stringify([request.principal.sub, request.principal.org, request.operation])!;
+    const claim = randomUUID();
+    const row = { scope, key: request.key, claim };
+    const outcome = await em.transactional((tx) => this.claim(tx, row, request.request));
+    if (outcome.kept) return { response: outcome.kept, replayed: true };
+
+    let response: StoredResponse;
+    try {
+      response = outcome.created
+        ? await run.rebuild(outcome.created)
+        : await run.execute({ recordCreated: (tx, created) => this.recordCreated(tx, row, created) });
+    } catch (error) {
+      await this.finish(em, row, null).catch(() => undefined);
+      throw error;
     }
-    const response = await run();
-    if (response.status >= 500 || isServerFailure(response)) {
-      await em.rollback();
-      return { response, replayed: false };
-    }
-    await em.execute(
-      `insert into idempotency_key (scope, key, fingerprint, status, content_type, body, expires_at)
-       values (?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?))
-       on conflict (scope, key) do update set fingerprint = excluded.fingerprint, status = excluded.status,
-         content_type = excluded.content_type, body = excluded.body, created_at = now(), expires_at = excluded.expires_at`,
-      [scope, request.key, print, response.status, response.contentType, response.body, retentionSeconds],
+    // A 5xx or a 429 says "not now", not "no": a retry must run again, not get it replayed.
+    const keep = response.status < 500 && response.status !== 429 && !run.isPassingFailure(response);
+    await this.finish(em, row, keep ? response : null);
+    return { response, replayed: outcome.created !== null };
+  }
+
+  private async claim(
+    tx: EntityManager,
+    row: { scope: string; key: string; claim: string },
+    body: unknown,
+  ): Promise<{ kept: StoredResponse | null; created: CreatedRecord | null }> {
+    const { fingerprints, retentionSeconds, claimSeconds } = this.settings;
+    const inserted = await tx.execute<unknown[]>(
+      `insert into idempotency_key (scope, key, fingerprint, claim, locked_until, expires_at)
+       values (?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
+       on conflict (scope, key) do nothing returning 1`,
+      [row.scope, row.key, fingerprints.of(body), row.claim, claimSeconds, retentionSeconds],
     );
-    await em.commit();
-    return { response, replayed: false };
-  } catch (error) {
-    if (em.isInTransaction()) await em.rollback();
-    throw error;
+    if (inserted.length > 0) return { kept: null, created: null };
+
+    const [kept] = await tx.execute<KeptRow[]>(
+      `select fingerprint, status, content_type, body, created, locked_until > now() as locked, expires_at <= now() as expired
+       from idempotency_key where scope = ? and key = ? for update`,
+      [row.scope, row.key],
+    );
+    if (kept.expired) {
+      await tx.execute(
+        `update idempotency_key set fingerprint = ?, claim = ?, locked_until = now() + make_interval(secs => ?), created = null,
+           status = null, content_type = null, body = null, created_at = now(), expires_at = now() + make_interval(secs => ?)
+         where scope = ? and key = ?`,
+        [fingerprints.of(body), row.claim, claimSeconds, retentionSeconds, row.scope, row.key],
+      );
+      return { kept: null, created: null };
+    }
+    if (!fingerprints.matches(body, kept.fingerprint)) {
+      throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
+    }
+    if (kept.status !== null) return { kept: { status: kept.status, contentType: kept.content_type!, body: kept.body! }, created: null };
+    if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
+    // An earlier run crashed, or its answer was too large to keep: take over the key.
+    await tx.execute(
+      'update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?',
+      [row.claim, claimSeconds, row.scope, row.key],
+    );
+    return { kept: null, created: kept.created };
+  }
+
+  private async recordCreated(tx: EntityManager, row: { scope: string; key: string; claim: string }, created: CreatedRecord): Promise<void> {
+    const marked = await tx.execute<unknown[]>(
+      'update idempotency_key set created = ?::jsonb where scope = ? and key = ? and claim = ? returning 1',
+      [JSON.stringify(created), row.scope, row.key, row.claim],
+    );
+    // Another request took the key over (this one outlived its claim): roll this write back.
+    if (marked.length === 0) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
+  }
+
+  /** Keeps the answer and releases the claim; without an answer to keep, see the class comment. */
+  private async finish(em: EntityManager, row: { scope: string; key: string; claim: string }, response: StoredResponse | null): Promise<void> {
+    const where = 'scope = ? and key = ? and claim = ?';
+    const params = [row.scope, row.key, row.claim];
+    if (response && Buffer.byteLength(response.body) <= this.settings.keptResponseMaxBytes) {
+      await em.execute(`update idempotency_key set status = ?, content_type = ?, body = ?, locked_until = null where ${where}`, [
+        response.status,
+        response.contentType,
+        response.body,
+        ...params,
+      ]);
+      return;
+    }
+    await em.execute(`update idempotency_key set locked_until = null where ${where} and created is not null`, params);
+    await em.execute(`delete from idempotency_key where ${where} and created is null`, params);
   }
 }
 
-/** Removes kept responses past their retention; any instance may run it. */
+/** Removes keys past their retention; any instance may run it. */
 export async function deleteExpiredKeys(em: EntityManager): Promise<number> {
   const rows = await em.execute<Array<unknown>>('delete from idempotency_key where expires_at <= now() returning 1');
   return rows.length;

@@ -1,6 +1,7 @@
 import { findAccessibleOrganization } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
 import { notFound } from '../graphql/errors.js';
+import { withQuotas } from '../limits/quotas.js';
 import { lastFour } from '../sensitive/field-cipher.js';
 import type { StoredAddress } from './address.type.js';
 import { BankAccount } from './bank-account.entity.js';
@@ -14,61 +15,68 @@ import { Owner } from './owner.entity.js';
  */
 export async function createOrganization(ctx: RequestContext, input: CreateOrganizationInput): Promise<Organization> {
   const principal = ctx.principal!;
-  const parentId = input.parentId ?? principal.org;
-  const parent = parentId ? await findAccessibleOrganization(ctx.em, principal, parentId) : null;
-  if (parentId && !parent) {
-    throw notFound(input.parentId ? 'Parent organization not found.' : "The token's organization was not found.");
+  // Any parentId the body carries is an id, even "": only absent or null falls back to the
+  // token's org (a truthiness test let "" create a root outside the caller's tree).
+  const given = input.parentId !== undefined && input.parentId !== null;
+  const parentId = given ? input.parentId! : principal.org;
+  const parent = parentId !== null ? await findAccessibleOrganization(ctx.em, principal, parentId) : null;
+  if (parentId !== null && !parent) {
+    throw notFound(given ? 'Parent organization not found.' : "The token's organization was not found.");
   }
 
-  const { em, cipher } = ctx;
-  const organization = em.create(Organization, {
-    parent: parent ? em.getReference(Organization, parent.id) : null,
-    ownerSub: principal.sub,
-    name: input.name ?? input.legalName,
-    description: input.description ?? null,
-    logo: input.logo ?? null,
-    type: input.type ?? null,
-    descriptor: input.descriptor ?? null,
-    legalName: input.legalName,
-    legalType: input.legalType,
-    taxId: input.taxId,
-    phone: input.phone ?? null,
-    email: input.email ?? null,
-    website: input.website ?? null,
-    address: storedAddress(input.address),
-  });
-  for (const [position, account] of (input.bankAccounts ?? []).entries()) {
-    const sealed = cipher.seal(account.account, 'bank_account.account');
-    em.create(BankAccount, {
-      organization,
-      position,
-      nickname: account.nickname ?? null,
-      routing: account.routing,
-      accountCiphertext: sealed.ciphertext,
-      accountKeyId: sealed.keyId,
-      accountLast4: lastFour(account.account),
+  const { cipher } = ctx;
+  // One transaction: the organization with its accounts and owners, and the mark on an
+  // Idempotency-Key, are all stored or none. A quota over the tree is checked by the database.
+  return withQuotas(() => ctx.em.transactional(async (em) => {
+    const organization = em.create(Organization, {
+      parent: parent ? em.getReference(Organization, parent.id) : null,
+      ownerSub: principal.sub,
+      name: input.name ?? input.legalName,
+      description: input.description ?? null,
+      logo: input.logo ?? null,
+      type: input.type ?? null,
+      descriptor: input.descriptor ?? null,
+      legalName: input.legalName,
+      legalType: input.legalType,
+      taxId: input.taxId,
+      phone: input.phone ?? null,
+      email: input.email ?? null,
+      website: input.website ?? null,
+      address: storedAddress(input.address),
     });
-  }
-  for (const [position, owner] of (input.owners ?? []).entries()) {
-    const sealed = owner.taxId ? cipher.seal(owner.taxId, 'owner.tax_id') : null;
-    em.create(Owner, {
-      organization,
-      position,
-      firstname: owner.firstname,
-      lastname: owner.lastname,
-      birthdate: owner.birthdate ?? null,
-      taxIdCiphertext: sealed?.ciphertext ?? null,
-      taxIdKeyId: sealed?.keyId ?? null,
-      taxIdLast4: owner.taxId ? lastFour(owner.taxId) : null,
-      email: owner.email ?? null,
-      phone: owner.phone ?? null,
-      ownership: owner.ownership ?? null,
-      address: storedAddress(owner.address),
-    });
-  }
-  // flush() wraps every insert in one transaction: all of it is stored, or none.
-  await em.flush();
-  return organization;
+    for (const [position, account] of (input.bankAccounts ?? []).entries()) {
+      const sealed = cipher.seal(account.account, 'bank_account.account');
+      em.create(BankAccount, {
+        organization,
+        position,
+        nickname: account.nickname ?? null,
+        routing: account.routing,
+        accountCiphertext: sealed.ciphertext,
+        accountKeyId: sealed.keyId,
+        accountLast4: lastFour(account.account),
+      });
+    }
+    for (const [position, owner] of (input.owners ?? []).entries()) {
+      const sealed = owner.taxId ? cipher.seal(owner.taxId, 'owner.tax_id') : null;
+      em.create(Owner, {
+        organization,
+        position,
+        firstname: owner.firstname,
+        lastname: owner.lastname,
+        birthdate: owner.birthdate ?? null,
+        taxIdCiphertext: sealed?.ciphertext ?? null,
+        taxIdKeyId: sealed?.keyId ?? null,
+        taxIdLast4: owner.taxId ? lastFour(owner.taxId) : null,
+        email: owner.email ?? null,
+        phone: owner.phone ?? null,
+        ownership: owner.ownership ?? null,
+        address: storedAddress(owner.address),
+      });
+    }
+    await em.flush();
+    await ctx.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
+    return organization;
+  }));
 }
 
 /** Named fields as sent (absent ones left out) plus the additional fields, flat as REST sends them. */

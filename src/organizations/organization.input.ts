@@ -2,6 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, ID, InputType } from 'type-graphql';
 import {
   BankIdentifier,
+  BoundedJson,
   CalendarDate,
   Email,
   HttpUrl,
@@ -13,9 +14,16 @@ import {
   Percentage,
   Phone,
   RequiredText,
+  TaxId,
 } from '../validation/rules.js';
 import { ADDRESS_FIELDS } from './address.type.js';
 import { ValidateBy } from 'class-validator';
+
+/** Contract section 4; also what the cost of a query counts for these lists (query-cost.ts). */
+export const MAX_BANK_ACCOUNTS = 10;
+export const MAX_OWNERS = 25;
+/** Contract section 12: address properties beyond the named ones are bounded. */
+export const ADDRESS_EXTRAS_BOUNDS = { maxBytes: 2048, maxDepth: 3 };
 
 @InputType('AddressInput')
 export class AddressInput {
@@ -28,8 +36,9 @@ export class AddressInput {
 
   @Field(() => GraphQLJSONObject, {
     nullable: true,
-    description: 'Further properties to keep with the address (REST clients send them inline)',
+    description: 'Further properties to keep with the address (REST clients send them inline); at most 2 KB as JSON, 3 levels deep',
   })
+  @BoundedJson(ADDRESS_EXTRAS_BOUNDS)
   @ValidateBy({
     name: 'additionalFields',
     validator: {
@@ -57,8 +66,8 @@ export class OwnerInput {
   @CalendarDate({ required: false })
   @NotInFuture()
   birthdate?: string | null;
-  @Field(() => String, { nullable: true, description: 'Stored encrypted; responses carry taxIdLast4' })
-  @OptionalText()
+  @Field(() => String, { nullable: true, description: '4 to 40 letters or digits (separators allowed); stored encrypted, responses carry taxIdLast4' })
+  @TaxId()
   taxId?: string | null;
   @Field(() => String, { nullable: true }) @Email() email?: string | null;
   @Field(() => String, { nullable: true }) @Phone() phone?: string | null;
@@ -82,11 +91,11 @@ export class CreateOrganizationInput {
   @Field(() => String, { nullable: true }) @Email() email?: string | null;
   @Field(() => String, { nullable: true }) @HttpUrl() website?: string | null;
   @Field(() => AddressInput, { nullable: true }) @Nested() address?: AddressInput | null;
-  @Field(() => [BankAccountInput], { nullable: true, description: 'At most 10' })
-  @MaxItems(10)
+  @Field(() => [BankAccountInput], { nullable: true, description: `At most ${MAX_BANK_ACCOUNTS}` })
+  @MaxItems(MAX_BANK_ACCOUNTS)
   bankAccounts?: BankAccountInput[] | null;
-  @Field(() => [OwnerInput], { nullable: true, description: 'At most 25; ownership adds up to at most 100' })
-  @MaxItems(25)
+  @Field(() => [OwnerInput], { nullable: true, description: `At most ${MAX_OWNERS}; ownership adds up to at most 100` })
+  @MaxItems(MAX_OWNERS)
   @OwnershipTotalAtMost(100)
   owners?: OwnerInput[] | null;
   @Field(() => ID, {

@@ -6,7 +6,8 @@ import { notFound } from '../graphql/errors.js';
 import { Policy } from '../policies/policy.entity.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
-import { CreateOrganizationInput } from './organization.input.js';
+import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS } from './organization.input.js';
+import { listCost } from '../graphql/query-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
 import { organizationViewOf, type BankAccountView, type OrganizationView, type OwnerView } from './organization.view.js';
@@ -72,12 +73,12 @@ export class OrganizationResolver {
     return toConnection('policy', await ctx.loaders.policies.load({ ownerId: organization.id, first, after }));
   }
 
-  @FieldResolver(() => [BankAccount])
+  @FieldResolver(() => [BankAccount], { complexity: listCost(MAX_BANK_ACCOUNTS) })
   bankAccounts(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): BankAccountView[] | Promise<BankAccountView[]> {
     return organization.bankAccounts ?? ctx.loaders.bankAccounts.load(organization.id);
   }
 
-  @FieldResolver(() => [Owner])
+  @FieldResolver(() => [Owner], { complexity: listCost(MAX_OWNERS) })
   owners(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): OwnerView[] | Promise<OwnerView[]> {
     return organization.owners ?? ctx.loaders.owners.load(organization.id);
   }

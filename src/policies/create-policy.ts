@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findAccessibleOrganization } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
 import { badUserInput, conflict, notFound } from '../graphql/errors.js';
+import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationView } from '../organizations/organization.view.js';
 import { Charge } from './charge.entity.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
@@ -25,13 +26,15 @@ const COVERAGE_SNAPSHOT = `select slug, name, deductible, reimbursement_rate::fl
  */
 export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput): Promise<PolicyView> {
   const principal = ctx.principal!;
-  const organizationId = input.organizationId ?? principal.org;
-  if (!organizationId) {
+  // Any organizationId the body carries is an id, even "" (then 404, like any id that cannot exist).
+  const given = input.organizationId !== undefined && input.organizationId !== null;
+  const organizationId = given ? input.organizationId! : principal.org;
+  if (organizationId === null) {
     throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
   }
   const organization = await findAccessibleOrganization(ctx.em, principal, organizationId);
   if (!organization) {
-    throw notFound(input.organizationId ? 'Organization not found.' : "The token's organization was not found.");
+    throw notFound(given ? 'Organization not found.' : "The token's organization was not found.");
   }
   // The plan as it is now, copied into the policy so later catalog changes never rewrite it.
   const [coverage] = await querySql<CoverageSnapshot>(ctx.em, COVERAGE_SNAPSHOT, [input.coverageSlug]);
@@ -49,7 +52,7 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
     try {
       // Inserted through the entity metadata without the unit of work: nothing here is read
       // back or changed later, and change tracking of 13 entities was most of a create's cost.
-      const view = await ctx.em.transactional(async (em) => {
+      const view = await withQuotas(() => ctx.em.transactional(async (em) => {
         const number = input.number ?? (await nextPolicyNumber(em));
         const policy: PolicyRow = {
           id: randomUUID(),
@@ -70,8 +73,9 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
         const charges = schedule.map((charge, sequence) => ({ id: randomUUID(), policy: policy.id, sequence, ...charge }));
         await em.insert(Policy, policy);
         await em.insertMany(Charge, charges);
+        await ctx.idempotency?.recordCreated(em, { type: 'policy', number });
         return createdPolicyView(policy, organization, charges);
-      });
+      }));
       return view;
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || !isNumberTaken(error)) throw error;

@@ -10,6 +10,8 @@ import { createPolicy } from './create-policy.js';
 import { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
 import type { ChargeView, PolicyView } from './policy.view.js';
+import { MAX_CHARGES } from './premium-schedule.js';
+import { listCost } from '../graphql/query-cost.js';
 import type { OrganizationView } from '../organizations/organization.view.js';
 
 export const policyNotFound = () => notFound('Policy not found.');
@@ -39,7 +41,7 @@ export class PolicyResolver {
     return createPolicy(ctx, input);
   }
 
-  @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order' })
+  @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order', complexity: listCost(MAX_CHARGES) })
   charges(@Root() policy: PolicyView, @Ctx() ctx: RequestContext): ChargeView[] | Promise<ChargeView[]> {
     return policy.charges ?? ctx.loaders.charges.load(policy.id);
   }

@@ -1,4 +1,7 @@
-import { addMonthsClamped, daysBetween } from '../validation/calendar-date.js';
+import { addMonthsClamped, compareDates, daysBetween } from '../validation/calendar-date.js';
+
+/** The most charges a schedule can have: a 5-year term is 60 monthly periods; one more for safety. */
+export const MAX_CHARGES = 61;
 
 export interface ScheduledCharge {
   type: 'premium';
@@ -34,9 +37,10 @@ export function premiumSchedule(terms: ScheduleTerms): ScheduledCharge[] {
   const charges: ScheduledCharge[] = [];
   for (let k = 0; ; k++) {
     const periodStart = addMonthsClamped(effectiveDate, k);
-    if (periodStart >= expirationDate) break;
+    // Compared as dates, not text: a full period may end in year 10000.
+    if (compareDates(periodStart, expirationDate) >= 0) break;
     const fullEnd = addMonthsClamped(effectiveDate, k + 1);
-    const periodEnd = fullEnd < expirationDate ? fullEnd : expirationDate;
+    const periodEnd = compareDates(fullEnd, expirationDate) < 0 ? fullEnd : expirationDate;
     const amount =
       periodEnd === fullEnd
         ? monthlyPremium

@@ -1,3 +1,5 @@
+import { ERROR_STATUS } from '../graphql/errors.js';
+
 /**
  * The OpenAPI 3.1 description of the `/api/v1` routes, served at `/api/v1/openapi.json`.
  * Response schemas are closed (`additionalProperties: false`), so the test suite, which checks
@@ -16,18 +18,27 @@ const problem = (description: string, headers?: object) => ({
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
 
+const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } };
+const rateLimitHeaders = {
+  RateLimit: { description: 'IETF draft 11: what is left of each policy, e.g. `"requests";r=5999;t=42`', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'IETF draft 11: the policies counted, e.g. `"requests";q=6000;w=60`', schema: { type: 'string' } },
+};
+
 const ERRORS = {
-  400: problem('The body is not valid JSON, not an object, or breaks the rules (all listed in `errors`)'),
+  400: problem('The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`)'),
   401: problem('No token, or a refused token', {
     'WWW-Authenticate': { description: 'RFC 6750 challenge', schema: { type: 'string' } },
   }),
-  500: problem('Unexpected failure; the body carries only a request id'),
-  503: problem('The database is unreachable', {
-    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } },
+  429: problem('Over a per-caller rate limit (code RATE_LIMITED): requests a minute, creates a minute, or requests in flight', {
+    ...retryAfter,
+    ...rateLimitHeaders,
   }),
+  500: problem('Unexpected failure; the body carries only a request id'),
+  503: problem('The database is unreachable, or the request did not finish within its deadline', retryAfter),
 };
 const POST_ERRORS = {
   ...ERRORS,
+  403: problem('The organization tree already has its quota of organizations or policies (code QUOTA_EXCEEDED)'),
   404: problem('`parentId` / `organizationId` (or the token’s org) names no organization the caller may access'),
   409: problem('A duplicate policy number, or a request with the same Idempotency-Key still running'),
   413: problem('The body is larger than 100 KB'),
@@ -75,7 +86,7 @@ export const openApiDocument = {
         summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
         parameters: [idempotencyKey],
         requestBody: { required: true, content: json(ref('CreateOrganizationRequest')) },
-        responses: { 200: { description: 'Created', headers: replayedHeader, content: json(ref('OrganizationCreated')) }, ...POST_ERRORS },
+        responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...POST_ERRORS },
       },
     },
     '/api/v1/organization/{id}': {
@@ -84,7 +95,7 @@ export const openApiDocument = {
         summary: 'Read an organization the caller may access',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Organization id (UUID)' }],
         responses: {
-          200: { description: 'Found', content: json(ref('OrganizationSummary')) },
+          200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('OrganizationSummary')) },
           404: problem('No such organization, or the caller may not access it'),
           ...ERRORS,
         },
@@ -96,7 +107,7 @@ export const openApiDocument = {
         summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing)',
         parameters: [idempotencyKey],
         requestBody: { required: true, content: json(ref('CreatePolicyRequest')) },
-        responses: { 200: { description: 'Created', headers: replayedHeader, content: json(ref('PolicyCreated')) }, ...POST_ERRORS },
+        responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POST_ERRORS },
       },
     },
     '/api/v1/policy/{id}': {
@@ -107,7 +118,7 @@ export const openApiDocument = {
           { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Policy number, 1 to 2^53 - 1' },
         ],
         responses: {
-          200: { description: 'Found', content: json(ref('Policy')) },
+          200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('Policy')) },
           404: problem('No such policy, or the caller may not access it'),
           ...ERRORS,
         },
@@ -134,18 +145,8 @@ export const openApiDocument = {
           detail: { type: 'string' },
           code: {
             type: 'string',
-            enum: [
-              'BAD_USER_INPUT',
-              'UNAUTHENTICATED',
-              'NOT_FOUND',
-              'METHOD_NOT_ALLOWED',
-              'CONFLICT',
-              'PAYLOAD_TOO_LARGE',
-              'UNSUPPORTED_MEDIA_TYPE',
-              'IDEMPOTENCY_KEY_REUSED',
-              'INTERNAL_SERVER_ERROR',
-              'UNAVAILABLE',
-            ],
+            // The error table (graphql/errors.ts), so a new code cannot be missing here.
+            enum: Object.keys(ERROR_STATUS),
           },
           errors: {
             type: 'array',

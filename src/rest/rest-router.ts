@@ -1,5 +1,6 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import {
+  execute,
   getOperationAST,
   parse,
   validate,
@@ -11,11 +12,14 @@ import {
   typeFromAST,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { challengeOf, needsPrincipal } from '../auth/authenticate.js';
+import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
-import { badUserInput, RETRY_AFTER_SECONDS, ServiceError } from '../graphql/errors.js';
+import { badUserInput, responseTooLarge, ServiceError } from '../graphql/errors.js';
 import { safeError, statusOf } from '../graphql/safe-errors.js';
-import { assertIdempotencyKey, runIdempotently } from '../idempotency/idempotency.js';
+import { errorHead, sendError } from '../http-errors.js';
+import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
+import { readBackDocument } from '../idempotency/read-back.js';
+import type { RateLimits } from '../limits/rate-limits.js';
 import { inputErrors } from '../validation/check-input.js';
 import { inputFromBody } from './input-from-body.js';
 import { PROBLEM_JSON, problemBody, sendProblem } from './problem.js';
@@ -38,17 +42,19 @@ interface Answer {
 }
 
 export interface RestOptions {
-  production: boolean;
-  /** JSON body parsing, only on the POST routes. */
+  /** JSON body parsing, only on the POST routes, after authentication. */
   bodyParser: RequestHandler;
-  /** How long a response is kept for replays of its Idempotency-Key. */
-  idempotencyRetentionSeconds: number;
+  idempotency: IdempotencyKeys;
+  limits: RateLimits;
+  responseMaxBytes: number;
 }
 
 /**
- * The four `/api/v1` routes over the GraphQL schema, as SOFA does it: documents prepared (and
- * compiled) once, each request builds the same context as `/graphql` and executes. Statuses come from
- * the errors' codes (the highest wins); errors are problem+json. POSTs honour Idempotency-Key.
+ * The `/api/v1` routes over the GraphQL schema, as SOFA does it: documents prepared (and
+ * compiled) once, each request builds the same context as `/graphql` and executes. Statuses
+ * come from the errors' codes (the highest wins); errors are problem+json. Before any body is
+ * read, a request without a principal gets its 401 and a POST is charged to its caller's
+ * creates budget. POSTs honour Idempotency-Key. Every request has a deadline.
  */
 export function restRouter(schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): Router {
   const router = Router();
@@ -57,8 +63,8 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
     paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
     const handler = (req: Request, res: Response, next: NextFunction) =>
       run(schema, route, createContext, options, req, res).catch(next);
-    if (route.method === 'GET') router.get(route.path, handler);
-    else router.post(route.path, requireJsonBody, options.bodyParser, handler);
+    if (route.method === 'GET') router.get(route.path, requirePrincipal, handler);
+    else router.post(route.path, requirePrincipal, spendCreate(options.limits), requireJsonBody, options.bodyParser, handler);
   }
   for (const [path, methods] of paths) {
     const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
@@ -71,6 +77,24 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
     );
   }
   return router;
+}
+
+/** Every REST route needs a principal: without one, the 401 comes before the body is read. */
+function requirePrincipal(req: Request, res: Response, next: NextFunction): void {
+  const { principal, failure } = res.locals.authentication as RequestAuthentication;
+  if (principal) return next();
+  sendError(req, res, failure!);
+}
+
+/** A POST creates: charged to the caller's creates budget (shared by all instances). */
+function spendCreate(limits: RateLimits) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const { principal } = res.locals.authentication as RequestAuthentication;
+    limits.spendCreates(principal!.sub, 1, res).then(
+      () => next(),
+      (error) => (error instanceof ServiceError ? sendError(req, res, error) : next(error)),
+    );
+  };
 }
 
 /** POSTs carry JSON: anything else is 415 before the body is read. */
@@ -101,30 +125,53 @@ async function run(
   req: Request,
   res: Response,
 ): Promise<void> {
-  const context = await createContext({ requestId: res.locals.requestId, authorization: req.get('authorization') });
-  res.locals.sub = context.principal?.sub;
-  let answer: Answer;
-  try {
-    if (!context.principal && needsPrincipal(route.operation, options.production)) throw context.authFailure!;
-    const key = route.method === 'POST' ? req.get('idempotency-key') : undefined;
-    if (key === undefined) {
-      answer = await answerRequest(schema, route, context, req);
-    } else {
-      assertIdempotencyKey(key);
-      const { response, replayed } = await runIdempotently(
-        context.em,
-        { principal: context.principal!, operation: `${route.method} ${route.path}`, key, request: req.body },
-        options.idempotencyRetentionSeconds,
-        () => answerRequest(schema, route, context, req),
-        () => false,
-      );
-      answer = { ...response, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
-    }
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    answer = errorAnswer(context, [error]);
+  const authentication = res.locals.authentication as RequestAuthentication;
+  const context = createContext({
+    requestId: res.locals.requestId,
+    authentication,
+    spend: {
+      graphqlCost: () => Promise.resolve(),
+      creates: (count) => options.limits.spendCreates(authentication.principal!.sub, count, res),
+    },
+  });
+  const key = route.method === 'POST' ? req.get('idempotency-key') : undefined;
+  const work = (key === undefined ? answerRequest(schema, route, context, req) : answerIdempotently(schema, route, context, options, req, key)).catch(
+    (error: unknown) => {
+      if (error instanceof ServiceError) return errorAnswer(context, [error]);
+      throw error;
+    },
+  );
+  let answer = await context.deadline.race(work, () => errorAnswer(context, [context.deadline.error()]));
+  if (Buffer.byteLength(answer.body) > options.responseMaxBytes) {
+    context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
+    answer = errorAnswer(context, [responseTooLarge(options.responseMaxBytes)]);
   }
   res.status(answer.status).set(answer.headers).type(answer.contentType).send(answer.body);
+}
+
+/** A POST with an Idempotency-Key: replayed, rebuilt from its record, or run once. */
+async function answerIdempotently(
+  schema: GraphQLSchema,
+  route: PreparedRoute,
+  context: RequestContext,
+  options: RestOptions,
+  req: Request,
+  key: string,
+): Promise<Answer> {
+  assertIdempotencyKey(key);
+  const { response, replayed } = await options.idempotency.run(
+    context.em,
+    { principal: context.principal!, operation: `${route.method} ${route.path}`, key, request: req.body },
+    {
+      execute: (recorder) => {
+        context.idempotency = recorder;
+        return answerRequest(schema, route, context, req);
+      },
+      rebuild: (created) => rebuildAnswer(schema, route, context, req, created),
+      isPassingFailure: () => false,
+    },
+  );
+  return { ...response, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
 }
 
 /** Runs the route's document for this request; expected failures are answers too. */
@@ -143,6 +190,14 @@ async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, contex
   }
 }
 
+/** The answer of a create that already happened, read back from the record it made. */
+async function rebuildAnswer(schema: GraphQLSchema, route: PreparedRoute, context: RequestContext, req: Request, created: CreatedRecord): Promise<Answer> {
+  const document = readBackDocument(route.parsed, route.operation, created);
+  const result = await execute({ schema, document, contextValue: context, variableValues: variablesOf(route, req) });
+  if (result.errors?.length) return errorAnswer(context, result.errors);
+  return { status: 200, contentType: 'application/json', body: JSON.stringify(route.response(result.data as Record<string, unknown>)), headers: {} };
+}
+
 function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown> {
   if (route.pathVariables) return route.pathVariables(req.params);
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
@@ -159,10 +214,7 @@ function errorAnswer(context: RequestContext, errors: readonly GraphQLError[]): 
   }
   const worst = judged.reduce((a, b) => (statusOf(b.safe.extensions.code) > statusOf(a.safe.extensions.code) ? b : a));
   const { code, errors: fieldErrors } = worst.safe.extensions as { code: string; errors?: [] };
-  const status = statusOf(code);
-  const headers: Record<string, string> = {};
-  if (status === 401 && worst.error instanceof ServiceError) headers['WWW-Authenticate'] = challengeOf(worst.error) ?? 'Bearer';
-  if (status === 503) headers['Retry-After'] = RETRY_AFTER_SECONDS;
+  const { status, headers } = errorHead(worst.error);
   const body = problemBody({
     status,
     code,

@@ -49,7 +49,11 @@ export class FieldCipher {
   }
 }
 
-/** The last four characters, the only part of a sensitive number a response may carry. */
+/**
+ * The only part of a sensitive number a response may carry: its last four characters, but never
+ * more than half of it, so a short value is not given away whole (a 4-character account number
+ * shows its last 2, a 6-character one its last 3).
+ */
 export function lastFour(value: string): string {
-  return value.slice(-4);
+  return value.slice(-Math.min(4, Math.floor(value.length / 2)));
 }

@@ -3,11 +3,25 @@
  * server's time zone ("today" and "the future" are judged in UTC, contract section 5).
  */
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** Dates the service computes (a limit five years out) may reach year 10000. */
+const COMPUTED_DATE = /^(\d{4,6})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
 
-/** Milliseconds since the epoch at UTC midnight, or null unless a real calendar date. */
+/** Milliseconds since the epoch at UTC midnight, or null unless a real calendar date (4-digit year). */
 export function parseCalendarDate(value: string): number | null {
-  const match = DATE.exec(value);
+  return timeOf(value, DATE);
+}
+
+/**
+ * Orders two dates by time, not as text: `10000-01-01` sorts before `9999-12-31` as a string.
+ * Negative when `a` is earlier, 0 when equal, positive when later.
+ */
+export function compareDates(a: string, b: string): number {
+  return timeOf(a, COMPUTED_DATE)! - timeOf(b, COMPUTED_DATE)!;
+}
+
+function timeOf(value: string, pattern: RegExp): number | null {
+  const match = pattern.exec(value);
   if (!match) return null;
   const [year, month, day] = match.slice(1).map(Number);
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
@@ -30,7 +44,7 @@ export function todayUtc(now: Date = new Date()): string {
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {
-  return Math.round((parseCalendarDate(to)! - parseCalendarDate(from)!) / DAY_MS);
+  return Math.round(compareDates(to, from) / DAY_MS);
 }
 
 /** `date` plus `months` calendar months, clamped to the last day of the target month. */

@@ -8,37 +8,56 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
-import type { FieldError } from '../graphql/errors.js';
+import { MAX_REPORTED_ERRORS, type FieldError } from '../graphql/errors.js';
 import { variableErrors } from '../graphql/variables.js';
+import { shapeErrors } from './input-shape.js';
 import { ruleErrors } from './validate-input.js';
 
 /**
- * Everything wrong with an operation's variables, all at once, before any resolver runs:
- * type errors from GraphQL coercion, then the input rules on whatever did coerce. A field
- * with a type error is not judged again by the rules, so each problem is reported once.
- * REST and `/graphql` both call this, so the same body gets the same list either way.
+ * Everything wrong with an operation's variables, all at once, before any resolver runs, in
+ * time linear in the input: first its shape (lists over their maximum and oversized JSON are
+ * refused before anything walks them), then type errors from GraphQL coercion, then the input
+ * rules on whatever did coerce. A field with a type error is not judged again by the rules, so
+ * each problem is reported once. REST and `/graphql` both call this, so the same body gets the
+ * same list either way. At most MAX_REPORTED_ERRORS are returned.
  */
 export async function inputErrors(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
 ): Promise<FieldError[]> {
+  const definitions = (operation.variableDefinitions ?? []).map((definition) => ({
+    name: definition.variable.name.value,
+    type: typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined,
+  }));
+  // Paths are in request-body terms (`owners[30]`), the variable's own name only for itself.
+  const shape = definitions.flatMap(({ name, type }) =>
+    type ? shapeErrors(variables?.[name], type, '').map((error) => ({ ...error, path: error.path || name })) : [],
+  );
+  if (shape.length > 0) return shape.slice(0, MAX_REPORTED_ERRORS);
+
   const typeErrors = variableErrors(schema, operation, variables);
   const reported = new Set(typeErrors.map((error) => error.path));
-  const errors = [...typeErrors];
-  for (const definition of operation.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    const type = typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined;
+  const errors = typeErrors.slice(0, MAX_REPORTED_ERRORS);
+  for (const { name, type } of definitions) {
     const value = variables?.[name];
+    if (errors.length >= MAX_REPORTED_ERRORS) break;
     if (!type || reported.has(name) || typeof value !== 'object' || value === null) continue;
     const instance = toInstance(value, type, '', reported);
     for (const error of await ruleErrors(instance)) {
-      if (![...reported].some((path) => error.path === path || error.path.startsWith(`${path}.`) || error.path.startsWith(`${path}[`))) {
-        errors.push(error);
-      }
+      if (!withinReported(error.path, reported)) errors.push(error);
     }
   }
-  return errors;
+  return errors.slice(0, MAX_REPORTED_ERRORS);
+}
+
+/** Whether `path` or one of its ancestors (`a.b[2].c` -> `a`, `a.b`, `a.b[2]`) had a type error. */
+function withinReported(path: string, reported: Set<string>): boolean {
+  if (reported.has(path)) return true;
+  for (let index = 0; index < path.length; index++) {
+    if ((path[index] === '.' || path[index] === '[') && reported.has(path.slice(0, index))) return true;
+  }
+  return false;
 }
 
 /** Input classes by GraphQL type name, so the rules declared on them can run on plain values. */

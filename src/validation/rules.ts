@@ -1,5 +1,7 @@
 import { ArrayMaxSize, IsOptional, ValidateBy, ValidateNested, isEmail, isURL, type ValidationArguments } from 'class-validator';
-import { addMonthsClamped, isCalendarDate, todayUtc } from './calendar-date.js';
+import { Extensions } from 'type-graphql';
+import { addMonthsClamped, compareDates, isCalendarDate, todayUtc } from './calendar-date.js';
+import { jsonProblem, type JsonBounds } from './input-shape.js';
 
 /**
  * The input rules of contract sections 4 and 5 as class-validator decorators, declared once on
@@ -66,6 +68,17 @@ export const BankIdentifier = () =>
 
 export const Cvc = () => optional(rule('cvc', 'must be 3 or 4 digits', (value) => /^\d{3,4}$/.test(value)));
 
+/**
+ * A tax id of a person: 4 to 40 letters or digits, with spaces, dots, slashes or hyphens
+ * between them (SSN, EIN, NI number, Steuer-ID...). A shorter value could not be masked.
+ */
+export const TaxId = () =>
+  optional(
+    rule('taxId', 'must be 4 to 40 letters or digits, optionally separated by spaces, dots, slashes or hyphens', (value) =>
+      /^[A-Za-z0-9](?:[A-Za-z0-9 ./-]{0,38}[A-Za-z0-9])?$/.test(value) && (value.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 4,
+    ),
+  );
+
 export const Percentage = () =>
   optional(
     rule('percentage', 'must be a percentage greater than 0 and at most 100', (value) => Number.isFinite(value) && value > 0 && value <= 100),
@@ -80,7 +93,7 @@ export const CalendarDate = (options: { required: boolean }) => {
 
 /** Not later than today in UTC; only judged once the value is a valid date. */
 export const NotInFuture = () =>
-  optional(rule('notInFuture', 'must not be in the future', (value) => !isCalendarDate(value) || value <= todayUtc()));
+  optional(rule('notInFuture', 'must not be in the future', (value) => !isCalendarDate(value) || compareDates(value, todayUtc()) <= 0));
 
 const siblingDate = (args: ValidationArguments, field: string): string | undefined => {
   const other = (args.object as Record<string, unknown>)[field];
@@ -91,25 +104,48 @@ const siblingDate = (args: ValidationArguments, field: string): string | undefin
 export const After = (field: string) =>
   rule('after', `must be after ${field}`, (value, args) => {
     const other = siblingDate(args, field);
-    return !isCalendarDate(value) || !other || value > other;
+    return !isCalendarDate(value) || !other || compareDates(value, other) > 0;
   });
 
 export const NotAfter = (field: string) =>
   optional(
     rule('notAfter', `must not be after ${field}`, (value, args) => {
       const other = siblingDate(args, field);
-      return !isCalendarDate(value) || !other || value <= other;
+      return !isCalendarDate(value) || !other || compareDates(value, other) <= 0;
     }),
   );
 
 export const WithinYearsOf = (field: string, years: number) =>
   rule('withinYears', `must be at most ${years} years after ${field}`, (value, args) => {
     const other = siblingDate(args, field);
-    return !isCalendarDate(value) || !other || value <= addMonthsClamped(other, years * 12);
+    // Compared as dates: the limit may fall in year 10000, which does not sort as text.
+    return !isCalendarDate(value) || !other || compareDates(value, addMonthsClamped(other, years * 12)) <= 0;
   });
 
+/**
+ * At most `max` items. The maximum is also put in the field's GraphQL extensions, where the
+ * input shape check (input-shape.ts) finds it to refuse a longer list before walking its items.
+ */
 export const MaxItems = (max: number) =>
-  optional(ArrayMaxSize(max, { message: `must have at most ${max} items` }), ValidateNested());
+  compose(
+    Extensions({ maxItems: max }) as FieldDecorator,
+    optional(ArrayMaxSize(max, { message: `must have at most ${max} items` }), ValidateNested()),
+  );
+
+/** A JSON object within size and depth bounds; declared in the extensions like MaxItems. */
+export const BoundedJson = (bounds: JsonBounds) =>
+  compose(
+    Extensions({ json: bounds }) as FieldDecorator,
+    optional(
+      ValidateBy({
+        name: 'boundedJson',
+        validator: {
+          validate: (value) => jsonProblem(value, bounds) === null,
+          defaultMessage: (args) => jsonProblem(args!.value, bounds) ?? 'is too large',
+        },
+      }),
+    ),
+  );
 
 /** The owners' ownership percentages add up to at most `max`. */
 export const OwnershipTotalAtMost = (max: number) =>

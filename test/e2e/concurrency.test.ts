@@ -8,8 +8,12 @@ describe('concurrency', () => {
   let service: TestService;
   let token: string;
 
+  // These tests race one caller's requests on purpose: its in-flight limit is off here (and
+  // tested in rate-limits.test.ts).
+  const unlimited = { RATE_LIMIT_CONCURRENT_REQUESTS: '0' };
+
   beforeAll(async () => {
-    ({ service, token } = await startWithRootOrganization());
+    ({ service, token } = await startWithRootOrganization(unlimited));
   });
   afterAll(() => service?.stop());
 
@@ -46,7 +50,8 @@ describe('concurrency', () => {
   describe('two instances on one database', () => {
     let other: TestService;
     beforeAll(async () => {
-      other = await startTestService({}, { databaseUrl: service.databaseUrl });
+      // Instances of one deployment share its data encryption key (and so its fingerprint key).
+      other = await startTestService({ ...unlimited, DATA_ENCRYPTION_KEY: service.env.DATA_ENCRYPTION_KEY }, { databaseUrl: service.databaseUrl });
     });
     afterAll(() => other?.stop());
 

@@ -38,7 +38,9 @@ describe('GraphQL connections', () => {
     );
 
   beforeAll(async () => {
-    service = await startTestService();
+    // Big pages on purpose (50 policies with their charges cost 9,801): the cost limit and the
+    // cost budget are tested in graphql-limits and rate-limits, not here.
+    service = await startTestService({ GRAPHQL_MAX_COST: '20000', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
     alice = await service.token({ sub: 'alice' });
     org.R = await createOrganization(alice, { legalName: 'R' });
     org.A = await createOrganization(alice, { legalName: 'A', parentId: org.R });

@@ -17,6 +17,8 @@ export const JWT_ISSUER = 'https://issuer.test';
 export const JWT_AUDIENCE = 'org-policy-service';
 
 export interface TestService extends RunningService {
+  /** The environment the service was configured from (another instance on its database needs its DATA_ENCRYPTION_KEY). */
+  env: Record<string, string>;
   /** A valid token for these claims, with the configured issuer and audience. */
   token(claims: Omit<TokenClaims, 'issuer' | 'audience'>): Promise<string>;
   /** Runs SQL against this service's database (to inspect rows). */
@@ -33,7 +35,7 @@ export async function startTestService(
 ): Promise<TestService> {
   // Another instance may share a database that already exists.
   const databaseUrl = new URL(options.databaseUrl ?? (await createTestDatabase(options.adminUrl)));
-  const config = loadConfig({
+  const environment: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
@@ -45,13 +47,15 @@ export async function startTestService(
     JWT_AUDIENCE,
     LOG_LEVEL: 'silent',
     ...env,
-  });
+  };
+  const config = loadConfig(environment);
   const service = await startService(config, options.logger ?? createLogger('silent'));
   const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 2 });
   pool.on('error', () => undefined);
   const secret = new TextEncoder().encode(JWT_SECRET);
   return {
     ...service,
+    env: environment,
     token: (claims) => mintToken(secret, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, ...claims }),
     sql: async (text, values) => (await pool.query(text, values)).rows,
     async stop() {

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_initial } from './Migration20261122000000_initial.js';
 import { Migration20261122010000_ordering } from './Migration20261122010000_ordering.js';
 import { Migration20261122020000_idempotency } from './Migration20261122020000_idempotency.js';
+import { Migration20261123000000_caller_limits } from './Migration20261123000000_caller_limits.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010000_ordering', class: Migration20261122010000_ordering },
   { name: 'Migration20261122020000_idempotency', class: Migration20261122020000_idempotency },
+  { name: 'Migration20261123000000_caller_limits', class: Migration20261123000000_caller_limits },
 ];

@@ -1,0 +1,50 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { ServiceError } from '../graphql/errors.js';
+import { authenticate, refusedToken } from './authenticate.js';
+import type { Principal } from './principal.js';
+import type { TokenVerifier } from './token-verifier.js';
+
+/** Who a request is from, decided once per request by the gate. */
+export interface RequestAuthentication {
+  principal: Principal | null;
+  /** The 401 to answer when the request needs a principal and has none. */
+  failure: ServiceError | null;
+  /** Whether an Authorization header was sent at all (a refused one is always a 401). */
+  tokenSent: boolean;
+}
+
+/**
+ * The one authentication gate, before any body is read: REST, `/graphql` and the rate limits
+ * all take the principal from `res.locals.authentication`. It never answers by itself; each
+ * route refuses what it must (REST: no principal; `/graphql`: a refused token, or no token in
+ * production), so that a caller without a valid token learns that first, whatever its body.
+ */
+export function authenticationGate(verify: TokenVerifier) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const header = authorizationHeader(req);
+    const result =
+      header === DUPLICATE
+        ? Promise.resolve(refusedToken('send a single Authorization header'))
+        : authenticate(header, verify);
+    result.then((authentication) => {
+      res.locals.authentication = { ...authentication, tokenSent: header !== undefined } satisfies RequestAuthentication;
+      res.locals.sub = authentication.principal?.sub;
+      next();
+    }, next);
+  };
+}
+
+const DUPLICATE = Symbol('duplicate');
+
+/**
+ * Node keeps the first of two Authorization headers and drops the other; a proxy in front may
+ * pick the last. Two headers are refused, so both always agree on who is asking.
+ */
+function authorizationHeader(req: Request): string | undefined | typeof DUPLICATE {
+  const raw = req.rawHeaders;
+  let seen = 0;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index].length === 13 && raw[index].toLowerCase() === 'authorization') seen++;
+  }
+  return seen > 1 ? DUPLICATE : req.headers.authorization;
+}

@@ -1,0 +1,176 @@
+import { HeaderMap, type ApolloServer } from '@apollo/server';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { execute, getOperationAST, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { RequestAuthentication } from '../auth/authentication-gate.js';
+import { errorHead, sendError } from '../http-errors.js';
+import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
+import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
+import type { RateLimits } from '../limits/rate-limits.js';
+import type { ContextFactory, RequestContext } from './context.js';
+import { badUserInput, responseTooLarge, ServiceError } from './errors.js';
+import { safeError } from './safe-errors.js';
+
+export interface GraphqlRouteOptions {
+  production: boolean;
+  /** JSON body parsing, after the authentication check. */
+  bodyParser: RequestHandler;
+  idempotency: IdempotencyKeys;
+  limits: RateLimits;
+  responseMaxBytes: number;
+}
+
+/** An answer with Apollo's headers, as written to the client. */
+interface GraphqlAnswer extends StoredResponse {
+  headers: Record<string, string>;
+}
+
+/**
+ * `/graphql`: Apollo Server's own request pipeline, called the way its Express integration
+ * does, with what the service adds around it in one place:
+ * - a refused token (or, in production, a missing one) is a 401 before the body is read;
+ * - `Idempotency-Key` on a create mutation (contract section 7, src/idempotency/);
+ * - the request's deadline (503 when it passes) and the response-size cap.
+ */
+export function graphqlRoute(
+  schema: GraphQLSchema,
+  apollo: ApolloServer<RequestContext>,
+  createContext: ContextFactory,
+  options: GraphqlRouteOptions,
+): RequestHandler[] {
+  const refuseUnauthenticated = (req: Request, res: Response, next: NextFunction): void => {
+    const { failure, tokenSent } = res.locals.authentication as RequestAuthentication;
+    // Outside production an introspection-only query needs no token (Apollo Sandbox loads the
+    // schema that way), so a request without one is read first; a token that was sent and
+    // refused is a 401 whatever the body.
+    if (failure && (tokenSent || options.production)) return sendError(req, res, failure);
+    next();
+  };
+
+  const answer = async (req: Request, res: Response): Promise<void> => {
+    const authentication = res.locals.authentication as RequestAuthentication;
+    const sub = authentication.principal?.sub;
+    const context = createContext({
+      requestId: res.locals.requestId,
+      authentication,
+      spend: {
+        graphqlCost: (cost) => (sub ? options.limits.spendGraphqlCost(sub, cost, res) : Promise.resolve()),
+        creates: (count) => (sub ? options.limits.spendCreates(sub, count, res) : Promise.resolve()),
+      },
+    });
+    const key = req.method === 'POST' ? req.get('idempotency-key') : undefined;
+    const mutation = key !== undefined && authentication.principal ? parsedMutation(req.body) : null;
+    const work = (mutation ? answerIdempotently(schema, apollo, context, options.idempotency, req, key!, mutation) : executeThroughApollo(apollo, req, context)).catch(
+      (error: unknown) => {
+        if (error instanceof ServiceError) return errorAnswer(error);
+        throw error;
+      },
+    );
+    let result = await context.deadline.race(work, () => errorAnswer(context.deadline.error()));
+    if (Buffer.byteLength(result.body) > options.responseMaxBytes) {
+      context.logger.warn({ bytes: Buffer.byteLength(result.body) }, 'response over RESPONSE_MAX_BYTES refused');
+      result = errorAnswer(responseTooLarge(options.responseMaxBytes));
+    }
+    res.status(result.status).set(result.headers).type(result.contentType).send(result.body);
+  };
+
+  return [refuseUnauthenticated, options.bodyParser, (req, res, next) => void answer(req, res).catch(next)];
+}
+
+/** The mutation a POST body asks for, when it is one; anything else goes to Apollo as it is. */
+function parsedMutation(body: unknown): { document: DocumentNode; operation: OperationDefinitionNode } | null {
+  const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
+  if (typeof query !== 'string') return null;
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch {
+    return null; // Apollo reports the syntax error
+  }
+  // The operation the request names: a document may hold several.
+  const operation = getOperationAST(document, typeof operationName === 'string' ? operationName : undefined);
+  return operation?.operation === 'mutation' ? { document, operation } : null;
+}
+
+/** A create mutation with an Idempotency-Key: replayed, rebuilt from its record, or run once. */
+async function answerIdempotently(
+  schema: GraphQLSchema,
+  apollo: ApolloServer<RequestContext>,
+  context: RequestContext,
+  keys: IdempotencyKeys,
+  req: Request,
+  key: string,
+  { document, operation }: { document: DocumentNode; operation: OperationDefinitionNode },
+): Promise<GraphqlAnswer> {
+  assertIdempotencyKey(key);
+  const create = guardedCreate(operation);
+  if (!create) {
+    throw badUserInput([{ path: 'Idempotency-Key', message: 'can only be sent with a mutation of exactly one create field' }]);
+  }
+  const body = req.body as { variables?: Record<string, unknown>; operationName?: unknown };
+  const { response, replayed } = await keys.run(
+    context.em,
+    {
+      principal: context.principal!,
+      operation: `graphql ${create.name.value}`,
+      key,
+      // The request as compared between retries: the query's formatting does not matter.
+      request: { query: print(document), variables: body.variables ?? {}, operationName: body.operationName ?? null },
+    },
+    {
+      execute: async (recorder) => {
+        context.idempotency = recorder;
+        return executeThroughApollo(apollo, req, context);
+      },
+      rebuild: async (created) => {
+        const result = await execute({
+          schema,
+          document: readBackDocument(document, operation, created),
+          contextValue: context,
+          variableValues: body.variables,
+        });
+        const errors = result.errors?.map((error) => safeError(error).safe);
+        return { status: 200, contentType: 'application/json', body: JSON.stringify(errors ? { errors, data: result.data } : { data: result.data }) };
+      },
+      isPassingFailure: (stored) => passingFailure(stored.body),
+    },
+  );
+  return { ...response, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
+}
+
+async function executeThroughApollo(apollo: ApolloServer<RequestContext>, req: Request, context: RequestContext): Promise<GraphqlAnswer> {
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(', '));
+  }
+  const result = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: searchOf(req.url), body: req.body },
+    context: async () => context,
+  });
+  let body = '';
+  if (result.body.kind === 'complete') body = result.body.string;
+  else for await (const chunk of result.body.asyncIterator) body += chunk;
+  const answerHeaders = Object.fromEntries(result.headers);
+  delete answerHeaders['content-type'];
+  return { status: result.status ?? 200, contentType: result.headers.get('content-type') ?? 'application/json', body, headers: answerHeaders };
+}
+
+function searchOf(url: string): string {
+  const start = url.indexOf('?');
+  return start === -1 ? '' : url.slice(start);
+}
+
+function errorAnswer(error: ServiceError): GraphqlAnswer {
+  const { status, headers } = errorHead(error);
+  return { status, contentType: 'application/json', body: JSON.stringify({ errors: [safeError(error).safe] }), headers };
+}
+
+/** A GraphQL 200 can still carry a failure that a retry should not get replayed. */
+function passingFailure(body: string): boolean {
+  try {
+    const { errors } = JSON.parse(body) as { errors?: Array<{ extensions?: { code?: string } }> };
+    return (errors ?? []).some((error) => ['INTERNAL_SERVER_ERROR', 'UNAVAILABLE', 'RATE_LIMITED'].includes(error.extensions?.code ?? ''));
+  } catch {
+    return true;
+  }
+}

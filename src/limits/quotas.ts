@@ -1,0 +1,29 @@
+import { quotaExceeded } from '../graphql/errors.js';
+
+/** SQLSTATE raised by the tree_usage triggers (migration caller_limits) over a quota. */
+const QUOTA_SQLSTATE = 'QE001';
+
+/**
+ * Runs a create whose inserts the database counts per root organization tree; an insert over a
+ * configured quota fails in the database (so instances cannot race past it) and becomes 403
+ * QUOTA_EXCEEDED here, with the whole create rolled back.
+ */
+export async function withQuotas<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    const match = code === QUOTA_SQLSTATE ? /(organizations|policies) quota (\d+) exceeded/.exec(message ?? '') : null;
+    if (match) throw quotaExceeded(match[1], Number(match[2]));
+    throw error;
+  }
+}
+
+/** PostgreSQL startup options that give the triggers the configured quotas (none: no quota). */
+export function quotaSettings(quotas: { organizationsPerTree: number | null; policiesPerTree: number | null }): string | undefined {
+  const settings = [
+    quotas.organizationsPerTree ? `-c org_policy.quota_organizations_per_tree=${quotas.organizationsPerTree}` : '',
+    quotas.policiesPerTree ? `-c org_policy.quota_policies_per_tree=${quotas.policiesPerTree}` : '',
+  ].filter(Boolean);
+  return settings.length > 0 ? settings.join(' ') : undefined;
+}

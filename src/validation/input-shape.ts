@@ -1,0 +1,74 @@
+import {
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  type GraphQLInputField,
+  type GraphQLInputType,
+} from 'graphql';
+import type { FieldError } from '../graphql/errors.js';
+
+/** A list with no declared maximum still has one: nothing a client sends is walked unbounded. */
+export const DEFAULT_MAX_ITEMS = 100;
+
+/** Bounds of a JSON scalar field (address extras): its size as JSON and how deeply it nests. */
+export interface JsonBounds {
+  maxBytes: number;
+  maxDepth: number;
+}
+
+/** The bounds a JSON scalar gets when its field declares none. */
+export const DEFAULT_JSON_BOUNDS: JsonBounds = { maxBytes: 2048, maxDepth: 3 };
+
+/** What an input field declares (rules.ts puts it in the field's GraphQL extensions). */
+interface ShapeExtensions {
+  maxItems?: number;
+  json?: JsonBounds;
+}
+
+/**
+ * The cheap first pass over a request's input, before coercion and rules (contract section 12):
+ * a list longer than its maximum is reported and its items are never walked, and a JSON value
+ * that nests too deeply or is too large is reported without being walked further. Everything
+ * after this pass then works on input of bounded size, so checking a body is linear in it.
+ */
+export function shapeErrors(value: unknown, type: GraphQLInputType, path: string, field?: GraphQLInputField): FieldError[] {
+  if (value === null || value === undefined) return [];
+  const inner = isNonNullType(type) ? type.ofType : type;
+  const extensions = (field?.extensions ?? {}) as ShapeExtensions;
+  if (isListType(inner)) {
+    if (!Array.isArray(value)) return [];
+    const max = extensions.maxItems ?? DEFAULT_MAX_ITEMS;
+    if (value.length > max) return [{ path, message: `must have at most ${max} items` }];
+    return value.flatMap((item, index) => shapeErrors(item, inner.ofType, `${path}[${index}]`));
+  }
+  if (isInputObjectType(inner)) {
+    if (typeof value !== 'object' || Array.isArray(value)) return [];
+    const fields = inner.getFields();
+    return Object.entries(value).flatMap(([key, item]) =>
+      Object.hasOwn(fields, key) ? shapeErrors(item, fields[key].type, path ? `${path}.${key}` : key, fields[key]) : [],
+    );
+  }
+  if (isScalarType(inner) && typeof value === 'object') {
+    const problem = jsonProblem(value, extensions.json ?? DEFAULT_JSON_BOUNDS);
+    return problem ? [{ path, message: problem }] : [];
+  }
+  return [];
+}
+
+/**
+ * Why a JSON value breaks its bounds, or null. Depth is found with an explicit stack that stops
+ * at the first container past the limit, so a value nested 5,000 deep costs a few steps and
+ * never the call stack; only a value within the depth limit is serialised to measure its size.
+ */
+export function jsonProblem(value: unknown, bounds: JsonBounds): string | null {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > bounds.maxDepth) return `must not nest more than ${bounds.maxDepth} levels deep`;
+    for (const item of Object.values(current)) stack.push({ value: item, depth: depth + 1 });
+  }
+  if (Buffer.byteLength(JSON.stringify(value)) > bounds.maxBytes) return `must be at most ${bounds.maxBytes} bytes as JSON`;
+  return null;
+}
