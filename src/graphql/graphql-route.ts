@@ -9,6 +9,7 @@ import type { RateLimits } from '../limits/rate-limits.js';
 import type { ContextFactory, RequestContext } from './context.js';
 import { badUserInput, responseTooLarge, ServiceError } from './errors.js';
 import { safeError } from './safe-errors.js';
+import { inputErrors } from '../validation/check-input.js';
 
 export interface GraphqlRouteOptions {
   production: boolean;
@@ -107,6 +108,10 @@ async function answerIdempotently(
     throw badUserInput([{ path: 'Idempotency-Key', message: 'can only be sent with a mutation of exactly one create field' }]);
   }
   const body = req.body as { variables?: Record<string, unknown>; operationName?: unknown };
+  // As at Stripe, variables that fail their checks are answered before the key is claimed:
+  // nothing started, nothing is kept (Apollo's own pipeline checks them again, unchanged).
+  const invalid = await inputErrors(schema, operation, body.variables);
+  if (invalid.length > 0) throw badUserInput(invalid);
   const { response, replayed } = await keys.run(
     context.em,
     {

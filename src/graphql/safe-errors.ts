@@ -68,7 +68,8 @@ function isDatabaseUnavailable(cause: unknown): boolean {
   if (cause instanceof ConnectionException) return true;
   const systemCode = (cause as { code?: string } | undefined)?.code;
   if (cause instanceof DriverException || cause instanceof Error) {
-    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003'].includes(systemCode ?? '') ||
+    // 57014: a statement cancelled by statement_timeout (the database is too slow right now).
+    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P03', '08006', '08001', '08003'].includes(systemCode ?? '') ||
       /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test((cause as Error).message);
   }
   return false;

@@ -149,7 +149,11 @@ async function run(
   res.status(answer.status).set(answer.headers).type(answer.contentType).send(answer.body);
 }
 
-/** A POST with an Idempotency-Key: replayed, rebuilt from its record, or run once. */
+/**
+ * A POST with an Idempotency-Key: replayed, rebuilt from its record, or run once. As at Stripe,
+ * a body that fails its checks is answered before the key is claimed: no request started, so
+ * nothing is kept, and the key still works once the body is fixed.
+ */
 async function answerIdempotently(
   schema: GraphQLSchema,
   route: PreparedRoute,
@@ -159,15 +163,16 @@ async function answerIdempotently(
   key: string,
 ): Promise<Answer> {
   assertIdempotencyKey(key);
+  const variables = await checkedVariables(schema, route, req);
   const { response, replayed } = await options.idempotency.run(
     context.em,
     { principal: context.principal!, operation: `${route.method} ${route.path}`, key, request: req.body },
     {
       execute: (recorder) => {
         context.idempotency = recorder;
-        return answerRequest(schema, route, context, req);
+        return executeRoute(route, context, variables);
       },
-      rebuild: (created) => rebuildAnswer(schema, route, context, req, created),
+      rebuild: (created) => rebuildAnswer(schema, route, context, variables, created),
       isPassingFailure: () => false,
     },
   );
@@ -176,10 +181,19 @@ async function answerIdempotently(
 
 /** Runs the route's document for this request; expected failures are answers too. */
 async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, context: RequestContext, req: Request): Promise<Answer> {
+  return executeRoute(route, context, await checkedVariables(schema, route, req));
+}
+
+/** The request's variables, once every input check has passed (else BAD_USER_INPUT with the list). */
+async function checkedVariables(schema: GraphQLSchema, route: PreparedRoute, req: Request): Promise<Record<string, unknown>> {
+  const variables = variablesOf(route, req);
+  const invalid = await inputErrors(schema, route.operation, variables);
+  if (invalid.length > 0) throw badUserInput(invalid);
+  return variables;
+}
+
+async function executeRoute(route: PreparedRoute, context: RequestContext, variables: Record<string, unknown>): Promise<Answer> {
   try {
-    const variables = variablesOf(route, req);
-    const invalid = await inputErrors(schema, route.operation, variables);
-    if (invalid.length > 0) throw badUserInput(invalid);
     const result = await route.compiled.query(undefined, context, variables);
     if (result.errors?.length) return errorAnswer(context, result.errors);
     const body = JSON.stringify(route.response(result.data as Record<string, unknown>));
@@ -191,9 +205,15 @@ async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, contex
 }
 
 /** The answer of a create that already happened, read back from the record it made. */
-async function rebuildAnswer(schema: GraphQLSchema, route: PreparedRoute, context: RequestContext, req: Request, created: CreatedRecord): Promise<Answer> {
+async function rebuildAnswer(
+  schema: GraphQLSchema,
+  route: PreparedRoute,
+  context: RequestContext,
+  variables: Record<string, unknown>,
+  created: CreatedRecord,
+): Promise<Answer> {
   const document = readBackDocument(route.parsed, route.operation, created);
-  const result = await execute({ schema, document, contextValue: context, variableValues: variablesOf(route, req) });
+  const result = await execute({ schema, document, contextValue: context, variableValues: variables });
   if (result.errors?.length) return errorAnswer(context, result.errors);
   return { status: 200, contentType: 'application/json', body: JSON.stringify(route.response(result.data as Record<string, unknown>)), headers: {} };
 }

@@ -1,5 +1,8 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import stringify from 'safe-stable-stringify';
+import { configure } from 'safe-stable-stringify';
+
+/** Canonical JSON; past 32 levels a value is summarised, never walked (a body may nest 5,000 deep). */
+const stringify = configure({ maximumDepth: 32 });
 
 /**
  * Fingerprints of request bodies, to tell a retry (same body) from a reused Idempotency-Key

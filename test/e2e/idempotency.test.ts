@@ -150,9 +150,105 @@ describe('idempotency keys', () => {
     expect(await service.sql('select key from idempotency_key where expires_at <= now()')).toEqual([]);
   });
 
+  it('does not keep an answer to a body that failed its checks: the key still works once it is fixed', async () => {
+    const key = newKey();
+    const invalid = await post('/api/v1/policy', policyBody({ effectiveDate: 'someday' }), key);
+    expect(invalid.status).toBe(400);
+    expect(await service.sql('select 1 from idempotency_key where key = $1', [key])).toEqual([]);
+    const fixed = await post('/api/v1/policy', policyBody(), key);
+    expect(fixed.status).toBe(200);
+  });
+
+  it('rebuilds the answer of a create whose run stopped between the write and keeping its answer', async () => {
+    for (const [path, body, table] of [
+      ['/api/v1/policy', policyBody({ petName: 'Interrupted' }), 'policy'],
+      ['/api/v1/organization', organizationBody({ legalName: 'Interrupted', owners: [{ firstname: 'A', lastname: 'B', taxId: '123-45-6789' }] }), 'organization'],
+    ] as const) {
+      const key = newKey();
+      const first = await post(path, body, key);
+      expect(first.status).toBe(200);
+      // What a crash after the create's commit leaves: the record marked on the key, no answer, an expired claim.
+      await service.sql(
+        "update idempotency_key set status = null, content_type = null, body = null, locked_until = now() - interval '1 second' where key = $1",
+        [key],
+      );
+      const before = await count(table);
+      const retry = await post(path, body, key);
+      expect(retry.status).toBe(200);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(retry.text).toBe(first.text);
+      expect(await count(table)).toBe(before);
+      // The rebuilt answer is kept from then on.
+      const [row] = await service.sql<{ body: string }>('select body from idempotency_key where key = $1', [key]);
+      expect(row.body).toBe(first.text);
+    }
+  });
+
+  it('runs afresh when a claim expired before anything was created', async () => {
+    const key = newKey();
+    await post('/api/v1/policy', policyBody({ petName: 'Claimed' }), key);
+    // What a crash after the claim and before the create's commit leaves.
+    await service.sql(
+      "update idempotency_key set created = null, status = null, content_type = null, body = null, locked_until = now() - interval '1 second' where key = $1",
+      [key],
+    );
+    const before = await count('policy');
+    const retry = await post('/api/v1/policy', policyBody({ petName: 'Claimed' }), key);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await count('policy')).toBe(before + 1);
+  });
+
+  it('stores keyed fingerprints, never a plain hash of the body', async () => {
+    const key = newKey();
+    const body = policyBody({ cvc: '123' });
+    await post('/api/v1/policy', body, key);
+    const [row] = await service.sql<{ fingerprint: string }>('select fingerprint from idempotency_key where key = $1', [key]);
+    const { createHash } = await import('node:crypto');
+    const { default: stringify } = await import('safe-stable-stringify');
+    expect(row.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.fingerprint).not.toBe(createHash('sha256').update(stringify(body)!).digest('hex'));
+  });
+
   it('ignores the header on requests that create nothing', async () => {
     const read = await request(service.url, 'GET', `/api/v1/organization/${organizationId}`, { token, headers: { 'idempotency-key': 'x' } });
     expect(read.status).toBe(200);
     expect(read.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+/** Answers too large to keep (IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES) are replayed rebuilt from their record. */
+describe('idempotency keys with a small kept-answer cap', () => {
+  let service: TestService;
+  let token: string;
+  beforeAll(async () => {
+    service = await startTestService({ IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES: '600' });
+    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
+    token = await service.token({ sub: 'alice', org: root.body.id });
+  });
+  afterAll(() => service?.stop());
+
+  it('keeps no body over the cap, and replays the same answer rebuilt (REST and GraphQL)', async () => {
+    const rest = () => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Large' }), headers: { 'idempotency-key': 'large-rest' } });
+    const first = await rest();
+    expect(first.text.length).toBeGreaterThan(600);
+    const [kept] = await service.sql<{ body: string | null; created: unknown }>("select body, created from idempotency_key where key = 'large-rest'");
+    expect(kept).toEqual({ body: null, created: { type: 'policy', number: first.body.number } });
+    const again = await rest();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+
+    const mutation = {
+      query: print(CreatePolicyDocument),
+      variables: { input: policyBody({ petName: 'Large' }) as CreatePolicyInput },
+    };
+    const graphql = () => request(service.url, 'POST', '/graphql', { token, body: mutation, headers: { 'idempotency-key': 'large-graphql' } });
+    const created = await graphql();
+    expect(created.status).toBe(200);
+    const replayed = await graphql();
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.text).toBe(created.text);
+    const rows = await service.sql("select 1 from policy where pet_name = 'Large'");
+    expect(rows).toHaveLength(2);
   });
 });

@@ -85,8 +85,8 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
 }
 
 /** A service with one root organization created by alice, and a token of alice acting for it. */
-export async function startWithRootOrganization(env: Record<string, string> = {}) {
-  const service = await startTestService(env);
+export async function startWithRootOrganization(env: Record<string, string> = {}, options: { logger?: Logger } = {}) {
+  const service = await startTestService(env, options);
   const root = await request(service.url, 'POST', '/api/v1/organization', {
     token: await service.token({ sub: 'alice' }),
     body: organizationBody(),

@@ -1,0 +1,246 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody, policyBody } from '../support/fixtures.js';
+import { graphql, request, type TestResponse } from '../support/http.js';
+import { startTestService, startWithRootOrganization, type TestService } from '../support/test-service.js';
+
+/** `"requests";r=9;t=2` items of a RateLimit field, by policy. */
+function rateLimit(response: TestResponse): Record<string, { r: number; t?: number }> {
+  const items = (response.headers.get('ratelimit') ?? '').split(',').filter(Boolean);
+  return Object.fromEntries(
+    items.map((item) => {
+      const [name, ...parameters] = item.trim().split(';');
+      const values = Object.fromEntries(parameters.map((parameter) => parameter.split('=')).map(([key, value]) => [key, Number(value)]));
+      return [JSON.parse(name), values as { r: number; t?: number }];
+    }),
+  );
+}
+
+function expectRateLimited(response: TestResponse, policy: string) {
+  expect(response.status).toBe(429);
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(response.headers.get('ratelimit-policy')).toContain(`"${policy}"`);
+  expect(rateLimit(response)[policy].r).toBe(0);
+}
+
+/**
+ * Per-caller limits of contract section 12, over HTTP: each budget answers 429 with
+ * `Retry-After` and the IETF `RateLimit` fields once spent, recovers when its window resets,
+ * and never touches another caller. Windows are 2 s here (RATE_LIMIT_WINDOW_SECONDS), so a
+ * per-minute budget of 300 allows 10 a window.
+ */
+describe('rate limits', () => {
+  describe('requests per sub and unauthenticated requests per address', () => {
+    let service: TestService;
+    let alice: string;
+    let bob: string;
+
+    beforeAll(async () => {
+      service = await startTestService({
+        RATE_LIMIT_WINDOW_SECONDS: '2',
+        RATE_LIMIT_REQUESTS_PER_MINUTE: '300',
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '150',
+      });
+      alice = await service.token({ sub: 'alice' });
+      bob = await service.token({ sub: 'bob' });
+    });
+    afterAll(() => service?.stop());
+
+    it('counts down every answer, refuses the 11th request of a window with 429, spares other callers, and resets', async () => {
+      await sleep(2000 - (Date.now() % 2000) + 50); // start near the beginning of a window
+      const remaining: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const response = await request(service.url, 'GET', '/api/v1/organization/3f1b6d1e-3c38-4a53-9d5b-1a2b3c4d5e6f', { token: alice });
+        expect(response.status).toBe(404); // missing, but counted all the same
+        expect(response.headers.get('ratelimit-policy')).toBe('"requests";q=10;w=2');
+        remaining.push(rateLimit(response).requests.r);
+      }
+      expect(remaining).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      const refused = await request(service.url, 'GET', '/api/v1/organization/3f1b6d1e-3c38-4a53-9d5b-1a2b3c4d5e6f', { token: alice });
+      expectRateLimited(refused, 'requests');
+      expect(refused.body).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+      expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      // GraphQL gets the same limit as an HTTP 429 with extensions.code.
+      const graphqlRefused = await graphql(service.url, '{ viewer { sub } }', {}, alice);
+      expectRateLimited(graphqlRefused, 'requests');
+      expect(graphqlRefused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      // Another caller is not affected.
+      expect((await graphql(service.url, '{ viewer { sub } }', {}, bob)).status).toBe(200);
+      // The window resets after the seconds it announced.
+      await sleep(Number(refused.headers.get('retry-after')) * 1000 + 100);
+      const again = await graphql(service.url, '{ viewer { sub } }', {}, alice);
+      expect(again.status).toBe(200);
+      expect(rateLimit(again).requests.r).toBe(9);
+    });
+
+    it('counts unauthenticated requests, refused tokens included, against the client address', async () => {
+      await sleep(2000 - (Date.now() % 2000) + 50);
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const response = await request(service.url, 'GET', '/api/v1/policy/1', { token: i % 2 ? 'not-a-token' : undefined });
+        statuses.push(response.status);
+        expect(response.headers.get('ratelimit-policy')).toBe('"anonymous";q=5;w=2');
+      }
+      expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+      expectRateLimited(await request(service.url, 'GET', '/api/v1/openapi.json'), 'anonymous');
+      // Health checks are never limited.
+      expect((await request(service.url, 'GET', '/healthz')).status).toBe(200);
+      // An authenticated caller from the same address has its own budget.
+      expect((await request(service.url, 'GET', '/api/v1/policy/1', { token: bob })).status).toBe(404);
+    });
+  });
+
+  describe('creates per sub, across instances', () => {
+    let first: TestService;
+    let second: TestService;
+    let token: string;
+
+    beforeAll(async () => {
+      const env = { RATE_LIMIT_CREATES_PER_MINUTE: '4' };
+      ({ service: first, token } = await startWithRootOrganization(env));
+      second = await startTestService({ ...env, DATA_ENCRYPTION_KEY: first.env.DATA_ENCRYPTION_KEY }, { databaseUrl: first.databaseUrl });
+      // The root organization above was alice's first create of this minute.
+    });
+    afterAll(async () => {
+      await second?.stop();
+      await first?.stop();
+    });
+
+    it('shares one budget between two instances, REST and GraphQL, and refuses before reading the body', async () => {
+      const one = await request(first.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
+      expect(one.status).toBe(200);
+      expect(rateLimit(one).creates.r).toBe(2);
+      const two = await graphql(second.url, 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', { i: policyBody() }, token);
+      expect(two.status).toBe(200);
+      expect(rateLimit(two).creates.r).toBe(1);
+      expect((await request(second.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).status).toBe(200);
+      const before = await first.sql<{ n: string }>('select count(*) as n from policy');
+      // Over the budget on either instance: 429, even with a body that is not JSON, and nothing written.
+      const refused = await request(first.url, 'POST', '/api/v1/policy', { token, body: '{not json' });
+      expectRateLimited(refused, 'creates');
+      expect(refused.body.code).toBe('RATE_LIMITED');
+      const refusedGraphql = await graphql(second.url, 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', { i: policyBody() }, token);
+      expectRateLimited(refusedGraphql, 'creates');
+      expect(refusedGraphql.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      expect(await first.sql('select count(*) as n from policy')).toEqual(before);
+      // Reads are not creates.
+      expect((await request(second.url, 'GET', `/api/v1/policy/${one.body.number}`, { token })).status).toBe(200);
+      // Another caller creates freely.
+      const other = await first.token({ sub: 'carol' });
+      expect((await request(first.url, 'POST', '/api/v1/organization', { token: other, body: organizationBody() })).status).toBe(200);
+    });
+
+    it('does not keep a 429 for an Idempotency-Key: the retry runs once the budget allows', async () => {
+      // A GraphQL create learns it is over the budget inside its idempotent run.
+      const key = { 'idempotency-key': 'over-the-limit' };
+      const body = { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', variables: { i: policyBody() } };
+      const refused = await request(first.url, 'POST', '/graphql', { token, body, headers: key });
+      expect(refused.status).toBe(429);
+      const kept = await first.sql("select 1 from idempotency_key where key = 'over-the-limit'");
+      expect(kept).toEqual([]);
+    });
+  });
+
+  describe('creates window reset', () => {
+    let service: TestService;
+    let token: string;
+    beforeAll(async () => {
+      ({ service, token } = await startWithRootOrganization({ RATE_LIMIT_WINDOW_SECONDS: '2', RATE_LIMIT_CREATES_PER_MINUTE: '60' }));
+    });
+    afterAll(() => service?.stop());
+
+    it('allows creates again once the window has passed', async () => {
+      let response: TestResponse;
+      do response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
+      while (response.status === 200);
+      expectRateLimited(response, 'creates');
+      await sleep(Number(response.headers.get('retry-after')) * 1000 + 100);
+      expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() })).status).toBe(200);
+    });
+  });
+
+  describe('GraphQL cost per sub', () => {
+    let service: TestService;
+    let token: string;
+    let organizationId: string;
+    beforeAll(async () => {
+      ({ service, token, organizationId } = await startWithRootOrganization({ RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '1000' }));
+    });
+    afterAll(() => service?.stop());
+
+    it('spends each operation’s computed cost and refuses the one that would go over', async () => {
+      // organization 1 + children(first: 10) x (1 + edges (1 + node (1 + id 1 + name 1))) = 51 points
+      const query = `{ organization(id: "${organizationId}") { children(first: 10) { edges { node { id name } } } } }`;
+      const costs: number[] = [];
+      let response = await graphql(service.url, query, {}, token);
+      while (response.status === 200) {
+        costs.push(rateLimit(response)['graphql-cost'].r);
+        response = await graphql(service.url, query, {}, token);
+      }
+      expect(costs.length).toBeGreaterThan(1);
+      expect(costs[0]).toBe(1000 - 51);
+      expect(costs[1]).toBe(1000 - 2 * 51);
+      expect(costs).toHaveLength(Math.floor(1000 / 51));
+      expectRateLimited(response, 'graphql-cost');
+      expect(response.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      expect(response.body.data).toBeUndefined();
+      // REST reads are not charged GraphQL cost.
+      expect((await request(service.url, 'GET', `/api/v1/organization/${organizationId}`, { token })).status).toBe(200);
+    });
+  });
+
+  describe('requests in flight per sub', () => {
+    let service: TestService;
+    let token: string;
+    beforeAll(async () => {
+      ({ service, token } = await startWithRootOrganization({ RATE_LIMIT_CONCURRENT_REQUESTS: '2' }));
+      // Policies named "Slow" take 600 ms to insert, so three of them surely overlap.
+      await service.sql(`
+        create function test_slow_insert() returns trigger language plpgsql as $$
+        begin perform pg_sleep(0.6); return new; end $$;
+        create trigger test_slow before insert on policy for each row when (new.pet_name = 'Slow') execute function test_slow_insert();
+      `);
+    });
+    afterAll(() => service?.stop());
+
+    it('refuses a third request while two are running, and accepts it once they finish', async () => {
+      const slow = () => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Slow' }) });
+      const running = [slow(), slow()];
+      await sleep(200);
+      const third = await request(service.url, 'GET', '/api/v1/policy/1', { token });
+      expectRateLimited(third, 'concurrency');
+      expect(third.headers.get('ratelimit-policy')).toBe('"concurrency";q=2;qu="concurrent-requests"');
+      expect((await Promise.all(running)).map((response) => response.status)).toEqual([200, 200]);
+      expect((await request(service.url, 'GET', '/api/v1/policy/1', { token })).status).not.toBe(429);
+      // Another caller is not affected even while alice is at her limit.
+      const other = await service.token({ sub: 'bob' });
+      const busy = [slow(), slow()];
+      await sleep(200);
+      expect((await request(service.url, 'GET', '/api/v1/policy/1', { token: other })).status).toBe(404);
+      await Promise.all(busy);
+    });
+  });
+
+  describe('limits set to 0', () => {
+    let service: TestService;
+    beforeAll(async () => {
+      service = await startTestService({
+        RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+        RATE_LIMIT_CREATES_PER_MINUTE: '0',
+        RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+        RATE_LIMIT_WINDOW_SECONDS: '60',
+      });
+    });
+    afterAll(() => service?.stop());
+
+    it('are off: no RateLimit fields and no 429', async () => {
+      const token = await service.token({ sub: 'load-test' });
+      for (let i = 0; i < 20; i++) {
+        const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('ratelimit')).toBeNull();
+      }
+    });
+  });
+});
