@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
+import { print } from 'graphql';
+import stringify from 'safe-stable-stringify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreatePolicyDocument } from '../generated/graphql.js';
 import { createLogger } from '../../src/logger.js';
 import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
@@ -9,6 +13,11 @@ const OWNER_TAX_ID = '987-65-4321';
 const CVC = '8642';
 const CVC_ALONE = standalone(CVC);
 const LONG_CVC_ALONE = standalone(`${CVC}9`);
+const ORG_TAX_ID = 'ORGTAX7777111';
+const IDEMPOTENT_CVC = '7391';
+/** Every cvc there is: 000-999 and 0000-9999. */
+const CVC_SPACE = [...Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')), ...Array.from({ length: 10000 }, (_, i) => String(i).padStart(4, '0'))];
+const sha256 = (value: unknown) => createHash('sha256').update(stringify(value) ?? 'null').digest('hex');
 
 /**
  * After real creates (and refused ones), the database holds no cvc and no plaintext account
@@ -19,6 +28,13 @@ describe('sensitive data', () => {
   let service: TestService;
   const logLines: string[] = [];
   let token: string;
+  let organizationId: string;
+  const idempotentPolicy = (cvc: string) => policyBody({ organizationId, petName: 'Keyed', cvc });
+  const idempotentMutation = (cvc: string) => ({
+    query: print(CreatePolicyDocument),
+    variables: { input: policyBody({ organizationId, petName: 'Keyed by GraphQL', cvc }) },
+    operationName: null,
+  });
 
   beforeAll(async () => {
     const logger = createLogger('trace', { write: (line: string) => void logLines.push(line) });
@@ -28,11 +44,19 @@ describe('sensitive data', () => {
     const organization = await request(service.url, 'POST', '/api/v1/organization', {
       token,
       body: organizationBody({
+        taxId: ORG_TAX_ID,
         bankAccounts: [{ routing: '110000000', account: ACCOUNT }],
         owners: [{ firstname: 'Ada', lastname: 'L', taxId: OWNER_TAX_ID, ownership: 100 }],
       }),
     });
     expect(organization.status).toBe(200);
+    organizationId = organization.body.id;
+    // Idempotent creates: their fingerprints are what an attacker with the table would brute-force.
+    const keyed = await request(service.url, 'POST', '/api/v1/policy', { token, body: idempotentPolicy(IDEMPOTENT_CVC), headers: { 'idempotency-key': 'secret-key-1' } });
+    expect(keyed.status).toBe(200);
+    const { query, variables } = idempotentMutation(IDEMPOTENT_CVC);
+    const keyedGraphql = await request(service.url, 'POST', '/graphql', { token, body: { query, variables }, headers: { 'idempotency-key': 'secret-key-2' } });
+    expect(keyedGraphql.status).toBe(200);
     const policy = await request(service.url, 'POST', '/api/v1/policy', {
       token,
       body: policyBody({ organizationId: organization.body.id, number: 31337, cvc: CVC }),
@@ -81,8 +105,27 @@ describe('sensitive data', () => {
     expect(account.account_last4).toBe('3444');
   });
 
+  it('keeps no fingerprint from which a cvc can be found by trying every cvc', async () => {
+    const rows = await service.sql<{ key: string; fingerprint: string }>('select key, fingerprint from idempotency_key order by key');
+    expect(rows.map((row) => row.key)).toEqual(['secret-key-1', 'secret-key-2']);
+    // How the attack of the review worked: hash each candidate body as the service once did.
+    const candidates = (cvc: string) => [idempotentPolicy(cvc), idempotentMutation(cvc)];
+    const stored = new Set(rows.map((row) => row.fingerprint));
+    const found = CVC_SPACE.filter((cvc) => candidates(cvc).some((body) => stored.has(sha256(body))));
+    expect(found).toEqual([]);
+    // The same search does find the cvc behind a plain hash: the search itself works.
+    const plain = new Set(candidates(IDEMPOTENT_CVC).map(sha256));
+    expect(CVC_SPACE.filter((cvc) => candidates(cvc).some((body) => plain.has(sha256(body))))).toEqual([IDEMPOTENT_CVC]);
+    // And no fingerprint, keyed or not, appears in the log.
+    for (const { fingerprint } of rows) expect(logLines.join('')).not.toContain(fingerprint);
+  });
+
   it('logs none of them, nor the token', () => {
     const log = logLines.join('');
+    // SQL is logged without its values: the organization's own tax id is not a secret, but a
+    // statement's values can be (kept answers, fingerprints).
+    expect(log).not.toContain(ORG_TAX_ID);
+    expect(log).not.toMatch(standalone(IDEMPOTENT_CVC));
     expect(logLines.length).toBeGreaterThan(10);
     // The log is really verbose: SQL statements and request lines are in it.
     expect(log).toContain('insert into');
