@@ -15,7 +15,12 @@ import type { SeedTree } from './seed.js';
  * hand-written baseline (scripts/bench-baseline.ts) with autocannon, one after the other on the
  * same seeded database, and prints req/s, latency, errors and the service/baseline ratio.
  * Without --data-dir it seeds a fresh temporary database (--orgs, --policies, --depth).
- * Both servers run compiled (npm run build) in processes of their own.
+ * All servers run compiled (npm run build) in processes of their own:
+ * - the service with every limit of contract section 12 on, set too high to trigger (the
+ *   service rows), against the baseline;
+ * - the same service with the limits off, against the limits-on one, read by read, in
+ *   alternating rounds (the cost of the limits);
+ * - the service with its default limits, one caller flooding it while another reads (fairness).
  */
 const { values } = parseArgs({
   options: {
@@ -51,11 +56,25 @@ const env = {
   LOG_LEVEL: 'info',
   HOST: '127.0.0.1',
 };
-const service = spawn('node', ['dist/src/main.js'], { env: { ...env, PORT: String(servicePort) }, stdio: 'ignore' });
+/** Every budget on, and too large for the benchmark to reach. */
+const LIMITS_HIGH = {
+  RATE_LIMIT_REQUESTS_PER_MINUTE: '999999999',
+  RATE_LIMIT_CREATES_PER_MINUTE: '999999999',
+  RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '999999999',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999999',
+  RATE_LIMIT_CONCURRENT_REQUESTS: '100000',
+};
+const LIMITS_OFF = Object.fromEntries(Object.keys(LIMITS_HIGH).map((name) => [name, '0']));
+const unlimitedPort = await freePort();
+const defaultsPort = await freePort();
+const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
+const unlimited = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unlimitedPort) }, stdio: 'ignore' });
+const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
 
 try {
-  await Promise.all([ready(servicePort), ready(baselinePort)]);
+  await ready(servicePort); // it applies the migrations the others then find
+  await Promise.all([ready(unlimitedPort), ready(defaultsPort), ready(baselinePort)]);
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
@@ -86,19 +105,61 @@ try {
   for (const [name, next] of scenarios) {
     const ours = await load(servicePort, next);
     const theirs = await load(baselinePort, next);
-    rows.push(
-      `| ${name} | ${fmt(ours)} | ${fmt(theirs)} | **${(ours.rps / theirs.rps).toFixed(2)}x** |`,
-    );
+    rows.push(`| ${name} | ${fmt(ours)} | ${fmt(theirs)} | **${(ours.rps / theirs.rps).toFixed(2)}x** |`);
     console.log(rows.at(-1));
   }
+
+  // The cost of the limits: the same reads with the limits on (too high to trigger) and off, in
+  // alternating rounds so that drift on the machine falls on both alike.
+  const limitRows: string[] = [];
+  for (const [name, next] of scenarios.filter(([name]) => !name.includes('POST'))) {
+    const on: Measured[] = [];
+    const off: Measured[] = [];
+    for (let round = 0; round < 2; round++) {
+      on.push(await load(servicePort, next));
+      off.push(await load(unlimitedPort, next));
+    }
+    const [withLimits, without] = [mean(on), mean(off)];
+    limitRows.push(`| ${name} | ${fmt(withLimits)} | ${fmt(without)} | **${(withLimits.rps / without.rps).toFixed(2)}x** |`);
+    console.log(limitRows.at(-1));
+  }
+
+  // Fairness: one caller reads alone, then again while another caller floods the service with
+  // 4x the connections. The service runs its default limits (6,000 requests a minute and 16 in
+  // flight per caller), so the flood is mostly refused with 429.
+  const [victimTree, flooderTree] = [trees[0], trees[1]];
+  const victimToken = tokens[0];
+  const flooderToken = tokens[1];
+  const read = (tree: SeedTree, token: string) => () => ({ method: 'GET', path: `/api/v1/policy/${tree.deepPolicies[turn++ % tree.deepPolicies.length]}`, token });
+  const victimConnections = Math.max(1, Math.round(connections / 8));
+  const alone = await load(defaultsPort, read(victimTree, victimToken), victimConnections);
+  const [flooded, flood] = await Promise.all([
+    load(defaultsPort, read(victimTree, victimToken), victimConnections),
+    load(defaultsPort, read(flooderTree, flooderToken), connections * 4),
+  ]);
+  const fairness = [
+    `| the reader alone (${victimConnections} connections) | ${fmt(alone)} |`,
+    `| the reader during the flood | ${fmt(flooded)} |`,
+    `| the flooder (${connections * 4} connections) | ${fmt(flood)} |`,
+  ];
+  console.log(fairness.join('\n'));
+
   const rss = peakRss(service.pid!);
   console.log(`\nDataset: ${JSON.stringify(seed.summary)}`);
   console.log(`autocannon: ${connections} connections, ${duration} s per run; service peak RSS ${rss} MB\n`);
   console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
+  console.log('\nLimits of contract section 12 on (too high to trigger) against off, mean of 2 alternating rounds:\n');
+  console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | on / off |');
+  console.log('|---|---|---|---|');
+  for (const row of limitRows) console.log(row);
+  console.log(`\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${(flooded.p99 / alone.p99).toFixed(2)}x its p99 alone:\n`);
+  console.log('| who | req/s, p50/p99 ms, errors, non-2xx |');
+  console.log('|---|---|');
+  for (const row of fairness) console.log(row);
 } finally {
-  for (const child of [service, baseline]) await stop(child);
+  for (const child of [service, unlimited, defaults, baseline]) await stop(child);
   await database.stop();
 }
 
@@ -110,10 +171,10 @@ interface Measured {
   non2xx: number;
 }
 
-async function load(port: number, next: () => { method: string; path: string; token: string; body?: string }): Promise<Measured> {
+async function load(port: number, next: () => { method: string; path: string; token: string; body?: string }, clients = connections): Promise<Measured> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections,
+    connections: clients,
     duration,
     requests: [
       {
@@ -131,6 +192,17 @@ async function load(port: number, next: () => { method: string; path: string; to
     ],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+function mean(runs: Measured[]): Measured {
+  const average = (pick: (m: Measured) => number) => runs.reduce((sum, m) => sum + pick(m), 0) / runs.length;
+  return {
+    rps: average((m) => m.rps),
+    p50: Math.round(average((m) => m.p50)),
+    p99: Math.round(average((m) => m.p99)),
+    errors: average((m) => m.errors),
+    non2xx: average((m) => m.non2xx),
+  };
 }
 
 function fmt(m: Measured): string {

@@ -5,7 +5,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 export type AddressInput = {
-  /** Further properties to keep with the address (REST clients send them inline) */
+  /** Further properties to keep with the address (REST clients send them inline); at most 2 KB as JSON, 3 levels deep */
   additionalFields?: Record<string, unknown> | null | undefined;
   city?: string | null | undefined;
   country?: string | null | undefined;
@@ -77,7 +77,7 @@ export type OwnerInput = {
   /** Percentage owned, 0 < ownership <= 100 */
   ownership?: number | null | undefined;
   phone?: string | null | undefined;
-  /** Stored encrypted; responses carry taxIdLast4 */
+  /** 4 to 40 letters or digits (separators allowed); stored encrypted, responses carry taxIdLast4 */
   taxId?: string | null | undefined;
 };
 

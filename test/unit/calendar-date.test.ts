@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMonthsClamped, daysBetween, isCalendarDate, todayUtc } from '../../src/validation/calendar-date.js';
+import { addMonthsClamped, compareDates, daysBetween, isCalendarDate, todayUtc } from '../../src/validation/calendar-date.js';
 
 describe('calendar dates', () => {
   it.each(['2026-01-01', '2024-02-29', '2000-02-29', '2026-12-31'])('accepts %s', (date) => {
@@ -27,5 +27,12 @@ describe('calendar dates', () => {
 
   it('judges today in UTC', () => {
     expect(todayUtc(new Date('2026-11-22T23:30:00-05:00'))).toBe('2026-11-23');
+  });
+
+  it('orders dates by time, also past year 9999 where text order breaks', () => {
+    expect(compareDates('9999-12-31', addMonthsClamped('9995-01-31', 60))).toBeLessThan(0);
+    expect('9999-12-31' < addMonthsClamped('9995-01-31', 60)).toBe(false); // why: as text it sorts after
+    expect(compareDates('2026-01-01', '2026-01-01')).toBe(0);
+    expect(daysBetween('9999-12-31', '10000-01-01')).toBe(1);
   });
 });

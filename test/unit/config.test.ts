@@ -25,6 +25,14 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
     [{ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key() }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'DATA_ENCRYPTION_KEY'],
+    [{ NODE_ENV: 'production', JWKS_URL: 'https://idp.example/jwks', DATA_ENCRYPTION_KEY: key() }, 'JWT_AUDIENCE'],
+    [{ NODE_ENV: 'production', JWKS_URL: 'https://idp.example/jwks', JWT_AUDIENCE: 'api', DATA_ENCRYPTION_KEY: key() }, 'JWT_ISSUER'],
+    [{ RATE_LIMIT_REQUESTS_PER_MINUTE: '-1' }, 'RATE_LIMIT_REQUESTS_PER_MINUTE'],
+    [{ RATE_LIMIT_CREATES_PER_MINUTE: 'lots' }, 'RATE_LIMIT_CREATES_PER_MINUTE'],
+    [{ REQUEST_DEADLINE_SECONDS: '0' }, 'REQUEST_DEADLINE_SECONDS'],
+    [{ HTTP_HEADERS_TIMEOUT_SECONDS: '60', HTTP_REQUEST_TIMEOUT_SECONDS: '30' }, 'HTTP_HEADERS_TIMEOUT_SECONDS'],
+    [{ JWT_MAX_LIFETIME_SECONDS: 'forever' }, 'JWT_MAX_LIFETIME_SECONDS'],
+    [{ TRUST_PROXY: 'maybe?' }, 'TRUST_PROXY'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
@@ -38,5 +46,34 @@ describe('loadConfig', () => {
   it('accepts a production configuration', () => {
     const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key(), DATABASE_URL: 'postgres://u:p@db/x' });
     expect(config.env).toBe('production');
+  });
+
+  it('has the limits of contract section 12 by default, each configurable, 0 turning a rate limit off', () => {
+    expect(loadConfig({}).limits).toMatchObject({
+      requestsPerMinute: 6000,
+      createsPerMinute: 600,
+      graphqlCostPerMinute: 200_000,
+      anonymousPerMinute: 600,
+      concurrentRequests: 16,
+      requestDeadlineSeconds: 10,
+      statementTimeoutSeconds: 10,
+      http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30 },
+      quotas: { organizationsPerTree: null, policiesPerTree: null },
+    });
+    expect(loadConfig({}).jwt.maxLifetimeSeconds).toBe(86_400);
+    const off = loadConfig({ RATE_LIMIT_REQUESTS_PER_MINUTE: '0', QUOTA_POLICIES_PER_TREE: '1000' });
+    expect(off.limits.requestsPerMinute).toBe(0);
+    expect(off.limits.quotas.policiesPerTree).toBe(1000);
+  });
+
+  it('accepts a production configuration with an identity provider, its audience and its issuer', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      JWKS_URL: 'https://idp.example/jwks',
+      JWT_AUDIENCE: 'org-policy',
+      JWT_ISSUER: 'https://idp.example/',
+      DATA_ENCRYPTION_KEY: key(),
+    });
+    expect(config.jwt).toMatchObject({ audience: 'org-policy', issuer: 'https://idp.example/' });
   });
 });

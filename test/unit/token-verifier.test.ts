@@ -32,3 +32,30 @@ describe('token verifier cache', () => {
     await expect(verify(forged)).rejects.toThrow(TokenRejected);
   });
 });
+
+describe('token verifier claims', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const token = (claims: Record<string, unknown>, iat: number | undefined, exp: number) => {
+    const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(exp);
+    if (iat !== undefined) jwt.setIssuedAt(iat);
+    return jwt.sign(secret);
+  };
+
+  it('refuses a token living longer than the maximum lifetime, measured from iat or from now', async () => {
+    const verify = createTokenVerifier({ secret, maxLifetimeSeconds: 3600 });
+    await expect(verify(await token({ sub: 'a' }, now(), now() + 3601))).rejects.toThrow('lives longer than 3600 seconds');
+    await expect(verify(await token({ sub: 'a' }, undefined, now() + 7200))).rejects.toThrow('lives longer');
+    await expect(verify(await token({ sub: 'a' }, now() - 100, now() + 3000))).resolves.toEqual({ sub: 'a', org: null });
+  });
+
+  it('refuses a token issued in the future', async () => {
+    const verify = createTokenVerifier({ secret });
+    await expect(verify(await token({ sub: 'a' }, now() + 60, now() + 600))).rejects.toThrow('issued in the future');
+  });
+
+  it('refuses a sub that is not well-formed text', async () => {
+    const verify = createTokenVerifier({ secret });
+    await expect(verify(await token({ sub: 'victim\ud800' }, now(), now() + 60))).rejects.toThrow(TokenRejected);
+    await expect(verify(await token({ sub: 'victim\ufffd' }, now(), now() + 60))).resolves.toEqual({ sub: 'victim\ufffd', org: null });
+  });
+});
