@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Knex } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { CallerLimits } from '../config.js';
 import { rateLimited } from '../graphql/errors.js';
@@ -9,6 +10,13 @@ import { sendError } from '../http-errors.js';
 
 /** The policies of contract section 12, by the names the RateLimit header fields use. */
 type Policy = 'requests' | 'anonymous' | 'creates' | 'graphql-cost' | 'concurrency';
+
+/**
+ * A refusal is answered after this pause (never later than its Retry-After). A client retrying
+ * in a tight loop is slowed to one attempt a second per connection, so its refusals cannot
+ * take the instance's CPU from other callers; a client that honours Retry-After never notices.
+ */
+const REFUSAL_DELAY_MS = 1000;
 
 interface Budget {
   policy: Policy;
@@ -85,7 +93,8 @@ export class RateLimits {
         if (running >= this.config.concurrentRequests) {
           res.setHeader('RateLimit-Policy', this.concurrencyItem);
           res.setHeader('RateLimit', '"concurrency";r=0');
-          return sendError(req, res, rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`));
+          const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
+          return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
         }
         this.inFlight.set(key, running + 1);
         res.once('close', () => {
@@ -122,7 +131,9 @@ export class RateLimits {
       }
       result = outcome;
       report(res, budget, result);
-      throw rateLimited(budget.policy, Math.max(1, Math.ceil(result.msBeforeNext / 1000)), describe(budget));
+      const retryAfterMs = Math.max(1000, result.msBeforeNext);
+      await sleep(Math.min(REFUSAL_DELAY_MS, retryAfterMs));
+      throw rateLimited(budget.policy, Math.ceil((retryAfterMs - Math.min(REFUSAL_DELAY_MS, retryAfterMs)) / 1000) || 1, describe(budget));
     }
     report(res, budget, result);
   }

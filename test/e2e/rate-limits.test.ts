@@ -56,8 +56,11 @@ describe('rate limits', () => {
         remaining.push(rateLimit(response).requests.r);
       }
       expect(remaining).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      const asked = Date.now();
       const refused = await request(service.url, 'GET', '/api/v1/organization/3f1b6d1e-3c38-4a53-9d5b-1a2b3c4d5e6f', { token: alice });
       expectRateLimited(refused, 'requests');
+      // A refusal is answered after a pause, so a client retrying in a loop cannot spin the service.
+      expect(Date.now() - asked).toBeGreaterThanOrEqual(900);
       expect(refused.body).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
       expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
       // GraphQL gets the same limit as an HTTP 429 with extensions.code.
