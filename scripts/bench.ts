@@ -65,16 +65,19 @@ const LIMITS_HIGH = {
   RATE_LIMIT_CONCURRENT_REQUESTS: '100000',
 };
 const LIMITS_OFF = Object.fromEntries(Object.keys(LIMITS_HIGH).map((name) => [name, '0']));
+const limitedPort = await freePort();
 const unlimitedPort = await freePort();
 const defaultsPort = await freePort();
 const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
+// A fresh pair for the comparison of limits on and off, so that neither has done more work before.
+const limited = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_HIGH, MIGRATE_ON_START: 'false', PORT: String(limitedPort) }, stdio: 'ignore' });
 const unlimited = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unlimitedPort) }, stdio: 'ignore' });
 const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
 
 try {
   await ready(servicePort); // it applies the migrations the others then find
-  await Promise.all([ready(unlimitedPort), ready(defaultsPort), ready(baselinePort)]);
+  await Promise.all([ready(limitedPort), ready(unlimitedPort), ready(defaultsPort), ready(baselinePort)]);
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
@@ -109,16 +112,37 @@ try {
     console.log(rows.at(-1));
   }
 
-  // The cost of the limits: the same reads with the limits on (too high to trigger) and off, in
-  // alternating rounds so that drift on the machine falls on both alike; the median of the
-  // rounds' ratios.
+  // The cost of the limits: the same reads on two fresh processes, limits on (too high to
+  // trigger) and off, each warmed up first, in rounds that alternate which goes first so that
+  // drift on the machine falls on both alike; the ratio is the median of the rounds'.
   const limitRows: string[] = [];
   for (const [name, next] of scenarios.filter(([name]) => !name.includes('POST'))) {
-    const rounds: Array<{ on: Measured; off: Measured }> = [];
-    for (let round = 0; round < 3; round++) rounds.push({ on: await load(servicePort, next), off: await load(unlimitedPort, next) });
-    const ratios = rounds.map(({ on, off }) => on.rps / off.rps).sort((a, b) => a - b);
+    for (const port of [limitedPort, unlimitedPort]) await load(port, next, connections, { duration: 3 });
+    const rounds: Array<{ on: Measured; off: Measured; onCpu: number; offCpu: number }> = [];
+    // CPU time per answered request, from /proc: less disturbed by the machine's other work
+    // than throughput, and what throughput comes to when the service is CPU-bound.
+    const measure = async (pid: number, port: number) => {
+      const before = cpuMillis(pid);
+      const measured = await load(port, next);
+      return { measured, cpu: (cpuMillis(pid) - before) / (measured.rps * duration) };
+    };
+    for (let round = 0; round < 4; round++) {
+      const first = round % 2 === 0 ? await measure(limited.pid!, limitedPort) : await measure(unlimited.pid!, unlimitedPort);
+      const second = round % 2 === 0 ? await measure(unlimited.pid!, unlimitedPort) : await measure(limited.pid!, limitedPort);
+      const [on, off] = round % 2 === 0 ? [first, second] : [second, first];
+      rounds.push({ on: on.measured, off: off.measured, onCpu: on.cpu, offCpu: off.cpu });
+    }
+    const medianOf = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return (sorted[1] + sorted[2]) / 2;
+    };
+    const ratios = rounds.map(({ on, off }) => on.rps / off.rps);
+    const cpuOn = medianOf(rounds.map((round) => round.onCpu));
+    const cpuOff = medianOf(rounds.map((round) => round.offCpu));
     const [withLimits, without] = [mean(rounds.map((round) => round.on)), mean(rounds.map((round) => round.off))];
-    limitRows.push(`| ${name} | ${fmt(withLimits)} | ${fmt(without)} | **${ratios[1].toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) |`);
+    limitRows.push(
+      `| ${name} | ${fmt(withLimits)} | ${fmt(without)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(cpuOn * 1000).toFixed(0)} / ${(cpuOff * 1000).toFixed(0)} µs: **${(cpuOff / cpuOn).toFixed(2)}x** |`,
+    );
     console.log(limitRows.at(-1));
   }
 
@@ -141,9 +165,9 @@ try {
   await new Promise((resolve) => flooder.once('exit', resolve));
   const flood = JSON.parse(flooderOutput) as autocannon.Result;
   const fairness = [
-    `| the reader alone (${reader.rate} req/s) | ${fmt(alone)} |`,
-    `| the reader during the flood | ${fmt(flooded)} |`,
-    `| the flooder (${connections * 4} connections) | ${fmt({ rps: flood.requests.average, p50: flood.latency.p50, p99: flood.latency.p99, errors: flood.errors, non2xx: flood.non2xx })} |`,
+    `| the reader alone (${reader.rate} req/s) | ${fmt(alone)} | ${alone.p90} |`,
+    `| the reader during the flood | ${fmt(flooded)} | ${flooded.p90} |`,
+    `| the flooder (${connections * 4} connections) | ${fmt({ rps: flood.requests.average, p50: flood.latency.p50, p99: flood.latency.p99, errors: flood.errors, non2xx: flood.non2xx })} | ${flood.latency.p90} |`,
   ];
   console.log(fairness.join('\n'));
 
@@ -153,22 +177,23 @@ try {
   console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 3 alternating rounds (means; the ratio is the median round):\n');
-  console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | on / off (each round) |');
-  console.log('|---|---|---|---|');
+  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 4 rounds alternating which goes first (means; the ratio is the median of the rounds):\n');
+  console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
+  console.log('|---|---|---|---|---|');
   for (const row of limitRows) console.log(row);
   console.log(`\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${(flooded.p99 / alone.p99).toFixed(2)}x its p99 alone:\n`);
-  console.log('| who | req/s, p50/p99 ms, errors, non-2xx |');
-  console.log('|---|---|');
+  console.log('| who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
+  console.log('|---|---|---|');
   for (const row of fairness) console.log(row);
 } finally {
-  for (const child of [service, unlimited, defaults, baseline]) await stop(child);
+  for (const child of [service, limited, unlimited, defaults, baseline]) await stop(child);
   await database.stop();
 }
 
 interface Measured {
   rps: number;
   p50: number;
+  p90?: number;
   p99: number;
   errors: number;
   non2xx: number;
@@ -200,7 +225,7 @@ async function load(
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 }
 
 function mean(runs: Measured[]): Measured {
@@ -216,6 +241,12 @@ function mean(runs: Measured[]): Measured {
 
 function fmt(m: Measured): string {
   return `${Math.round(m.rps)}, ${m.p50}/${m.p99}, ${m.errors}, ${m.non2xx}`;
+}
+
+/** User + system CPU time of a process so far, in milliseconds (clock ticks of 10 ms). */
+function cpuMillis(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function peakRss(pid: number): number {

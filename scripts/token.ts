@@ -22,8 +22,9 @@ if (!secret) {
   process.exit(1);
 }
 const expiresIn = Number(values['expires-in']);
-if (!Number.isInteger(expiresIn) || expiresIn <= 0) {
-  console.error('--expires-in must be a positive number of seconds');
+if (!Number.isInteger(expiresIn) || expiresIn <= 0 || expiresIn > config.jwt.maxLifetimeSeconds) {
+  // The service refuses tokens that live longer than JWT_MAX_LIFETIME_SECONDS.
+  console.error(`--expires-in must be a number of seconds from 1 to ${config.jwt.maxLifetimeSeconds} (JWT_MAX_LIFETIME_SECONDS)`);
   process.exit(1);
 }
 console.log(await mintToken(secret, { sub: values.sub!, org: values.org, expiresIn, issuer, audience }));
