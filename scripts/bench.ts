@@ -18,8 +18,8 @@ import type { SeedTree } from './seed.js';
  * All servers run compiled (npm run build) in processes of their own:
  * - the service with every limit of contract section 12 on, set too high to trigger (the
  *   service rows), against the baseline;
- * - the same service with the limits off, against the limits-on one, read by read, in
- *   alternating rounds (the cost of the limits);
+ * - the service with the limits on and off, on fresh pairs of processes, read by read (the
+ *   cost of the limits);
  * - the service with its default limits, one caller flooding it while another reads (fairness).
  */
 const { values } = parseArgs({
@@ -65,19 +65,14 @@ const LIMITS_HIGH = {
   RATE_LIMIT_CONCURRENT_REQUESTS: '100000',
 };
 const LIMITS_OFF = Object.fromEntries(Object.keys(LIMITS_HIGH).map((name) => [name, '0']));
-const limitedPort = await freePort();
-const unlimitedPort = await freePort();
 const defaultsPort = await freePort();
 const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
-// A fresh pair for the comparison of limits on and off, so that neither has done more work before.
-const limited = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_HIGH, MIGRATE_ON_START: 'false', PORT: String(limitedPort) }, stdio: 'ignore' });
-const unlimited = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unlimitedPort) }, stdio: 'ignore' });
 const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
 
 try {
   await ready(servicePort); // it applies the migrations the others then find
-  await Promise.all([ready(limitedPort), ready(unlimitedPort), ready(defaultsPort), ready(baselinePort)]);
+  await Promise.all([ready(defaultsPort), ready(baselinePort)]);
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
@@ -112,34 +107,45 @@ try {
     console.log(rows.at(-1));
   }
 
-  // The cost of the limits: the same reads on two fresh processes, limits on (too high to
-  // trigger) and off, each warmed up first, in rounds that alternate which goes first so that
-  // drift on the machine falls on both alike; the ratio is the median of the rounds'.
-  const limitRows: string[] = [];
-  for (const [name, next] of scenarios.filter(([name]) => !name.includes('POST'))) {
-    for (const port of [limitedPort, unlimitedPort]) await load(port, next, connections, { duration: 3 });
-    const rounds: Array<{ on: Measured; off: Measured; onCpu: number; offCpu: number }> = [];
-    // CPU time per answered request, from /proc: less disturbed by the machine's other work
-    // than throughput, and what throughput comes to when the service is CPU-bound.
-    const measure = async (pid: number, port: number) => {
-      const before = cpuMillis(pid);
-      const measured = await load(port, next);
-      return { measured, cpu: (cpuMillis(pid) - before) / (measured.rps * duration) };
+  // The cost of the limits: the same reads with the limits on (too high to trigger) and off.
+  // Two processes of the same code differ by several percent on this machine, so each round
+  // starts a fresh pair, warms both up and measures them in alternating order; the ratio is the
+  // median of the rounds'. Besides throughput, the CPU time per answered request (from /proc),
+  // which the machine's other work disturbs less.
+  const reads = scenarios.filter(([name]) => !name.includes('POST'));
+  const rounds = new Map<string, Array<{ on: Measured; off: Measured; onCpu: number; offCpu: number }>>(reads.map(([name]) => [name, []]));
+  for (let round = 0; round < 4; round++) {
+    const pair = await Promise.all([LIMITS_HIGH, LIMITS_OFF].map(async (limits) => {
+      const port = await freePort();
+      const child = spawn('node', ['dist/src/main.js'], { env: { ...env, ...limits, MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+      await ready(port);
+      return { port, child };
+    }));
+    const measure = async ({ port, child }: { port: number; child: ChildProcess }, next: () => { method: string; path: string; token: string; body?: string }) => {
+      const before = cpuMillis(child.pid!);
+      const measured = await load(port, next, connections, { duration: duration / 2 });
+      return { measured, cpu: (cpuMillis(child.pid!) - before) / (measured.rps * (duration / 2)) };
     };
-    for (let round = 0; round < 4; round++) {
-      const first = round % 2 === 0 ? await measure(limited.pid!, limitedPort) : await measure(unlimited.pid!, unlimitedPort);
-      const second = round % 2 === 0 ? await measure(unlimited.pid!, unlimitedPort) : await measure(limited.pid!, limitedPort);
-      const [on, off] = round % 2 === 0 ? [first, second] : [second, first];
-      rounds.push({ on: on.measured, off: off.measured, onCpu: on.cpu, offCpu: off.cpu });
+    for (const [name, next] of reads) {
+      for (const server of pair) await load(server.port, next, connections, { duration: 2 });
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      const results: Array<{ measured: Measured; cpu: number }> = [];
+      for (const index of order) results[index] = await measure(pair[index], next);
+      rounds.get(name)!.push({ on: results[0].measured, off: results[1].measured, onCpu: results[0].cpu, offCpu: results[1].cpu });
     }
+    for (const { child } of pair) await stop(child);
+  }
+  const limitRows: string[] = [];
+  for (const [name] of reads) {
+    const measured = rounds.get(name)!;
     const medianOf = (values: number[]) => {
       const sorted = [...values].sort((a, b) => a - b);
       return (sorted[1] + sorted[2]) / 2;
     };
-    const ratios = rounds.map(({ on, off }) => on.rps / off.rps);
-    const cpuOn = medianOf(rounds.map((round) => round.onCpu));
-    const cpuOff = medianOf(rounds.map((round) => round.offCpu));
-    const [withLimits, without] = [mean(rounds.map((round) => round.on)), mean(rounds.map((round) => round.off))];
+    const ratios = measured.map(({ on, off }) => on.rps / off.rps);
+    const cpuOn = medianOf(measured.map((round) => round.onCpu));
+    const cpuOff = medianOf(measured.map((round) => round.offCpu));
+    const [withLimits, without] = [mean(measured.map((round) => round.on)), mean(measured.map((round) => round.off))];
     limitRows.push(
       `| ${name} | ${fmt(withLimits)} | ${fmt(without)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(cpuOn * 1000).toFixed(0)} / ${(cpuOff * 1000).toFixed(0)} µs: **${(cpuOff / cpuOn).toFixed(2)}x** |`,
     );
@@ -177,7 +183,7 @@ try {
   console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 4 rounds alternating which goes first (means; the ratio is the median of the rounds):\n');
+  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 4 rounds, each on a fresh pair of processes, alternating which goes first (means; the ratios are the medians of the rounds):\n');
   console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
   console.log('|---|---|---|---|---|');
   for (const row of limitRows) console.log(row);
@@ -186,7 +192,7 @@ try {
   console.log('|---|---|---|');
   for (const row of fairness) console.log(row);
 } finally {
-  for (const child of [service, limited, unlimited, defaults, baseline]) await stop(child);
+  for (const child of [service, defaults, baseline]) await stop(child);
   await database.stop();
 }
 
