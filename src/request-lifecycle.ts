@@ -16,6 +16,8 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 export function requestLifecycle(logger: Logger, draining: () => boolean) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
+    // The request's deadline counts from here, so a request waiting its turn is not given longer.
+    res.locals.startedAt = started;
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.requestId = requestId;

@@ -39,6 +39,8 @@ export interface ContextDependencies {
 
 export interface RequestFacts {
   requestId: string;
+  /** When the request arrived (performance.now()): its deadline counts from then. */
+  startedAt?: number;
   authentication: RequestAuthentication;
   spend: RequestContext['spend'];
 }
@@ -46,9 +48,9 @@ export interface RequestFacts {
 export type ContextFactory = (request: RequestFacts) => RequestContext;
 
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
-  return ({ requestId, authentication, spend }) => {
+  return ({ requestId, startedAt, authentication, spend }) => {
     const { principal, failure } = authentication;
-    const deadline = new Deadline(deps.deadlineSeconds);
+    const deadline = new Deadline(deps.deadlineSeconds, startedAt);
     // The fork, the loaders and the child logger are made on first use: a simple read needs
     // none of them but the fork's connection, and each costs on the hot path.
     let em: EntityManager | undefined;

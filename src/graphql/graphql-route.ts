@@ -52,6 +52,7 @@ export function graphqlRoute(
     const sub = authentication.principal?.sub;
     const context = createContext({
       requestId: res.locals.requestId,
+      startedAt: res.locals.startedAt,
       authentication,
       spend: {
         graphqlCost: (cost) => (sub ? options.limits.spendGraphqlCost(sub, cost, res) : Promise.resolve()),

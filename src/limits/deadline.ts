@@ -10,8 +10,12 @@ import { unavailable, type ServiceError } from '../graphql/errors.js';
 export class Deadline {
   private readonly at: number;
 
-  constructor(readonly seconds: number) {
-    this.at = performance.now() + seconds * 1000;
+  /** `startedAt`: when the request arrived (performance.now()), so time spent waiting counts. */
+  constructor(
+    readonly seconds: number,
+    startedAt = performance.now(),
+  ) {
+    this.at = startedAt + seconds * 1000;
   }
 
   get expired(): boolean {

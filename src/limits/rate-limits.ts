@@ -7,6 +7,7 @@ import type { CallerLimits } from '../config.js';
 import { rateLimited } from '../graphql/errors.js';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import { sendError } from '../http-errors.js';
+import { FairAdmission } from './fair-admission.js';
 
 /** The policies of contract section 12, by the names the RateLimit header fields use. */
 type Policy = 'requests' | 'anonymous' | 'creates' | 'graphql-cost' | 'concurrency';
@@ -17,6 +18,9 @@ type Policy = 'requests' | 'anonymous' | 'creates' | 'graphql-cost' | 'concurren
  * take the instance's CPU from other callers; a client that honours Retry-After never notices.
  */
 const REFUSAL_DELAY_MS = 1000;
+
+/** Requests a caller runs at once while another caller is served too (fair-admission.ts). */
+const FAIR_SHARE = 4;
 
 interface Budget {
   policy: Policy;
@@ -32,7 +36,7 @@ interface Budget {
  *   request (docs/decisions.md says how to set them for N instances);
  * - creates per `sub`: counted in PostgreSQL (table `rate_limit`), so N instances share one
  *   count and a caller cannot multiply its creates by spreading them;
- * - requests in flight per `sub` on this instance.
+ * - requests in flight per `sub` on this instance, run fairly when several callers are served.
  * Counting is in fixed windows of `windowSeconds`, each allowing per-minute x window / 60.
  * Every answer to a counted caller carries `RateLimit-Policy` and `RateLimit` (IETF draft 11);
  * over a limit the answer is 429 `RATE_LIMITED` with `Retry-After`.
@@ -42,7 +46,7 @@ export class RateLimits {
   private readonly anonymous: Budget | null;
   private readonly creates: Budget | null;
   private readonly graphqlCost: Budget | null;
-  private readonly inFlight = new Map<string, number>();
+  private readonly admission: FairAdmission | null;
   private readonly concurrencyItem: string;
 
   constructor(
@@ -76,35 +80,31 @@ export class RateLimits {
         }),
     );
     this.concurrencyItem = `"concurrency";q=${config.concurrentRequests};qu="concurrent-requests"`;
+    this.admission = config.concurrentRequests > 0 ? new FairAdmission(config.concurrentRequests, Math.min(FAIR_SHARE, config.concurrentRequests)) : null;
   }
 
   /**
    * Express middleware after the authentication gate: counts the request against its `sub`
-   * (or its address), holds a place among the caller's requests in flight until the answer is
-   * sent, and answers 429 over either limit.
+   * (or its address), then takes a place among the caller's requests in flight until the answer
+   * is sent, waiting its turn while other callers are served (fair-admission.ts). Over either
+   * limit the answer is a 429.
    */
   middleware() {
     return (req: Request, res: Response, next: NextFunction): void => {
       const { principal } = res.locals.authentication as RequestAuthentication;
       const budget = principal ? this.requests : this.anonymous;
       const key = principal ? principal.sub : (req.ip ?? 'unknown');
-      if (principal && this.config.concurrentRequests > 0) {
-        const running = this.inFlight.get(key) ?? 0;
-        if (running >= this.config.concurrentRequests) {
-          res.setHeader('RateLimit-Policy', this.concurrencyItem);
-          res.setHeader('RateLimit', '"concurrency";r=0');
-          const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
-          return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
-        }
-        this.inFlight.set(key, running + 1);
-        res.once('close', () => {
-          const left = (this.inFlight.get(key) ?? 1) - 1;
-          if (left > 0) this.inFlight.set(key, left);
-          else this.inFlight.delete(key);
-        });
-      }
-      if (!budget) return next();
-      this.spend(budget, key, 1, res).then(next, (error) => sendError(req, res, error));
+      const admit = () => {
+        if (!principal || !this.admission) return next();
+        const admitted = this.admission.admit(key, () => next());
+        if (!admitted.refused) return void res.once('close', admitted.finished);
+        res.setHeader('RateLimit-Policy', this.concurrencyItem);
+        res.setHeader('RateLimit', '"concurrency";r=0');
+        const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
+        void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
+      };
+      if (!budget) return admit();
+      this.spend(budget, key, 1, res).then(admit, (error) => sendError(req, res, error));
     };
   }
 

@@ -128,6 +128,7 @@ async function run(
   const authentication = res.locals.authentication as RequestAuthentication;
   const context = createContext({
     requestId: res.locals.requestId,
+    startedAt: res.locals.startedAt,
     authentication,
     spend: {
       graphqlCost: () => Promise.resolve(),

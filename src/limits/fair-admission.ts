@@ -1,0 +1,84 @@
+/** A caller counts as served at the same time as another if it sent a request this recently. */
+const RECENT_MS = 1000;
+
+/**
+ * Requests in flight per caller (contract section 12: 16 per `sub`), shared fairly. A caller
+ * may have up to `limit` requests in flight; more are refused (429). While no other caller has
+ * sent a request in the last second, all of them run. Otherwise a caller runs at most `share`
+ * at once and the rest of its requests wait their turn here, before any work: a caller
+ * flooding the instance with its whole allowance cannot fill the event loop and the database
+ * pool ahead of another caller's requests (docs/benchmark.md, fairness).
+ */
+export class FairAdmission {
+  private readonly callers = new Map<string, { running: number; waiting: Array<() => void> }>();
+  /** Callers with requests waiting: the ones to look at when a place frees up. */
+  private readonly queued = new Set<string>();
+  /** When each caller last sent a request, oldest first (a caller is moved to the end each time). */
+  private readonly recent = new Map<string, number>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly share: number,
+  ) {}
+
+  /**
+   * `'refused'` when the caller already has `limit` requests in flight (running or waiting).
+   * Otherwise `run` is called once the request may start, and `finished` must be called once
+   * its answer has gone (or its client left while it waited).
+   */
+  admit(key: string, run: () => void): { refused: true } | { refused: false; finished: () => void } {
+    this.recent.delete(key);
+    this.recent.set(key, Date.now());
+    let caller = this.callers.get(key);
+    if (!caller) this.callers.set(key, (caller = { running: 0, waiting: [] }));
+    if (caller.running + caller.waiting.length >= this.limit) return { refused: true };
+    const state = caller;
+    let started = false;
+    const start = () => {
+      started = true;
+      state.running++;
+      run();
+    };
+    if (state.running < this.shareOf(key)) start();
+    else {
+      state.waiting.push(start);
+      this.queued.add(key);
+    }
+    let done = false;
+    return {
+      refused: false,
+      finished: () => {
+        if (done) return;
+        done = true;
+        if (started) state.running--;
+        else state.waiting.splice(state.waiting.indexOf(start), 1);
+        if (state.running === 0 && state.waiting.length === 0) this.callers.delete(key);
+        this.pump();
+      },
+    };
+  }
+
+  /** How many requests a caller may run now: all while it is alone, its share otherwise. */
+  private shareOf(key: string): number {
+    const since = Date.now() - RECENT_MS;
+    for (const [other, seen] of this.recent) {
+      if (seen >= since) break;
+      this.recent.delete(other);
+    }
+    const others = this.recent.size - (this.recent.has(key) ? 1 : 0);
+    return others > 0 ? this.share : this.limit;
+  }
+
+  /** Starts waiting requests that now fit their caller's share. */
+  private pump(): void {
+    for (const key of this.queued) {
+      const caller = this.callers.get(key);
+      if (!caller || caller.waiting.length === 0) {
+        this.queued.delete(key);
+        continue;
+      }
+      while (caller.waiting.length > 0 && caller.running < this.shareOf(key)) caller.waiting.shift()!();
+      if (caller.waiting.length === 0) this.queued.delete(key);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FairAdmission } from '../../src/limits/fair-admission.js';
+
+describe('FairAdmission', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** Admits `count` requests of `key`, returning how many started at once and their handles. */
+  function send(admission: FairAdmission, key: string, count: number) {
+    const started: number[] = [];
+    const handles = Array.from({ length: count }, (_, index) => admission.admit(key, () => started.push(index)));
+    return { started, handles };
+  }
+
+  it('runs all of a caller’s requests, up to the limit, while it is alone, and refuses more', () => {
+    const admission = new FairAdmission(16, 4);
+    const { started, handles } = send(admission, 'flooder', 17);
+    expect(started).toHaveLength(16);
+    expect(handles[16]).toEqual({ refused: true });
+  });
+
+  it('holds a caller to its share while another caller is served, and lets the rest wait, not fail', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const admission = new FairAdmission(16, 4);
+    const reader = send(admission, 'reader', 1);
+    expect(reader.started).toEqual([0]);
+    const flooder = send(admission, 'flooder', 16);
+    expect(flooder.started).toEqual([0, 1, 2, 3]);
+    expect(flooder.handles.every((handle) => !handle.refused)).toBe(true);
+    // One of the flooder's requests finishes: the next waiting one starts in its place.
+    (flooder.handles[0] as { finished: () => void }).finished();
+    expect(flooder.started).toEqual([0, 1, 2, 3, 4]);
+    // The reader goes quiet for more than a second: the flooder may run all of its requests.
+    (reader.handles[0] as { finished: () => void }).finished();
+    vi.setSystemTime(Date.now() + 1500);
+    (flooder.handles[1] as { finished: () => void }).finished();
+    expect(flooder.started).toHaveLength(16);
+  });
+
+  it('forgets a waiting request whose client left', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const admission = new FairAdmission(3, 1);
+    send(admission, 'reader', 1);
+    const flooder = send(admission, 'flooder', 3);
+    expect(flooder.started).toEqual([0]);
+    (flooder.handles[2] as { finished: () => void }).finished(); // left while waiting
+    (flooder.handles[0] as { finished: () => void }).finished();
+    expect(flooder.started).toEqual([0, 1]);
+    // Its place is free again: two in flight now, a third is accepted.
+    expect(admission.admit('flooder', () => undefined).refused).toBe(false);
+  });
+});
