@@ -159,22 +159,32 @@ try {
   const [victimTree, flooderTree] = [trees[0], trees[1]];
   const readPolicy = () => ({ method: 'GET', path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`, token: tokens[0] });
   const reader = { connections: 4, rate: 50, seconds: duration * 2 };
-  const alone = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
-  const flooder = spawn(
-    'node_modules/.bin/autocannon',
-    ['-j', '-c', String(connections * 4), '-d', String(reader.seconds), '-H', `authorization=Bearer ${tokens[1]}`, `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  let flooderOutput = '';
-  flooder.stdout!.on('data', (chunk) => (flooderOutput += chunk));
-  const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
-  await new Promise((resolve) => flooder.once('exit', resolve));
-  const flood = JSON.parse(flooderOutput) as autocannon.Result;
-  const fairness = [
-    `| the reader alone (${reader.rate} req/s) | ${fmt(alone)} | ${alone.p90} |`,
-    `| the reader during the flood | ${fmt(flooded)} | ${flooded.p90} |`,
-    `| the flooder (${connections * 4} connections) | ${fmt({ rps: flood.requests.average, p50: flood.latency.p50, p99: flood.latency.p99, errors: flood.errors, non2xx: flood.non2xx })} | ${flood.latency.p90} |`,
-  ];
+  // p99 of a thousand answers turns on a few of them: three runs, and the median ratio.
+  const fairnessRuns: Array<{ alone: Measured; flooded: Measured; flood: Measured }> = [];
+  for (let run = 0; run < 3; run++) {
+    const alone = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
+    const flooder = spawn(
+      'node_modules/.bin/autocannon',
+      ['-j', '-c', String(connections * 4), '-d', String(reader.seconds), '-H', `authorization=Bearer ${tokens[1]}`, `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    let flooderOutput = '';
+    flooder.stdout!.on('data', (chunk) => (flooderOutput += chunk));
+    const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
+    await new Promise((resolve) => flooder.once('exit', resolve));
+    const result = JSON.parse(flooderOutput) as autocannon.Result;
+    const flood = { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+    fairnessRuns.push({ alone, flooded, flood });
+    // The flooder's allowance resets with its window; the next run starts from a fresh one.
+    if (run < 2) await new Promise((resolve) => setTimeout(resolve, 60_000 - ((2 * reader.seconds * 1000) % 60_000)));
+  }
+  const fairnessRatios = fairnessRuns.map(({ alone, flooded }) => flooded.p99 / alone.p99);
+  const fairnessMedian = [...fairnessRatios].sort((a, b) => a - b)[1];
+  const fairness = fairnessRuns.flatMap(({ alone, flooded, flood }, run) => [
+    `| ${run + 1} | the reader alone (${reader.rate} req/s) | ${fmt(alone)} | ${alone.p90} |`,
+    `| ${run + 1} | the reader during the flood | ${fmt(flooded)} | ${flooded.p90} |`,
+    `| ${run + 1} | the flooder (${connections * 4} connections) | ${fmt(flood)} | ${flood.p90} |`,
+  ]);
   console.log(fairness.join('\n'));
 
   const rss = peakRss(service.pid!);
@@ -187,9 +197,11 @@ try {
   console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
   console.log('|---|---|---|---|---|');
   for (const row of limitRows) console.log(row);
-  console.log(`\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${(flooded.p99 / alone.p99).toFixed(2)}x its p99 alone:\n`);
-  console.log('| who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
-  console.log('|---|---|---|');
+  console.log(
+    `\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${fairnessMedian.toFixed(2)}x its p99 alone (median of ${fairnessRatios.map((ratio) => ratio.toFixed(2)).join(', ')}):\n`,
+  );
+  console.log('| run | who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
+  console.log('|---|---|---|---|');
   for (const row of fairness) console.log(row);
 } finally {
   for (const child of [service, defaults, baseline]) await stop(child);
