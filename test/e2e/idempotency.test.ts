@@ -4,6 +4,8 @@ import { organizationBody, policyBody } from '../support/fixtures.js';
 import { request, type TestResponse } from '../support/http.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { print } from 'graphql';
+import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Idempotency-Key on the two REST POSTs and the two create mutations (contract section 7). */
 describe('idempotency keys', () => {
@@ -208,6 +210,39 @@ describe('idempotency keys', () => {
     const { default: stringify } = await import('safe-stable-stringify');
     expect(row.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(row.fingerprint).not.toBe(createHash('sha256').update(stringify(body)!).digest('hex'));
+  });
+
+  it('commits the create before its response selection runs: no transaction waits on the selection', async () => {
+    // The selection reads owners; a lock on that table holds the selection back (and only it).
+    const locker = new pg.Client({ connectionString: service.databaseUrl });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table owner in access exclusive mode');
+    const key = newKey();
+    const pending = post(
+      '/graphql',
+      {
+        query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number organization { owners { firstname } } } }',
+        variables: { i: policyBody({ petName: 'Selected' }) },
+      },
+      key,
+    );
+    try {
+      await sleep(500);
+      // While the selection waits, the policy is already committed and no writing transaction is open.
+      expect(await service.sql("select 1 from policy where pet_name = 'Selected'")).toHaveLength(1);
+      const writing = await service.sql(
+        'select pid from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid() and pid <> $1',
+        [(locker as unknown as { processID: number }).processID],
+      );
+      expect(writing).toEqual([]);
+    } finally {
+      await locker.query('rollback');
+      await locker.end();
+    }
+    const answered = await pending;
+    expect(answered.status).toBe(200);
+    expect(answered.body.data.createPolicy.organization.owners).toEqual([]);
   });
 
   it('ignores the header on requests that create nothing', async () => {
