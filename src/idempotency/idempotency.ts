@@ -58,6 +58,7 @@ export function assertIdempotencyKey(key: string): void {
 
 interface KeptRow {
   fingerprint: string;
+  finished: boolean;
   status: number | null;
   content_type: string | null;
   body: string | null;
@@ -89,6 +90,8 @@ export class IdempotencyKeys {
     const row = { scope, key: request.key, claim };
     const outcome = await em.transactional((tx) => this.claim(tx, row, request.request));
     if (outcome.kept) return { response: outcome.kept, replayed: true };
+    // A finished create whose answer was too large to keep: rebuilt for each replay, no claim.
+    if (outcome.created && outcome.finished) return { response: await run.rebuild(outcome.created), replayed: true };
 
     let response: StoredResponse;
     try {
@@ -109,7 +112,7 @@ export class IdempotencyKeys {
     tx: EntityManager,
     row: { scope: string; key: string; claim: string },
     body: unknown,
-  ): Promise<{ kept: StoredResponse | null; created: CreatedRecord | null }> {
+  ): Promise<{ kept: StoredResponse | null; created: CreatedRecord | null; finished?: boolean }> {
     const { fingerprints, retentionSeconds, claimSeconds } = this.settings;
     const inserted = await tx.execute<unknown[]>(
       `insert into idempotency_key (scope, key, fingerprint, claim, locked_until, expires_at)
@@ -120,7 +123,8 @@ export class IdempotencyKeys {
     if (inserted.length > 0) return { kept: null, created: null };
 
     const [kept] = await tx.execute<KeptRow[]>(
-      `select fingerprint, status, content_type, body, created, locked_until > now() as locked, expires_at <= now() as expired
+      `select fingerprint, status, content_type, body, created, locked_until is null as finished, locked_until > now() as locked,
+         expires_at <= now() as expired
        from idempotency_key where scope = ? and key = ? for update`,
       [row.scope, row.key],
     );
@@ -137,6 +141,7 @@ export class IdempotencyKeys {
       throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
     }
     if (kept.status !== null) return { kept: { status: kept.status, contentType: kept.content_type!, body: kept.body! }, created: null };
+    if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
     if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
     // An earlier run crashed, or its answer was too large to keep: take over the key.
     await tx.execute(
