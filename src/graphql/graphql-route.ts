@@ -1,13 +1,14 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { execute, getOperationAST, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, getOperationAST, GraphQLError, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import { errorHead, sendError } from '../http-errors.js';
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import type { ContextFactory, RequestContext } from './context.js';
-import { badUserInput, responseTooLarge, ServiceError } from './errors.js';
+import { badUserInput, responseTooLarge } from './errors.js';
+import { queryCost } from './query-cost.js';
 import { safeError } from './safe-errors.js';
 import { inputErrors } from '../validation/check-input.js';
 
@@ -61,12 +62,14 @@ export function graphqlRoute(
     });
     const key = req.method === 'POST' ? req.get('idempotency-key') : undefined;
     const mutation = key !== undefined && authentication.principal ? parsedMutation(req.body) : null;
-    const work = (mutation ? answerIdempotently(schema, apollo, context, options.idempotency, req, key!, mutation) : executeThroughApollo(apollo, req, context)).catch(
-      (error: unknown) => {
-        if (error instanceof ServiceError) return errorAnswer(error);
-        throw error;
-      },
-    );
+    // A request that waited its turn past its deadline is answered without being run.
+    const work = context.deadline.expired
+      ? Promise.resolve(errorAnswer(context.deadline.error()))
+      : (mutation ? answerIdempotently(schema, apollo, context, options.idempotency, req, key!, mutation) : executeThroughApollo(apollo, req, context)).catch(
+          (error: unknown) => errorAnswer(error, context),
+        );
+    // The caller's place in flight is held until this work settles, even if the answer goes first.
+    res.locals.holdSlot?.(work);
     let result = await context.deadline.race(work, () => errorAnswer(context.deadline.error()));
     if (Buffer.byteLength(result.body) > options.responseMaxBytes) {
       context.logger.warn({ bytes: Buffer.byteLength(result.body) }, 'response over RESPONSE_MAX_BYTES refused');
@@ -128,19 +131,20 @@ async function answerIdempotently(
         return executeThroughApollo(apollo, req, context);
       },
       rebuild: async (created) => {
-        const result = await execute({
-          schema,
-          document: readBackDocument(document, operation, created),
-          contextValue: context,
-          variableValues: body.variables,
-        });
+        const readBack = readBackDocument(document, operation, created);
+        // A rebuilt answer runs its selection again: it spends the caller's cost budget like any query.
+        await context.spend.graphqlCost(queryCost(schema, readBack, { variables: body.variables }));
+        const result = await execute({ schema, document: readBack, contextValue: context, variableValues: body.variables });
         const errors = result.errors?.map((error) => safeError(error).safe);
         return { status: 200, contentType: 'application/json', body: JSON.stringify(errors ? { errors, data: result.data } : { data: result.data }) };
       },
-      isPassingFailure: (stored) => passingFailure(stored.body),
+      // Only an operation that ran is kept: an HTTP 400 is a refusal before execution (validation,
+      // cost, variables), and its corrected retry must run, not meet a 422.
+      keep: (answer) => answer.status === 200 && !passingFailure(answer.body),
     },
   );
-  return { ...response, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
+  const headers = (response as Partial<GraphqlAnswer>).headers ?? {};
+  return { ...response, headers: replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers };
 }
 
 async function executeThroughApollo(apollo: ApolloServer<RequestContext>, req: Request, context: RequestContext): Promise<GraphqlAnswer> {
@@ -166,9 +170,14 @@ function searchOf(url: string): string {
   return start === -1 ? '' : url.slice(start);
 }
 
-function errorAnswer(error: ServiceError): GraphqlAnswer {
-  const { status, headers } = errorHead(error);
-  return { status, contentType: 'application/json', body: JSON.stringify({ errors: [safeError(error).safe] }), headers };
+/** An error as a GraphQL answer; an unexpected one is logged once, here (a lost database is a 503). */
+function errorAnswer(error: unknown, context?: RequestContext): GraphqlAnswer {
+  const graphqlError =
+    error instanceof GraphQLError ? error : new GraphQLError('Internal server error.', { originalError: error instanceof Error ? error : undefined });
+  const { safe, unexpected } = safeError(graphqlError);
+  if (unexpected) context?.logger.error({ err: graphqlError.originalError ?? graphqlError }, 'unexpected error in a GraphQL request');
+  const { status, headers } = errorHead(graphqlError);
+  return { status, contentType: 'application/json', body: JSON.stringify({ errors: [safe] }), headers };
 }
 
 /** A GraphQL 200 can still carry a failure that a retry should not get replayed. */

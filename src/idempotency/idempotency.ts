@@ -45,8 +45,11 @@ export interface IdempotentRun {
   execute(recorder: IdempotencyRecorder): Promise<StoredResponse>;
   /** The answer to a create that already happened, read back from what it created. */
   rebuild(created: CreatedRecord): Promise<StoredResponse>;
-  /** A passing failure inside an otherwise kept status (a GraphQL 200 whose errors are 5xx or 429). */
-  isPassingFailure(response: StoredResponse): boolean;
+  /**
+   * Whether an answer is kept for replays: one that says "no" (a 4xx of the create that ran),
+   * not one that says "not now" (5xx, 429) nor a refusal before anything ran.
+   */
+  keep(response: StoredResponse): boolean;
 }
 
 /** 1 to 255 printable ASCII characters (contract section 7). */
@@ -102,9 +105,7 @@ export class IdempotencyKeys {
       await this.finish(em, row, null).catch(() => undefined);
       throw error;
     }
-    // A 5xx or a 429 says "not now", not "no": a retry must run again, not get it replayed.
-    const keep = response.status < 500 && response.status !== 429 && !run.isPassingFailure(response);
-    await this.finish(em, row, keep ? response : null);
+    await this.finish(em, row, run.keep(response) ? response : null);
     return { response, replayed: outcome.created !== null };
   }
 
@@ -114,41 +115,47 @@ export class IdempotencyKeys {
     body: unknown,
   ): Promise<{ kept: StoredResponse | null; created: CreatedRecord | null; finished?: boolean }> {
     const { fingerprints, retentionSeconds, claimSeconds } = this.settings;
-    const inserted = await tx.execute<unknown[]>(
-      `insert into idempotency_key (scope, key, fingerprint, claim, locked_until, expires_at)
-       values (?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
-       on conflict (scope, key) do nothing returning 1`,
-      [row.scope, row.key, fingerprints.of(body), row.claim, claimSeconds, retentionSeconds],
-    );
-    if (inserted.length > 0) return { kept: null, created: null };
-
-    const [kept] = await tx.execute<KeptRow[]>(
-      `select fingerprint, status, content_type, body, created, locked_until is null as finished, locked_until > now() as locked,
-         expires_at <= now() as expired
-       from idempotency_key where scope = ? and key = ? for update`,
-      [row.scope, row.key],
-    );
-    if (kept.expired) {
-      await tx.execute(
-        `update idempotency_key set fingerprint = ?, claim = ?, locked_until = now() + make_interval(secs => ?), created = null,
-           status = null, content_type = null, body = null, created_at = now(), expires_at = now() + make_interval(secs => ?)
-         where scope = ? and key = ?`,
-        [fingerprints.of(body), row.claim, claimSeconds, retentionSeconds, row.scope, row.key],
+    // Twice at most: a row can vanish between the insert and the select (its run failed and
+    // deleted it, or it expired and was cleaned up); the second insert then takes the key.
+    for (let attempt = 0; ; attempt++) {
+      const inserted = await tx.execute<unknown[]>(
+        `insert into idempotency_key (scope, key, fingerprint, claim, locked_until, expires_at)
+         values (?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
+         on conflict (scope, key) do nothing returning 1`,
+        [row.scope, row.key, fingerprints.of(body), row.claim, claimSeconds, retentionSeconds],
       );
-      return { kept: null, created: null };
+      if (inserted.length > 0) return { kept: null, created: null };
+      const [kept] = await tx.execute<KeptRow[]>(
+        `select fingerprint, status, content_type, body, created, locked_until is null as finished, locked_until > now() as locked,
+           expires_at <= now() as expired
+         from idempotency_key where scope = ? and key = ? for update`,
+        [row.scope, row.key],
+      );
+      if (!kept && attempt === 0) continue;
+      if (!kept) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
+      if (kept.expired) {
+        await tx.execute(
+          `update idempotency_key set fingerprint = ?, claim = ?, locked_until = now() + make_interval(secs => ?), created = null,
+             status = null, content_type = null, body = null, created_at = now(), expires_at = now() + make_interval(secs => ?)
+           where scope = ? and key = ?`,
+          [fingerprints.of(body), row.claim, claimSeconds, retentionSeconds, row.scope, row.key],
+        );
+        return { kept: null, created: null };
+      }
+      // An empty fingerprint: a key kept before fingerprints were keyed (its plain hash erased).
+      if (kept.fingerprint !== '' && !fingerprints.matches(body, kept.fingerprint)) {
+        throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
+      }
+      if (kept.status !== null) return { kept: { status: kept.status, contentType: kept.content_type!, body: kept.body! }, created: null };
+      if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
+      if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
+      // An earlier run crashed, or its answer was too large to keep: take over the key.
+      await tx.execute(
+        'update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?',
+        [row.claim, claimSeconds, row.scope, row.key],
+      );
+      return { kept: null, created: kept.created };
     }
-    if (!fingerprints.matches(body, kept.fingerprint)) {
-      throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
-    }
-    if (kept.status !== null) return { kept: { status: kept.status, contentType: kept.content_type!, body: kept.body! }, created: null };
-    if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
-    if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
-    // An earlier run crashed, or its answer was too large to keep: take over the key.
-    await tx.execute(
-      'update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?',
-      [row.claim, claimSeconds, row.scope, row.key],
-    );
-    return { kept: null, created: kept.created };
   }
 
   private async recordCreated(tx: EntityManager, row: { scope: string; key: string; claim: string }, created: CreatedRecord): Promise<void> {

@@ -26,7 +26,7 @@ export class FairAdmission {
    * Otherwise `run` is called once the request may start, and `finished` must be called once
    * its answer has gone (or its client left while it waited).
    */
-  admit(key: string, run: () => void): { refused: true } | { refused: false; finished: () => void } {
+  admit(key: string, run: () => void): { refused: true } | { refused: false; started: boolean; finished: () => void } {
     this.recent.delete(key);
     this.recent.set(key, Date.now());
     let caller = this.callers.get(key);
@@ -47,6 +47,7 @@ export class FairAdmission {
     let done = false;
     return {
       refused: false,
+      started,
       finished: () => {
         if (done) return;
         done = true;

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { CallerLimits } from '../config.js';
-import { rateLimited } from '../graphql/errors.js';
+import { performance } from 'node:perf_hooks';
+import { rateLimited, unavailable } from '../graphql/errors.js';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import { sendError } from '../http-errors.js';
 import { FairAdmission } from './fair-admission.js';
@@ -85,23 +86,63 @@ export class RateLimits {
 
   /**
    * Express middleware after the authentication gate: counts the request against its `sub`
-   * (or its address), then takes a place among the caller's requests in flight until the answer
-   * is sent, waiting its turn while other callers are served (fair-admission.ts). Over either
-   * limit the answer is a 429.
+   * (or its address), then takes a place among the caller's requests in flight, waiting its
+   * turn while other callers are served (fair-admission.ts). Over either limit the answer is a
+   * 429. The place is held until the answer has gone *and* the work it started has settled
+   * (`res.locals.holdSlot`), so that a request answered at its deadline keeps counting while
+   * its statements still run; a request that waits past its deadline is answered 503 unrun.
    */
   middleware() {
     return (req: Request, res: Response, next: NextFunction): void => {
       const { principal } = res.locals.authentication as RequestAuthentication;
       const budget = principal ? this.requests : this.anonymous;
-      const key = principal ? principal.sub : (req.ip ?? 'unknown');
+      const key = principal ? principal.sub : clientAddress(req.ip);
       const admit = () => {
         if (!principal || !this.admission) return next();
-        const admitted = this.admission.admit(key, () => next());
-        if (!admitted.refused) return void res.once('close', admitted.finished);
-        res.setHeader('RateLimit-Policy', this.concurrencyItem);
-        res.setHeader('RateLimit', '"concurrency";r=0');
-        const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
-        void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
+        // The client may have left while its token was checked: nothing to admit then (a place
+        // taken now would never be given back, its 'close' having passed).
+        if (req.socket.destroyed) return;
+        let release: (() => void) | undefined;
+        let answered = false;
+        const held = new Set<Promise<unknown>>();
+        const releaseWhenDone = () => {
+          if (answered && held.size === 0 && release) {
+            release();
+            release = undefined;
+          }
+        };
+        res.locals.holdSlot = (work: Promise<unknown>) => {
+          held.add(work);
+          void work.finally(() => {
+            held.delete(work);
+            releaseWhenDone();
+          });
+        };
+        let waitTimer: NodeJS.Timeout | undefined;
+        const admitted = this.admission.admit(key, () => {
+          clearTimeout(waitTimer);
+          next();
+        });
+        if (admitted.refused) {
+          res.append('RateLimit-Policy', this.concurrencyItem);
+          res.append('RateLimit', '"concurrency";r=0');
+          const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
+          return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
+        }
+        release = admitted.finished;
+        res.once('close', () => {
+          answered = true;
+          releaseWhenDone();
+        });
+        if (!admitted.started) {
+          // Waiting counts toward the deadline: past it, the request is answered without running.
+          const left = this.config.requestDeadlineSeconds * 1000 - (performance.now() - (res.locals.startedAt as number));
+          waitTimer = setTimeout(() => {
+            release?.();
+            release = undefined;
+            sendError(req, res, unavailable(`The request did not finish within ${this.config.requestDeadlineSeconds} s; retry shortly.`));
+          }, Math.max(0, left));
+        }
       };
       if (!budget) return admit();
       this.spend(budget, key, 1, res).then(admit, (error) => sendError(req, res, error));
@@ -131,9 +172,10 @@ export class RateLimits {
       }
       result = outcome;
       report(res, budget, result);
-      const retryAfterMs = Math.max(1000, result.msBeforeNext);
-      await sleep(Math.min(REFUSAL_DELAY_MS, retryAfterMs));
-      throw rateLimited(budget.policy, Math.ceil((retryAfterMs - Math.min(REFUSAL_DELAY_MS, retryAfterMs)) / 1000) || 1, describe(budget));
+      // Paused for a second, or less if the window resets sooner; Retry-After counts what is left.
+      const pause = Math.min(REFUSAL_DELAY_MS, result.msBeforeNext);
+      await sleep(pause);
+      throw rateLimited(budget.policy, Math.max(1, Math.ceil((result.msBeforeNext - pause) / 1000)), describe(budget));
     }
     report(res, budget, result);
   }
@@ -152,3 +194,19 @@ function describe(budget: Budget): string {
   const unit = budget.policy === 'graphql-cost' ? 'cost points' : budget.policy === 'creates' ? 'creates' : 'requests';
   return `at most ${points} ${unit} per ${window} s`;
 }
+
+/**
+ * The key an unauthenticated caller is counted under: its IPv4 address, or the /64 network of
+ * its IPv6 address (one subscriber usually holds a whole /64 and could rotate through it).
+ */
+export function clientAddress(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);
+  if (!ip.includes(':')) return ip;
+  const [head, tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((group) => Number.parseInt(group || '0', 16).toString(16)).join(':')}::/64`;
+}
+

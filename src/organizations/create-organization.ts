@@ -25,6 +25,8 @@ export async function createOrganization(ctx: RequestContext, input: CreateOrgan
   }
 
   const { cipher } = ctx;
+  // Past the request's deadline (its 503 has gone), no write starts.
+  ctx.deadline.assertOpen();
   // One transaction: the organization with its accounts and owners, and the mark on an
   // Idempotency-Key, are all stored or none. A quota over the tree is checked by the database.
   return withQuotas(() => ctx.em.transactional(async (em) => {

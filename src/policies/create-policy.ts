@@ -49,6 +49,8 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
   });
 
   for (let attempt = 1; ; attempt++) {
+    // Past the request's deadline (its 503 has gone), no write starts.
+    ctx.deadline.assertOpen();
     try {
       // Inserted through the entity metadata without the unit of work: nothing here is read
       // back or changed later, and change tracking of 13 entities was most of a create's cost.

@@ -1,11 +1,11 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import {
+  GraphQLError,
   execute,
   getOperationAST,
   parse,
   validate,
   type DocumentNode,
-  type GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -136,12 +136,14 @@ async function run(
     },
   });
   const key = route.method === 'POST' ? req.get('idempotency-key') : undefined;
-  const work = (key === undefined ? answerRequest(schema, route, context, req) : answerIdempotently(schema, route, context, options, req, key)).catch(
-    (error: unknown) => {
-      if (error instanceof ServiceError) return errorAnswer(context, [error]);
-      throw error;
-    },
-  );
+  // A request that waited its turn past its deadline is answered without being run.
+  const work = context.deadline.expired
+    ? Promise.resolve(errorAnswer(context, [context.deadline.error()]))
+    : (key === undefined ? answerRequest(schema, route, context, req) : answerIdempotently(schema, route, context, options, req, key)).catch(
+        (error: unknown) => errorAnswer(context, [asGraphQLError(error)]),
+      );
+  // The caller's place in flight is held until this work settles, even if the answer goes first.
+  res.locals.holdSlot?.(work);
   let answer = await context.deadline.race(work, () => errorAnswer(context, [context.deadline.error()]));
   if (Buffer.byteLength(answer.body) > options.responseMaxBytes) {
     context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
@@ -174,10 +176,11 @@ async function answerIdempotently(
         return executeRoute(route, context, variables);
       },
       rebuild: (created) => rebuildAnswer(schema, route, context, variables, created),
-      isPassingFailure: () => false,
+      keep: (answer) => answer.status < 500 && answer.status !== 429,
     },
   );
-  return { ...response, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
+  const headers = (response as Partial<Answer>).headers ?? {};
+  return { ...response, headers: replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers };
 }
 
 /** Runs the route's document for this request; expected failures are answers too. */
@@ -225,6 +228,12 @@ function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown
     throw badUserInput([], 'The request body must be a JSON object.');
   }
   return { [route.bodyVariable!]: inputFromBody(req.body, route.bodyType!) };
+}
+
+/** Any error as a GraphQL error: safeError then makes a lost database a 503 and anything else a logged 500. */
+function asGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  return new GraphQLError('Internal server error.', { originalError: error instanceof Error ? error : undefined });
 }
 
 /** One problem for the request: the error with the highest status decides. */

@@ -161,6 +161,16 @@ describe('idempotency keys', () => {
     expect(fixed.status).toBe(200);
   });
 
+  it('does not keep a GraphQL refusal made before the mutation ran: the corrected retry runs', async () => {
+    const key = newKey();
+    const variables = { i: policyBody({ petName: 'Corrected' }) };
+    const refused = await post('/graphql', { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { numbr } }', variables }, key);
+    expect(refused.status).toBe(400);
+    const corrected = await post('/graphql', { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', variables }, key);
+    expect(corrected.status).toBe(200);
+    expect(corrected.body.data.createPolicy.number).toEqual(expect.any(Number));
+  });
+
   it('rebuilds the answer of a create whose run stopped between the write and keeping its answer', async () => {
     for (const [path, body, table] of [
       ['/api/v1/policy', policyBody({ petName: 'Interrupted' }), 'policy'],
@@ -274,15 +284,20 @@ describe('idempotency keys with a small kept-answer cap', () => {
     expect(again.text).toBe(first.text);
 
     const mutation = {
-      query: print(CreatePolicyDocument),
-      variables: { input: policyBody({ petName: 'Large' }) as CreatePolicyInput },
+      query: 'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number petName charges { id periodStart periodEnd dueDate amount } } }',
+      variables: { input: policyBody({ petName: 'Large' }) },
     };
     const graphql = () => request(service.url, 'POST', '/graphql', { token, body: mutation, headers: { 'idempotency-key': 'large-graphql' } });
     const created = await graphql();
     expect(created.status).toBe(200);
+    expect(created.text.length).toBeGreaterThan(600);
+    expect(await service.sql("select body from idempotency_key where key = 'large-graphql'")).toEqual([{ body: null }]);
     const replayed = await graphql();
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.text).toBe(created.text);
+    // Rebuilding runs the selection again: it spends the caller's GraphQL cost budget.
+    const costLeft = (response: TestResponse) => Number(/"graphql-cost";r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')?.[1]);
+    expect(costLeft(replayed)).toBeLessThan(costLeft(created));
     const rows = await service.sql("select 1 from policy where pet_name = 'Large'");
     expect(rows).toHaveLength(2);
   });

@@ -73,6 +73,87 @@ describe('request bounds', () => {
     });
   });
 
+  describe('deadline with requests waiting their turn', () => {
+    let service: TestService;
+    let alice: string;
+    let bob: string;
+    beforeAll(async () => {
+      let organizationId: string;
+      ({ service, token: alice, organizationId } = await startWithRootOrganization({
+        REQUEST_DEADLINE_SECONDS: '1',
+        DATABASE_STATEMENT_TIMEOUT_SECONDS: '30',
+        RATE_LIMIT_CONCURRENT_REQUESTS: '8',
+      }));
+      bob = await service.token({ sub: 'bob', org: organizationId });
+    });
+    afterAll(() => service?.stop());
+
+    it('answers 503 to waiting and stuck creates alike, writes none of them late, and frees the places once their work stops', async () => {
+      const release = await lockTable(service.databaseUrl, 'organization');
+      let answers: number[];
+      try {
+        // bob is served too, so alice runs 4 at once and her other 4 wait their turn.
+        const bobs = request(service.url, 'GET', '/api/v1/policy/1', { token: bob });
+        await sleep(100);
+        answers = (
+          await Promise.all(Array.from({ length: 8 }, () => request(service.url, 'POST', '/api/v1/policy', { token: alice, body: policyBody({ petName: 'TooLate' }) })))
+        ).map((response) => response.status);
+        expect(answers).toEqual(Array(8).fill(503));
+        expect((await bobs).status).toBe(503);
+      } finally {
+        await release();
+      }
+      await sleep(500);
+      expect(await service.sql("select 1 from policy where pet_name = 'TooLate'")).toEqual([]);
+      // Their work has stopped: alice's places in flight are hers again.
+      const again = await Promise.all(Array.from({ length: 8 }, () => request(service.url, 'GET', '/api/v1/policy/1', { token: alice })));
+      expect(again.map((response) => response.status)).toEqual(Array(8).fill(404));
+    });
+  });
+
+  describe('a stuck database while claiming an Idempotency-Key', () => {
+    const logLines: string[] = [];
+    let service: TestService;
+    let token: string;
+    beforeAll(async () => {
+      const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
+      ({ service, token } = await startWithRootOrganization({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '1', REQUEST_DEADLINE_SECONDS: '10' }, { logger }));
+    });
+    afterAll(() => service?.stop());
+
+    it('answers 503 with Retry-After, on REST and GraphQL, never 500', async () => {
+      const release = await lockTable(service.databaseUrl, 'idempotency_key');
+      try {
+        const rest = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody(), headers: { 'idempotency-key': 'stuck-1' } });
+        expect(rest.status).toBe(503);
+        expect(rest.headers.get('retry-after')).toBe('5');
+        const viaGraphql = await request(service.url, 'POST', '/graphql', {
+          token,
+          headers: { 'idempotency-key': 'stuck-2' },
+          body: { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', variables: { i: policyBody() } },
+        });
+        expect(viaGraphql.status).toBe(503);
+        expect(viaGraphql.body.errors[0].extensions.code).toBe('UNAVAILABLE');
+      } finally {
+        await release();
+      }
+    });
+
+    it('logs a failed statement by its code, never with its values', async () => {
+      const release = await lockTable(service.databaseUrl, 'organization');
+      try {
+        const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ taxId: 'EIN-SECRET-998877' }) });
+        expect(response.status).toBe(503);
+      } finally {
+        await release();
+      }
+      const errors = logLines.filter((line) => line.includes('"level":50'));
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.join('')).toContain('57014');
+      expect(logLines.join('')).not.toContain('EIN-SECRET-998877');
+    });
+  });
+
   describe('statement timeout', () => {
     let service: TestService;
     let token: string;

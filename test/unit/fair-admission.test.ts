@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FairAdmission } from '../../src/limits/fair-admission.js';
+import { clientAddress } from '../../src/limits/rate-limits.js';
 
 describe('FairAdmission', () => {
   afterEach(() => vi.useRealTimers());
@@ -47,5 +48,18 @@ describe('FairAdmission', () => {
     expect(flooder.started).toEqual([0, 1]);
     // Its place is free again: two in flight now, a third is accepted.
     expect(admission.admit('flooder', () => undefined).refused).toBe(false);
+  });
+});
+
+describe('clientAddress', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:127.0.0.1', '127.0.0.1'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::9', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+  ])('counts %s as %s', (ip, key) => {
+    expect(clientAddress(ip)).toBe(key);
   });
 });

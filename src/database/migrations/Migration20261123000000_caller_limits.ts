@@ -9,8 +9,10 @@ import { Migration } from '@mikro-orm/migrations';
  *   (`org_policy.quota_*_per_tree`, from QUOTA_* variables), an insert that goes over it fails
  *   with SQLSTATE QE001 and its whole transaction rolls back: the count is exact across
  *   instances because concurrent inserts into one tree queue on its row.
- * - `idempotency_key`: claims with recovery points (src/idempotency/idempotency.ts). Rows kept
- *   so far are deleted: their fingerprints were unkeyed hashes of bodies that could hold a cvc.
+ * - `idempotency_key`: claims with recovery points (src/idempotency/idempotency.ts). The
+ *   fingerprints kept so far were unkeyed hashes of bodies that could hold a cvc: they are
+ *   erased, and their rows (answers kept for up to a day) are still replayed, for any body, so
+ *   that a retry sent across this deploy does not create twice.
  */
 export class Migration20261123000000_caller_limits extends Migration {
   override async up(): Promise<void> {
@@ -60,7 +62,7 @@ export class Migration20261123000000_caller_limits extends Migration {
       create constraint trigger policy_tree_usage after insert on policy
         deferrable initially deferred for each row execute function count_tree_usage();
 
-      delete from idempotency_key;
+      update idempotency_key set fingerprint = '';
       alter table idempotency_key
         add column claim uuid,
         add column locked_until timestamptz,
