@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
+import { limitsCostPerRequest } from './bench-limits.js';
 import type { SeedTree } from './seed.js';
 
 /**
@@ -107,50 +108,52 @@ try {
     console.log(rows.at(-1));
   }
 
-  // The cost of the limits: the same reads with the limits on (too high to trigger) and off.
-  // Two processes of the same code differ by several percent on this machine, so each round
-  // starts a fresh pair, warms both up and measures them in alternating order; the ratio is the
-  // median of the rounds'. Besides throughput, the CPU time per answered request (from /proc),
-  // which the machine's other work disturbs less.
-  const reads = scenarios.filter(([name]) => !name.includes('POST'));
-  const rounds = new Map<string, Array<{ on: Measured; off: Measured; onCpu: number; offCpu: number }>>(reads.map(([name]) => [name, []]));
-  for (let round = 0; round < 4; round++) {
-    const pair = await Promise.all([LIMITS_HIGH, LIMITS_OFF].map(async (limits) => {
-      const port = await freePort();
-      const child = spawn('node', ['dist/src/main.js'], { env: { ...env, ...limits, MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
-      await ready(port);
-      return { port, child };
-    }));
-    const measure = async ({ port, child }: { port: number; child: ChildProcess }, next: () => { method: string; path: string; token: string; body?: string }) => {
-      const before = cpuMillis(child.pid!);
-      const measured = await load(port, next, connections, { duration: duration / 2 });
-      return { measured, cpu: (cpuMillis(child.pid!) - before) / (measured.rps * (duration / 2)) };
-    };
-    for (const [name, next] of reads) {
-      for (const server of pair) await load(server.port, next, connections, { duration: 2 });
-      const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      const results: Array<{ measured: Measured; cpu: number }> = [];
-      for (const index of order) results[index] = await measure(pair[index], next);
-      rounds.get(name)!.push({ on: results[0].measured, off: results[1].measured, onCpu: results[0].cpu, offCpu: results[1].cpu });
+  // The cost of the limits, three ways. (1) In this process, the limits' own work per request:
+  // repeatable. (2) The same reads on two processes, limits on (too high to trigger) and off,
+  // each round a fresh pair loaded at the same time with half the connections each, so that
+  // whatever else the machine does falls on both alike; the ratio is the median of the rounds'.
+  // (3) The same with both processes off, the control: how far two processes of the same code
+  // differ here. Besides throughput, the CPU time per answered request (from /proc).
+  const ownWork = await limitsCostPerRequest();
+  type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
+  const comparePair = async (configs: [Record<string, string>, Record<string, string>], reads: typeof scenarios, count: number) => {
+    const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
+    for (let round = 0; round < count; round++) {
+      const pair = await Promise.all(configs.map(async (limits) => {
+        const port = await freePort();
+        const child = spawn('node', ['dist/src/main.js'], { env: { ...env, ...limits, MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+        await ready(port);
+        return { port, child };
+      }));
+      for (const [name, next] of reads) {
+        await Promise.all(pair.map((server) => load(server.port, next, connections / 2, { duration: 3 })));
+        const before = pair.map(({ child }) => cpuMillis(child.pid!));
+        const [a, b] = await Promise.all(pair.map((server) => load(server.port, next, connections / 2)));
+        const [aCpu, bCpu] = pair.map(({ child }, index) => (cpuMillis(child.pid!) - before[index]) / ([a, b][index].rps * duration));
+        rounds.get(name)!.push({ a, b, aCpu, bCpu });
+      }
+      for (const { child } of pair) await stop(child);
     }
-    for (const { child } of pair) await stop(child);
-  }
-  const limitRows: string[] = [];
-  for (const [name] of reads) {
-    const measured = rounds.get(name)!;
-    const medianOf = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return (sorted[1] + sorted[2]) / 2;
-    };
-    const ratios = measured.map(({ on, off }) => on.rps / off.rps);
-    const cpuOn = medianOf(measured.map((round) => round.onCpu));
-    const cpuOff = medianOf(measured.map((round) => round.offCpu));
-    const [withLimits, without] = [mean(measured.map((round) => round.on)), mean(measured.map((round) => round.off))];
-    limitRows.push(
-      `| ${name} | ${fmt(withLimits)} | ${fmt(without)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(cpuOn * 1000).toFixed(0)} / ${(cpuOff * 1000).toFixed(0)} µs: **${(cpuOff / cpuOn).toFixed(2)}x** |`,
-    );
-    console.log(limitRows.at(-1));
-  }
+    return rounds;
+  };
+  const medianOf = (values: number[]) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  const compareRow = (name: string, measured: Round[]) => {
+    const ratios = measured.map(({ a, b }) => a.rps / b.rps);
+    const [aCpu, bCpu] = [medianOf(measured.map((round) => round.aCpu)), medianOf(measured.map((round) => round.bCpu))];
+    const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
+    return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
+  };
+  const reads = scenarios.filter(([name]) => !name.includes('POST'));
+  const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 4);
+  const limitRows = reads.map(([name]) => compareRow(name, limitRounds.get(name)!));
+  const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 4);
+  const controlRow = compareRow(`${reads[0][0]} (control: off against off)`, controlRounds.get(reads[0][0])!);
+  const readCpu = medianOf(limitRounds.get(reads[0][0])!.map((round) => round.aCpu)) * 1000;
+  console.log([...limitRows, controlRow].join('\n'));
 
   // Fairness: one caller reads at a steady 50 requests a second, alone, then while another
   // caller floods the service from a process of its own with 4x the connections (so that the
@@ -193,10 +196,14 @@ try {
   console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 4 rounds, each on a fresh pair of processes, alternating which goes first (means; the ratios are the medians of the rounds):\n');
+  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 4 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
   console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
   console.log('|---|---|---|---|---|');
-  for (const row of limitRows) console.log(row);
+  for (const row of [...limitRows, controlRow]) console.log(row);
+  console.log(
+    `\nThe limits' own work, in-process: ${ownWork.on.toFixed(1)} µs a request with them on, ${ownWork.off.toFixed(1)} µs off: ` +
+      `${(ownWork.on - ownWork.off).toFixed(1)} µs, ${((100 * (ownWork.on - ownWork.off)) / readCpu).toFixed(1)}% of the ${readCpu.toFixed(0)} µs of CPU a ${reads[0][0]} costs.`,
+  );
   console.log(
     `\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${fairnessMedian.toFixed(2)}x its p99 alone (median of ${fairnessRatios.map((ratio) => ratio.toFixed(2)).join(', ')}):\n`,
   );
