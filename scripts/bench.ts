@@ -119,12 +119,16 @@ try {
   const comparePair = async (configs: [Record<string, string>, Record<string, string>], reads: typeof scenarios, count: number) => {
     const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
     for (let round = 0; round < count; round++) {
-      const pair = await Promise.all(configs.map(async (limits) => {
+      // Which of the two starts first alternates, in case starting first matters.
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      const started: Array<{ port: number; child: ChildProcess }> = [];
+      for (const index of order) {
         const port = await freePort();
-        const child = spawn('node', ['dist/src/main.js'], { env: { ...env, ...limits, MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+        const child = spawn('node', ['dist/src/main.js'], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
         await ready(port);
-        return { port, child };
-      }));
+        started[index] = { port, child };
+      }
+      const pair = started;
       for (const [name, next] of reads) {
         await Promise.all(pair.map((server) => load(server.port, next, connections / 2, { duration: 3 })));
         const before = pair.map(({ child }) => cpuMillis(child.pid!));
@@ -148,9 +152,9 @@ try {
     return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
   };
   const reads = scenarios.filter(([name]) => !name.includes('POST'));
-  const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 4);
+  const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 6);
   const limitRows = reads.map(([name]) => compareRow(name, limitRounds.get(name)!));
-  const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 4);
+  const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 6);
   const controlRow = compareRow(`${reads[0][0]} (control: off against off)`, controlRounds.get(reads[0][0])!);
   const readCpu = medianOf(limitRounds.get(reads[0][0])!.map((round) => round.aCpu)) * 1000;
   console.log([...limitRows, controlRow].join('\n'));
@@ -196,7 +200,7 @@ try {
   console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 4 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
+  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
   console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
   console.log('|---|---|---|---|---|');
   for (const row of [...limitRows, controlRow]) console.log(row);
