@@ -8,7 +8,6 @@ import { parseArgs } from 'node:util';
 import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
-import { limitsCostPerRequest } from './bench-limits.js';
 import type { SeedTree } from './seed.js';
 
 /**
@@ -114,7 +113,10 @@ try {
   // whatever else the machine does falls on both alike; the ratio is the median of the rounds'.
   // (3) The same with both processes off, the control: how far two processes of the same code
   // differ here. Besides throughput, the CPU time per answered request (from /proc).
-  const ownWork = await limitsCostPerRequest();
+  const ownWork = JSON.parse(spawnSync('node', ['dist/scripts/bench-limits.js'], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } }).stdout) as {
+    on: number;
+    off: number;
+  };
   type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
   const comparePair = async (configs: [Record<string, string>, Record<string, string>], reads: typeof scenarios, count: number) => {
     const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));

@@ -104,19 +104,20 @@ export class RateLimits {
         if (req.socket.destroyed) return;
         let release: (() => void) | undefined;
         let answered = false;
-        const held = new Set<Promise<unknown>>();
+        let held = 0;
         const releaseWhenDone = () => {
-          if (answered && held.size === 0 && release) {
+          if (answered && held === 0 && release) {
             release();
             release = undefined;
           }
         };
+        const settled = () => {
+          held--;
+          releaseWhenDone();
+        };
         res.locals.holdSlot = (work: Promise<unknown>) => {
-          held.add(work);
-          void work.finally(() => {
-            held.delete(work);
-            releaseWhenDone();
-          });
+          held++;
+          work.then(settled, settled);
         };
         let waitTimer: NodeJS.Timeout | undefined;
         const admitted = this.admission.admit(key, () => {
@@ -124,8 +125,8 @@ export class RateLimits {
           next();
         });
         if (admitted.refused) {
-          res.append('RateLimit-Policy', this.concurrencyItem);
-          res.append('RateLimit', '"concurrency";r=0');
+          res.appendHeader('RateLimit-Policy', this.concurrencyItem);
+          res.appendHeader('RateLimit', '"concurrency";r=0');
           const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
           return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
         }
@@ -159,25 +160,23 @@ export class RateLimits {
     return this.graphqlCost && cost > 0 ? this.spend(this.graphqlCost, sub, cost, res) : Promise.resolve();
   }
 
-  private async spend(budget: Budget, key: string, points: number, res: Response): Promise<void> {
-    let result: RateLimiterRes;
-    try {
-      result = await budget.limiter.consume(key, points);
-    } catch (outcome) {
-      if (!(outcome instanceof RateLimiterRes)) {
-        // The count could not be kept (the database is away): the request itself will meet the
-        // same database, so it is let through rather than refused for the limiter's sake.
-        this.logger.warn({ err: outcome, policy: budget.policy }, 'rate limit store unavailable');
-        return;
-      }
-      result = outcome;
-      report(res, budget, result);
-      // Paused for a second, or less if the window resets sooner; Retry-After counts what is left.
-      const pause = Math.min(REFUSAL_DELAY_MS, result.msBeforeNext);
-      await sleep(pause);
-      throw rateLimited(budget.policy, Math.max(1, Math.ceil((result.msBeforeNext - pause) / 1000)), describe(budget));
-    }
-    report(res, budget, result);
+  private spend(budget: Budget, key: string, points: number, res: Response): Promise<void> {
+    return budget.limiter.consume(key, points).then(
+      (result) => report(res, budget, result),
+      async (outcome: unknown) => {
+        if (!(outcome instanceof RateLimiterRes)) {
+          // The count could not be kept (the database is away): the request itself will meet the
+          // same database, so it is let through rather than refused for the limiter's sake.
+          this.logger.warn({ err: outcome, policy: budget.policy }, 'rate limit store unavailable');
+          return;
+        }
+        report(res, budget, outcome);
+        // Paused for a second, or less if the window resets sooner; Retry-After counts what is left.
+        const pause = Math.min(REFUSAL_DELAY_MS, outcome.msBeforeNext);
+        await sleep(pause);
+        throw rateLimited(budget.policy, Math.max(1, Math.ceil((outcome.msBeforeNext - pause) / 1000)), describe(budget));
+      },
+    );
   }
 }
 
@@ -185,8 +184,8 @@ export class RateLimits {
 function report(res: Response, budget: Budget, result: RateLimiterRes): void {
   if (res.headersSent) return;
   const seconds = Math.max(0, Math.ceil(result.msBeforeNext / 1000));
-  res.append('RateLimit-Policy', budget.item);
-  res.append('RateLimit', `"${budget.policy}";r=${result.remainingPoints};t=${seconds}`);
+  res.appendHeader('RateLimit-Policy', budget.item);
+  res.appendHeader('RateLimit', `"${budget.policy}";r=${result.remainingPoints};t=${seconds}`);
 }
 
 function describe(budget: Budget): string {
