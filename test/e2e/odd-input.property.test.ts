@@ -55,7 +55,9 @@ function setPath(target: Record<string, any>, path: string, value: unknown): voi
     if (typeof node[key] !== 'object' || node[key] === null) node[key] = /^\d+$/.test(key) ? [] : {};
     node = node[key];
   }
-  node[keys[keys.length - 1]] = value;
+  // A copy: fast-check hands out the same constant objects again, and a later change through
+  // one of them would otherwise alter (and could make cyclic) the value of every later run.
+  node[keys[keys.length - 1]] = structuredClone(value);
 }
 
 describe('odd input (property-based)', () => {
