@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { jwtVerify } from 'jose';
 import pg from 'pg';
 import { premiumSchedule } from '../src/policies/premium-schedule.js';
-import { isCalendarDate } from '../src/validation/calendar-date.js';
+import { isCalendarDate } from '../src/values/calendar-date.js';
 
 /**
  * The benchmark's baseline: the fastest honest code for the same four operations. node:http,

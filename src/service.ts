@@ -10,8 +10,8 @@ import { openDatabase } from './database/orm.js';
 import { developmentSecret } from './development-secrets.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { quotaSettings } from './limits/quotas.js';
-import { FieldCipher } from './sensitive/field-cipher.js';
-import { RequestFingerprints } from './sensitive/request-fingerprint.js';
+import { FieldCipher } from './crypto/field-cipher.js';
+import { RequestFingerprints } from './crypto/request-fingerprint.js';
 
 export interface RunningService {
   /** e.g. http://127.0.0.1:4000 */

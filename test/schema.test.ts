@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { buildServiceSchema } from '../src/graphql/schema.js';
+import { buildServiceSchema } from '../src/graphql-server/schema.js';
 
 describe('schema/schema.graphql', () => {
   it('is exactly what the code builds (run `npm run schema` after changing the schema)', async () => {

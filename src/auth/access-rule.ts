@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { querySql } from '../database/sql.js';
 import { ORGANIZATION_JSON, ORGANIZATION_VIEW, type OrganizationView } from '../organizations/organization.view.js';
 import { CHARGES_JSON, POLICY_VIEW, policyView, type PolicyView } from '../policies/policy.view.js';
-import { isPolicyNumber, isUuid } from '../validation/identifiers.js';
+import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Principal } from './principal.js';
 
 /**

@@ -1,6 +1,6 @@
 import { HeaderMap } from '@apollo/server';
 import type { OperationDefinitionNode } from 'graphql';
-import { ServiceError } from '../graphql/errors.js';
+import { ServiceError } from '../errors/errors.js';
 import type { Principal } from './principal.js';
 import { TokenRejected, type TokenVerifier } from './token-verifier.js';
 

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { ServiceError } from '../graphql/errors.js';
+import type { ServiceError } from '../errors/errors.js';
 import { authenticate, refusedToken } from './authenticate.js';
 import type { Principal } from './principal.js';
 import type { TokenVerifier } from './token-verifier.js';

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import type { KeyObject } from 'node:crypto';
-import { isUuid } from '../validation/identifiers.js';
+import { isUuid } from '../values/identifiers.js';
 import type { Principal } from './principal.js';
 
 export interface VerificationKeys {

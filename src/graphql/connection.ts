@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType, ArgsType, type ClassType } from 'type-graphql';
-import { badUserInput } from './errors.js';
+import { badUserInput } from '../errors/errors.js';
 
 /** Relay cursor connections: `edges { cursor node }` and `pageInfo { hasNextPage endCursor }`. */
 @ObjectType('PageInfo', { simpleResolvers: true })

@@ -4,9 +4,9 @@ import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { Deadline } from '../limits/deadline.js';
-import type { FieldCipher } from '../sensitive/field-cipher.js';
-import type { ServiceError } from './errors.js';
-import { createLoaders, type Loaders } from './loaders.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
+import type { ServiceError } from '../errors/errors.js';
+import { createLoaders, type Loaders } from '../graphql-server/loaders.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {

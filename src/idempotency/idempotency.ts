@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Principal } from '../auth/principal.js';
-import { badUserInput, conflict, ServiceError } from '../graphql/errors.js';
-import type { RequestFingerprints } from '../sensitive/request-fingerprint.js';
+import { badUserInput, conflict, ServiceError } from '../errors/errors.js';
+import type { RequestFingerprints } from '../crypto/request-fingerprint.js';
 
 /** A response as kept for replay. */
 export interface StoredResponse {

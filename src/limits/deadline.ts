@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { unavailable, type ServiceError } from '../graphql/errors.js';
+import { unavailable, type ServiceError } from '../errors/errors.js';
 
 /**
  * A request's deadline (contract section 12: default 10 s, then 503 UNAVAILABLE). The answer is

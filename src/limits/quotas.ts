@@ -1,4 +1,4 @@
-import { quotaExceeded } from '../graphql/errors.js';
+import { quotaExceeded } from '../errors/errors.js';
 
 /** SQLSTATE raised by the tree_usage triggers (migration caller_limits) over a quota. */
 const QUOTA_SQLSTATE = 'QE001';

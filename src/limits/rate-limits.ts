@@ -5,9 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { CallerLimits } from '../config.js';
 import { performance } from 'node:perf_hooks';
-import { rateLimited, unavailable } from '../graphql/errors.js';
+import { rateLimited, unavailable } from '../errors/errors.js';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
-import { sendError } from '../http-errors.js';
+import { sendError } from '../errors/error-head.js';
 import { FairAdmission } from './fair-admission.js';
 
 /** The policies of contract section 12, by the names the RateLimit header fields use. */

@@ -1,8 +1,8 @@
 import { findAccessibleOrganization } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
-import { notFound } from '../graphql/errors.js';
+import { notFound } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
-import { lastFour } from '../sensitive/field-cipher.js';
+import { lastFour } from '../crypto/field-cipher.js';
 import type { StoredAddress } from './address.type.js';
 import { BankAccount } from './bank-account.entity.js';
 import type { AddressInput, CreateOrganizationInput } from './organization.input.js';

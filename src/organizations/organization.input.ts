@@ -15,7 +15,7 @@ import {
   Phone,
   RequiredText,
   TaxId,
-} from '../validation/rules.js';
+} from '../input/rules.js';
 import { ADDRESS_FIELDS } from './address.type.js';
 import { ValidateBy } from 'class-validator';
 

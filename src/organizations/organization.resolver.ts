@@ -2,12 +2,12 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolve
 import { findAccessibleOrganization } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
-import { notFound } from '../graphql/errors.js';
+import { notFound } from '../errors/errors.js';
 import { Policy } from '../policies/policy.entity.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
 import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS } from './organization.input.js';
-import { listCost } from '../graphql/query-cost.js';
+import { listCost } from '../graphql-server/query-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
 import { organizationViewOf, type BankAccountView, type OrganizationView, type OwnerView } from './organization.view.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findAccessibleOrganization } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
-import { badUserInput, conflict, notFound } from '../graphql/errors.js';
+import { badUserInput, conflict, notFound } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationView } from '../organizations/organization.view.js';
 import { Charge } from './charge.entity.js';

@@ -10,7 +10,7 @@ import {
   PositiveInteger,
   RequiredText,
   WithinYearsOf,
-} from '../validation/rules.js';
+} from '../input/rules.js';
 
 @InputType('CreatePolicyInput')
 export class CreatePolicyInput {

@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } 
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { findAccessiblePolicy } from '../auth/access-rule.js';
 import type { RequestContext } from '../graphql/context.js';
-import { notFound } from '../graphql/errors.js';
+import { notFound } from '../errors/errors.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { Charge } from './charge.entity.js';
 import { CoveragePlan } from './coverage-plan.entity.js';
@@ -11,7 +11,7 @@ import { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
 import type { ChargeView, PolicyView } from './policy.view.js';
 import { MAX_CHARGES } from './premium-schedule.js';
-import { listCost } from '../graphql/query-cost.js';
+import { listCost } from '../graphql-server/query-cost.js';
 import type { OrganizationView } from '../organizations/organization.view.js';
 
 export const policyNotFound = () => notFound('Policy not found.');

@@ -1,4 +1,4 @@
-import { ERROR_STATUS } from '../graphql/errors.js';
+import { ERROR_STATUS } from '../errors/errors.js';
 
 /**
  * The OpenAPI 3.1 description of the `/api/v1` routes, served at `/api/v1/openapi.json`.
@@ -145,7 +145,7 @@ export const openApiDocument = {
           detail: { type: 'string' },
           code: {
             type: 'string',
-            // The error table (graphql/errors.ts), so a new code cannot be missing here.
+            // The error table (errors/errors.ts), so a new code cannot be missing here.
             enum: Object.keys(ERROR_STATUS),
           },
           errors: {

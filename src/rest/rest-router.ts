@@ -14,15 +14,15 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
-import { badUserInput, responseTooLarge, ServiceError } from '../graphql/errors.js';
-import { safeError, statusOf } from '../graphql/safe-errors.js';
-import { errorHead, sendError } from '../http-errors.js';
+import { badUserInput, responseTooLarge, ServiceError } from '../errors/errors.js';
+import { safeError, statusOf } from '../errors/safe-errors.js';
+import { errorHead, sendError } from '../errors/error-head.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
 import { readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
-import { inputErrors } from '../validation/check-input.js';
+import { inputErrors } from '../input/check-input.js';
 import { inputFromBody } from './input-from-body.js';
-import { PROBLEM_JSON, problemBody, sendProblem } from './problem.js';
+import { PROBLEM_JSON, problemBody, sendProblem } from '../errors/problem.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
 
 interface PreparedRoute extends RestRoute {

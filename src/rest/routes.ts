@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { policyNotFound } from '../policies/policy.resolver.js';
-import { parsePolicyNumber } from '../validation/identifiers.js';
+import { parsePolicyNumber } from '../values/identifiers.js';
 import { flattenAddress } from './input-from-body.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { todayUtc } from '../../src/validation/calendar-date.js';
+import { todayUtc } from '../../src/values/calendar-date.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { startWithRootOrganization, type TestService } from '../support/test-service.js';

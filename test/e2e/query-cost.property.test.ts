@@ -11,8 +11,8 @@ import {
 } from 'graphql';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServiceSchema } from '../../src/graphql/schema.js';
-import { queryCost } from '../../src/graphql/query-cost.js';
+import { buildServiceSchema } from '../../src/graphql-server/schema.js';
+import { queryCost } from '../../src/graphql-server/query-cost.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { startWithRootOrganization, type TestService } from '../support/test-service.js';

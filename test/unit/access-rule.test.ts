@@ -2,7 +2,7 @@ import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { needsPrincipal } from '../../src/auth/authenticate.js';
 import { accessPredicate } from '../../src/auth/access-rule.js';
-import { isUuid, parsePolicyNumber } from '../../src/validation/identifiers.js';
+import { isUuid, parsePolicyNumber } from '../../src/values/identifiers.js';
 
 const operation = (query: string) =>
   parse(query).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMonthsClamped, compareDates, daysBetween, isCalendarDate, todayUtc } from '../../src/validation/calendar-date.js';
+import { addMonthsClamped, compareDates, daysBetween, isCalendarDate, todayUtc } from '../../src/values/calendar-date.js';
 
 describe('calendar dates', () => {
   it.each(['2026-01-01', '2024-02-29', '2000-02-29', '2026-12-31'])('accepts %s', (date) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FieldCipher, lastFour } from '../../src/sensitive/field-cipher.js';
-import { RequestFingerprints } from '../../src/sensitive/request-fingerprint.js';
+import { FieldCipher, lastFour } from '../../src/crypto/field-cipher.js';
+import { RequestFingerprints } from '../../src/crypto/request-fingerprint.js';
 
 describe('FieldCipher', () => {
   const key = randomBytes(32);

@@ -1,7 +1,7 @@
 import { GraphQLInputObjectType, GraphQLList, GraphQLString } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { describe, expect, it } from 'vitest';
-import { jsonProblem, shapeErrors } from '../../src/validation/input-shape.js';
+import { jsonProblem, shapeErrors } from '../../src/input/input-shape.js';
 
 const Item = new GraphQLInputObjectType({ name: 'Item', fields: { name: { type: GraphQLString } } });
 const Input = new GraphQLInputObjectType({

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { badUserInput, notFound } from '../../src/graphql/errors.js';
-import { safeError, withoutValues } from '../../src/graphql/safe-errors.js';
+import { badUserInput, notFound } from '../../src/errors/errors.js';
+import { safeError, withoutValues } from '../../src/errors/safe-errors.js';
 
 describe('withoutValues', () => {
   it.each([

@@ -2,15 +2,15 @@ import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { execute, getOperationAST, GraphQLError, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
-import { errorHead, sendError } from '../http-errors.js';
+import { errorHead, sendError } from '../errors/error-head.js';
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
-import type { ContextFactory, RequestContext } from './context.js';
-import { badUserInput, responseTooLarge } from './errors.js';
+import type { ContextFactory, RequestContext } from '../graphql/context.js';
+import { badUserInput, responseTooLarge } from '../errors/errors.js';
 import { queryCost } from './query-cost.js';
-import { safeError } from './safe-errors.js';
-import { inputErrors } from '../validation/check-input.js';
+import { safeError } from '../errors/safe-errors.js';
+import { inputErrors } from '../input/check-input.js';
 
 export interface GraphqlRouteOptions {
   production: boolean;

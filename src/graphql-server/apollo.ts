@@ -6,10 +6,10 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { GraphQLLimits } from '../config.js';
 import { needsPrincipal } from '../auth/authenticate.js';
-import type { RequestContext } from './context.js';
-import { badUserInput, RETRY_AFTER_SECONDS } from './errors.js';
-import { safeError } from './safe-errors.js';
-import { inputErrors } from '../validation/check-input.js';
+import type { RequestContext } from '../graphql/context.js';
+import { badUserInput, RETRY_AFTER_SECONDS } from '../errors/errors.js';
+import { safeError } from '../errors/safe-errors.js';
+import { inputErrors } from '../input/check-input.js';
 import { assertQueryCost } from './query-cost.js';
 
 export interface ApolloOptions {

@@ -1,9 +1,9 @@
 import type { HeaderMap } from '@apollo/server';
 import type { Request, Response } from 'express';
 import type { GraphQLError } from 'graphql';
-import { RETRY_AFTER_SECONDS, ServiceError } from './graphql/errors.js';
-import { safeError, statusOf } from './graphql/safe-errors.js';
-import { PROBLEM_JSON, problemBody } from './rest/problem.js';
+import { RETRY_AFTER_SECONDS, ServiceError } from './errors.js';
+import { safeError, statusOf } from './safe-errors.js';
+import { PROBLEM_JSON, problemBody } from './problem.js';
 
 /** An error as HTTP: its status and the headers that go with it. */
 export interface ErrorHead {

@@ -7,7 +7,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
-import { DEFAULT_MAX_ITEMS } from '../validation/input-shape.js';
+import { DEFAULT_MAX_ITEMS } from '../input/input-shape.js';
 
 /**
  * The cost of a query is an upper bound on the rows and fields it can make the service load and

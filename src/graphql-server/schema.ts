@@ -3,9 +3,9 @@ import { buildSchema } from 'type-graphql';
 import { AddressResolver } from '../organizations/address.type.js';
 import { OrganizationResolver } from '../organizations/organization.resolver.js';
 import { PolicyResolver } from '../policies/policy.resolver.js';
-import { validateInput } from '../validation/validate-input.js';
+import { validateInput } from '../input/validate-input.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../graphql/context.js';
 
 /**
  * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the

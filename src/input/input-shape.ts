@@ -6,7 +6,7 @@ import {
   type GraphQLInputField,
   type GraphQLInputType,
 } from 'graphql';
-import type { FieldError } from '../graphql/errors.js';
+import type { FieldError } from '../errors/errors.js';
 
 /** A list with no declared maximum still has one: nothing a client sends is walked unbounded. */
 export const DEFAULT_MAX_ITEMS = 100;

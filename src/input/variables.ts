@@ -9,7 +9,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { FieldError } from './errors.js';
+import type { FieldError } from '../errors/errors.js';
 
 /**
  * Checks an operation's variables the way GraphQL will coerce them, but reports every problem

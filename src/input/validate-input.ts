@@ -1,5 +1,5 @@
 import { validate, type ValidationError } from 'class-validator';
-import { badUserInput, type FieldError } from '../graphql/errors.js';
+import { badUserInput, type FieldError } from '../errors/errors.js';
 
 /**
  * Runs the class-validator rules of an input object (an instance of its input class) and

@@ -8,8 +8,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
-import { MAX_REPORTED_ERRORS, type FieldError } from '../graphql/errors.js';
-import { variableErrors } from '../graphql/variables.js';
+import { MAX_REPORTED_ERRORS, type FieldError } from '../errors/errors.js';
+import { variableErrors } from './variables.js';
 import { shapeErrors } from './input-shape.js';
 import { ruleErrors } from './validate-input.js';
 

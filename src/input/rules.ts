@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsOptional, ValidateBy, ValidateNested, isEmail, isURL, type ValidationArguments } from 'class-validator';
 import { Extensions } from 'type-graphql';
-import { addMonthsClamped, compareDates, isCalendarDate, todayUtc } from './calendar-date.js';
+import { addMonthsClamped, compareDates, isCalendarDate, todayUtc } from '../values/calendar-date.js';
 import { jsonProblem, type JsonBounds } from './input-shape.js';
 
 /**

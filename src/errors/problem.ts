@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import type { FieldError } from '../graphql/errors.js';
+import type { FieldError } from './errors.js';
 
 export interface Problem {
   status: number;
