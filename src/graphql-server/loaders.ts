@@ -5,14 +5,15 @@ import type { Principal } from '../auth/principal.js';
 import type { Deadline } from '../limits/deadline.js';
 import { querySql, uuidArray } from '../database/sql.js';
 import {
-  BANK_ACCOUNT_VIEW,
-  ORGANIZATION_VIEW,
-  OWNER_VIEW,
-  type BankAccountView,
-  type OrganizationView,
-  type OwnerView,
-} from '../organizations/organization.view.js';
-import { CHARGE_VIEW, POLICY_VIEW, policyView, type ChargeView, type PolicyView } from '../policies/policy.view.js';
+  BANK_ACCOUNTS_BY_ORGANIZATION,
+  CHILDREN_PAGE,
+  ORGANIZATIONS_BY_IDS,
+  OWNERS_BY_ORGANIZATION,
+  type BankAccountRead,
+  type OrganizationRead,
+  type OwnerRead,
+} from '../organizations/organization.reads.js';
+import { CHARGES_BY_POLICY, POLICIES_PAGE, policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
 
 /** A page of a connection: the rows with their positions, and whether more follow. */
 export interface Page<T> {
@@ -33,15 +34,16 @@ export interface PageKey {
  * arrive in the same tick become one statement, so a list of 50 policies with their
  * organizations and charges costs a fixed few queries. Organizations and pages apply the
  * access rule in their SQL; owners, accounts and charges are only reached through an
- * organization or policy that already passed it.
+ * organization or policy that already passed it. The statements belong to their resources
+ * (`*.reads.ts`); this file only batches them.
  */
 export interface Loaders {
-  organization: DataLoader<string, OrganizationView | null>;
-  children: DataLoader<PageKey, Page<OrganizationView>, string>;
-  policies: DataLoader<PageKey, Page<PolicyView>, string>;
-  owners: DataLoader<string, OwnerView[]>;
-  bankAccounts: DataLoader<string, BankAccountView[]>;
-  charges: DataLoader<string, ChargeView[]>;
+  organization: DataLoader<string, OrganizationRead | null>;
+  children: DataLoader<PageKey, Page<OrganizationRead>, string>;
+  policies: DataLoader<PageKey, Page<PolicyRead>, string>;
+  owners: DataLoader<string, OwnerRead[]>;
+  bankAccounts: DataLoader<string, BankAccountRead[]>;
+  charges: DataLoader<string, ChargeRead[]>;
 }
 
 type Row = Record<string, unknown>;
@@ -51,10 +53,10 @@ type Row = Record<string, unknown>;
  * (the answer, a 503, has been sent already).
  */
 export function createLoaders(em: EntityManager, deadline: Deadline, principal: () => Principal): Loaders {
-  const organization = new DataLoader<string, OrganizationView | null>(async (ids) => {
+  const organization = new DataLoader<string, OrganizationRead | null>(async (ids) => {
     deadline.assertOpen();
     const access = accessPredicate('o', principal());
-    const rows = await querySql<OrganizationView>(em, `select ${ORGANIZATION_VIEW} from organization o where o.id = any(?::uuid[]) and ${access.sql}`, [
+    const rows = await querySql<OrganizationRead>(em, ORGANIZATIONS_BY_IDS(access.sql), [
       uuidArray(ids),
       ...access.params,
     ]);
@@ -104,31 +106,11 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
 
   return {
     organization,
-    children: pager(
-      (access) => `select * from (
-        select ${ORGANIZATION_VIEW}, o.parent_id as owner, o.seq, row_number() over (partition by o.parent_id order by o.seq) as rank
-        from organization o
-        where o.parent_id = any(?::uuid[]) and ${access.sql} and o.seq > ?::bigint
-      ) page where rank <= ? order by owner, seq`,
-      (row) => row as unknown as OrganizationView,
-    ),
-    policies: pager(
-      (access) => `select * from (
-        select ${POLICY_VIEW}, p.organization_id as owner, p.seq, row_number() over (partition by p.organization_id order by p.seq) as rank
-        from policy p join organization o on o.id = p.organization_id
-        where p.organization_id = any(?::uuid[]) and ${access.sql} and p.seq > ?::bigint
-      ) page where rank <= ? order by owner, seq`,
-      policyView,
-    ),
-    owners: byParent<OwnerView>(
-      `select ${OWNER_VIEW}, w.organization_id as parent from owner w where w.organization_id = any(?::uuid[]) order by w.organization_id, w.position`,
-    ),
-    bankAccounts: byParent<BankAccountView>(
-      `select ${BANK_ACCOUNT_VIEW}, b.organization_id as parent from bank_account b where b.organization_id = any(?::uuid[]) order by b.organization_id, b.position`,
-    ),
-    charges: byParent<ChargeView>(
-      `select ${CHARGE_VIEW}, c.policy_id as parent from charge c where c.policy_id = any(?::uuid[]) order by c.policy_id, c.sequence`,
-    ),
+    children: pager((access) => CHILDREN_PAGE(access.sql), (row) => row as unknown as OrganizationRead),
+    policies: pager((access) => POLICIES_PAGE(access.sql), policyRead),
+    owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
+    bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
+    charges: byParent<ChargeRead>(CHARGES_BY_POLICY),
   };
 }
 

@@ -1,5 +1,9 @@
-import { findAccessibleOrganization } from '../auth/access-rule.js';
-import type { RequestContext } from '../graphql/context.js';
+import { findAccessibleOrganization } from './organization.reads.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/principal.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
+import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
+import type { Deadline } from '../limits/deadline.js';
 import { notFound } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import { lastFour } from '../crypto/field-cipher.js';
@@ -13,23 +17,32 @@ import { Owner } from './owner.entity.js';
  * Creates an organization under `parentId`, else under the caller's `org`, else as a root
  * owned by the caller. Organization, bank accounts and owners are written in one transaction.
  */
-export async function createOrganization(ctx: RequestContext, input: CreateOrganizationInput): Promise<Organization> {
-  const principal = ctx.principal!;
+export interface CreateOrganizationScope {
+  em: EntityManager;
+  principal: Principal;
+  cipher: FieldCipher;
+  deadline: Deadline;
+  /** Set while an Idempotency-Key is claimed: the create marks it in its own transaction. */
+  idempotency?: IdempotencyRecorder;
+}
+
+export async function createOrganization(scope: CreateOrganizationScope, input: CreateOrganizationInput): Promise<Organization> {
+  const { principal } = scope;
   // Any parentId the body carries is an id, even "": only absent or null falls back to the
   // token's org (a truthiness test let "" create a root outside the caller's tree).
   const given = input.parentId !== undefined && input.parentId !== null;
   const parentId = given ? input.parentId! : principal.org;
-  const parent = parentId !== null ? await findAccessibleOrganization(ctx.em, principal, parentId) : null;
+  const parent = parentId !== null ? await findAccessibleOrganization(scope.em, principal, parentId) : null;
   if (parentId !== null && !parent) {
     throw notFound(given ? 'Parent organization not found.' : "The token's organization was not found.");
   }
 
-  const { cipher } = ctx;
+  const { cipher } = scope;
   // Past the request's deadline (its 503 has gone), no write starts.
-  ctx.deadline.assertOpen();
+  scope.deadline.assertOpen();
   // One transaction: the organization with its accounts and owners, and the mark on an
   // Idempotency-Key, are all stored or none. A quota over the tree is checked by the database.
-  return withQuotas(() => ctx.em.transactional(async (em) => {
+  return withQuotas(() => scope.em.transactional(async (em) => {
     const organization = em.create(Organization, {
       parent: parent ? em.getReference(Organization, parent.id) : null,
       ownerSub: principal.sub,
@@ -76,7 +89,7 @@ export async function createOrganization(ctx: RequestContext, input: CreateOrgan
       });
     }
     await em.flush();
-    await ctx.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
+    await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
     return organization;
   }));
 }

@@ -1,8 +1,9 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { findAccessibleOrganization } from '../auth/access-rule.js';
+import { findAccessibleOrganization, organizationNotFound } from './organization.reads.js';
+import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
+import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
-import { notFound } from '../errors/errors.js';
 import { Policy } from '../policies/policy.entity.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
@@ -10,10 +11,9 @@ import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS } from './organi
 import { listCost } from '../graphql-server/query-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
-import { organizationViewOf, type BankAccountView, type OrganizationView, type OwnerView } from './organization.view.js';
-import type { PolicyView } from '../policies/policy.view.js';
+import { organizationReadOf, type BankAccountRead, type OrganizationRead, type OwnerRead } from './organization.reads.js';
+import type { PolicyRead } from '../policies/policy.reads.js';
 
-export const organizationNotFound = () => notFound('Organization not found.');
 
 const OrganizationConnection = ConnectionType('Organization', Organization);
 const PolicyConnection = ConnectionType('Policy', Policy);
@@ -25,8 +25,12 @@ export class OrganizationResolver {
     nullable: true,
     description: 'An organization the caller may access (its org or below, or created by it or below); else null and NOT_FOUND',
   })
-  async organization(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<OrganizationView> {
-    const organization = await findAccessibleOrganization(ctx.em, ctx.principal!, id);
+  async organization(
+    @Arg('id', () => ID) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<OrganizationRead> {
+    const organization = await findAccessibleOrganization(ctx.em, principal, id);
     if (!organization) throw organizationNotFound();
     return organization;
   }
@@ -35,13 +39,15 @@ export class OrganizationResolver {
   @Mutation(() => Organization, { description: 'Creates an organization with its address, bank accounts and owners, all or nothing' })
   async createOrganization(
     @Arg('input', () => CreateOrganizationInput) input: CreateOrganizationInput,
+    @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
-  ): Promise<OrganizationView> {
-    return organizationViewOf(await createOrganization(ctx, input));
+  ): Promise<OrganizationRead> {
+    const { em, cipher, deadline, idempotency } = ctx;
+    return organizationReadOf(await createOrganization({ em, principal, cipher, deadline, idempotency }, input));
   }
 
   @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })
-  parentId(@Root() organization: OrganizationView): string | null {
+  parentId(@Root() organization: OrganizationRead): string | null {
     return organization.parentId;
   }
 
@@ -49,37 +55,37 @@ export class OrganizationResolver {
     nullable: true,
     description: 'The direct parent when the caller may access it; null for a root or a parent out of reach',
   })
-  parent(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): Promise<OrganizationView | null> | null {
+  parent(@Root() organization: OrganizationRead, @Ctx() ctx: RequestContext): Promise<OrganizationRead | null> | null {
     return organization.parentId ? ctx.loaders.organization.load(organization.parentId) : null;
   }
 
   @FieldResolver(() => OrganizationConnection, { description: 'Direct children, oldest first' })
   async children(
-    @Root() organization: OrganizationView,
+    @Root() organization: OrganizationRead,
     @Args(() => PageArgs) args: PageArgs,
     @Ctx() ctx: RequestContext,
-  ): Promise<Connection<OrganizationView>> {
+  ): Promise<Connection<OrganizationRead>> {
     const { first, after } = pagePosition('organization', args);
     return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }));
   }
 
   @FieldResolver(() => PolicyConnection, { description: "The organization's own policies, oldest first" })
   async policies(
-    @Root() organization: OrganizationView,
+    @Root() organization: OrganizationRead,
     @Args(() => PageArgs) args: PageArgs,
     @Ctx() ctx: RequestContext,
-  ): Promise<Connection<PolicyView>> {
+  ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
     return toConnection('policy', await ctx.loaders.policies.load({ ownerId: organization.id, first, after }));
   }
 
   @FieldResolver(() => [BankAccount], { complexity: listCost(MAX_BANK_ACCOUNTS) })
-  bankAccounts(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): BankAccountView[] | Promise<BankAccountView[]> {
+  bankAccounts(@Root() organization: OrganizationRead, @Ctx() ctx: RequestContext): BankAccountRead[] | Promise<BankAccountRead[]> {
     return organization.bankAccounts ?? ctx.loaders.bankAccounts.load(organization.id);
   }
 
   @FieldResolver(() => [Owner], { complexity: listCost(MAX_OWNERS) })
-  owners(@Root() organization: OrganizationView, @Ctx() ctx: RequestContext): OwnerView[] | Promise<OwnerView[]> {
+  owners(@Root() organization: OrganizationRead, @Ctx() ctx: RequestContext): OwnerRead[] | Promise<OwnerRead[]> {
     return organization.owners ?? ctx.loaders.owners.load(organization.id);
   }
 }

@@ -1,18 +1,20 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findAccessibleOrganization } from '../auth/access-rule.js';
-import type { RequestContext } from '../graphql/context.js';
+import { findAccessibleOrganization, organizationNotFound } from '../organizations/organization.reads.js';
+import type { Principal } from '../auth/principal.js';
+import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
+import type { Deadline } from '../limits/deadline.js';
 import { badUserInput, conflict, notFound } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
-import type { OrganizationView } from '../organizations/organization.view.js';
+import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { Charge } from './charge.entity.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { querySql } from '../database/sql.js';
 import { premiumSchedule } from './premium-schedule.js';
 import type { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
-import type { ChargeView, PolicyView } from './policy.view.js';
+import type { ChargeRead, PolicyRead } from './policy.reads.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -24,20 +26,28 @@ const COVERAGE_SNAPSHOT = `select slug, name, deductible, reimbursement_rate::fl
  * Creates a policy for `organizationId`, else the caller's `org`, with its coverage snapshot
  * and premium schedule, in one transaction. `cvc` has been validated and is dropped here.
  */
-export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput): Promise<PolicyView> {
-  const principal = ctx.principal!;
+export interface CreatePolicyScope {
+  em: EntityManager;
+  principal: Principal;
+  deadline: Deadline;
+  /** Set while an Idempotency-Key is claimed: the create marks it in its own transaction. */
+  idempotency?: IdempotencyRecorder;
+}
+
+export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicyInput): Promise<PolicyRead> {
+  const { principal } = scope;
   // Any organizationId the body carries is an id, even "" (then 404, like any id that cannot exist).
   const given = input.organizationId !== undefined && input.organizationId !== null;
   const organizationId = given ? input.organizationId! : principal.org;
   if (organizationId === null) {
     throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
   }
-  const organization = await findAccessibleOrganization(ctx.em, principal, organizationId);
+  const organization = await findAccessibleOrganization(scope.em, principal, organizationId);
   if (!organization) {
-    throw notFound(given ? 'Organization not found.' : "The token's organization was not found.");
+    throw given ? organizationNotFound() : notFound("The token's organization was not found.");
   }
   // The plan as it is now, copied into the policy so later catalog changes never rewrite it.
-  const [coverage] = await querySql<CoverageSnapshot>(ctx.em, COVERAGE_SNAPSHOT, [input.coverageSlug]);
+  const [coverage] = await querySql<CoverageSnapshot>(scope.em, COVERAGE_SNAPSHOT, [input.coverageSlug]);
   if (!coverage) {
     throw badUserInput([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
   }
@@ -50,11 +60,11 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
 
   for (let attempt = 1; ; attempt++) {
     // Past the request's deadline (its 503 has gone), no write starts.
-    ctx.deadline.assertOpen();
+    scope.deadline.assertOpen();
     try {
       // Inserted through the entity metadata without the unit of work: nothing here is read
       // back or changed later, and change tracking of 13 entities was most of a create's cost.
-      const view = await withQuotas(() => ctx.em.transactional(async (em) => {
+      const view = await withQuotas(() => scope.em.transactional(async (em) => {
         const number = input.number ?? (await nextPolicyNumber(em));
         const policy: PolicyRow = {
           id: randomUUID(),
@@ -75,8 +85,8 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
         const charges = schedule.map((charge, sequence) => ({ id: randomUUID(), policy: policy.id, sequence, ...charge }));
         await em.insert(Policy, policy);
         await em.insertMany(Charge, charges);
-        await ctx.idempotency?.recordCreated(em, { type: 'policy', number });
-        return createdPolicyView(policy, organization, charges);
+        await scope.idempotency?.recordCreated(em, { type: 'policy', number });
+        return createdPolicyRead(policy, organization, charges);
       }));
       return view;
     } catch (error) {
@@ -87,10 +97,10 @@ export async function createPolicy(ctx: RequestContext, input: CreatePolicyInput
   }
 }
 
-type PolicyRow = Omit<PolicyView, 'organizationId' | 'charges' | 'organization'> & { organization: string; createdBySub: string };
+type PolicyRow = Omit<PolicyRead, 'organizationId' | 'charges' | 'organization'> & { organization: string; createdBySub: string };
 
 /** The policy just inserted, as reads serve it, without reading it back. */
-function createdPolicyView({ organization: _id, createdBySub: _sub, ...policy }: PolicyRow, organization: OrganizationView, charges: Array<ChargeView & { policy: string; sequence: number }>): PolicyView {
+function createdPolicyRead({ organization: _id, createdBySub: _sub, ...policy }: PolicyRow, organization: OrganizationRead, charges: Array<ChargeRead & { policy: string; sequence: number }>): PolicyRead {
   return {
     ...policy,
     organizationId: organization.id,

@@ -1,20 +1,20 @@
 import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { findAccessiblePolicy } from '../auth/access-rule.js';
+import { findAccessiblePolicy, policyNotFound } from './policy.reads.js';
+import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
-import { notFound } from '../errors/errors.js';
+import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { Charge } from './charge.entity.js';
 import { CoveragePlan } from './coverage-plan.entity.js';
 import { createPolicy } from './create-policy.js';
 import { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
-import type { ChargeView, PolicyView } from './policy.view.js';
+import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
 import { listCost } from '../graphql-server/query-cost.js';
-import type { OrganizationView } from '../organizations/organization.view.js';
+import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 
-export const policyNotFound = () => notFound('Policy not found.');
 
 @Resolver(() => Policy)
 export class PolicyResolver {
@@ -23,8 +23,12 @@ export class PolicyResolver {
     nullable: true,
     description: 'A policy of an organization the caller may access; else null and NOT_FOUND',
   })
-  async policy(@Arg('number', () => GraphQLSafeInt) number: number, @Ctx() ctx: RequestContext): Promise<PolicyView> {
-    const policy = await findAccessiblePolicy(ctx.em, ctx.principal!, number);
+  async policy(
+    @Arg('number', () => GraphQLSafeInt) number: number,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    const policy = await findAccessiblePolicy(ctx.em, principal, number);
     if (!policy) throw policyNotFound();
     return policy;
   }
@@ -37,20 +41,25 @@ export class PolicyResolver {
 
   @Authorized()
   @Mutation(() => Policy, { description: 'Creates a policy with its coverage snapshot and premium schedule, all or nothing' })
-  createPolicy(@Arg('input', () => CreatePolicyInput) input: CreatePolicyInput, @Ctx() ctx: RequestContext): Promise<PolicyView> {
-    return createPolicy(ctx, input);
+  createPolicy(
+    @Arg('input', () => CreatePolicyInput) input: CreatePolicyInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    const { em, deadline, idempotency } = ctx;
+    return createPolicy({ em, principal, deadline, idempotency }, input);
   }
 
   @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order', complexity: listCost(MAX_CHARGES) })
-  charges(@Root() policy: PolicyView, @Ctx() ctx: RequestContext): ChargeView[] | Promise<ChargeView[]> {
+  charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): ChargeRead[] | Promise<ChargeRead[]> {
     return policy.charges ?? ctx.loaders.charges.load(policy.id);
   }
 
   /** A policy is accessible exactly when its organization is, so this is never null. */
   @FieldResolver(() => Organization)
-  async organization(@Root() policy: PolicyView, @Ctx() ctx: RequestContext): Promise<OrganizationView> {
+  async organization(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): Promise<OrganizationRead> {
     const organization = policy.organization ?? (await ctx.loaders.organization.load(policy.organizationId));
-    if (!organization) throw notFound('Organization not found.');
+    if (!organization) throw organizationNotFound();
     return organization;
   }
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { policyNotFound } from '../policies/policy.resolver.js';
+import { policyNotFound } from '../policies/policy.reads.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
 import { flattenAddress } from './input-from-body.js';
 

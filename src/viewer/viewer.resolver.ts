@@ -1,7 +1,9 @@
-import { Authorized, Ctx, Field, FieldResolver, ObjectType, Query, Resolver } from 'type-graphql';
+import { Authorized, Ctx, Field, FieldResolver, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
+import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Organization } from '../organizations/organization.entity.js';
-import type { OrganizationView } from '../organizations/organization.view.js';
+import type { OrganizationRead } from '../organizations/organization.reads.js';
 
 @ObjectType('Viewer', { simpleResolvers: true, description: 'The caller, as its token describes it' })
 export class Viewer {
@@ -15,12 +17,12 @@ export class Viewer {
 export class ViewerResolver {
   @Authorized()
   @Query(() => Viewer)
-  viewer(@Ctx() ctx: RequestContext): Viewer {
-    return { sub: ctx.principal!.sub, orgId: ctx.principal!.org };
+  viewer(@CurrentPrincipal() principal: Principal): Viewer {
+    return { sub: principal.sub, orgId: principal.org };
   }
 
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })
-  organization(@Ctx() ctx: RequestContext): Promise<OrganizationView | null> | null {
-    return ctx.principal!.org ? ctx.loaders.organization.load(ctx.principal!.org) : null;
+  organization(@Root() viewer: Viewer, @Ctx() ctx: RequestContext): Promise<OrganizationRead | null> | null {
+    return viewer.orgId ? ctx.loaders.organization.load(viewer.orgId) : null;
   }
 }

@@ -2,7 +2,8 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ormConfig } from '../../mikro-orm.config.js';
-import { findAccessibleOrganization, findAccessiblePolicy } from '../../src/auth/access-rule.js';
+import { findAccessibleOrganization } from '../../src/organizations/organization.reads.js';
+import { findAccessiblePolicy } from '../../src/policies/policy.reads.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /**

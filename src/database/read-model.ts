@@ -1,0 +1,35 @@
+/**
+ * A read model is one column map: each key the response uses, the SQL expression that serves
+ * it. The select list and the JSON object of a read are both built from that map, once, at
+ * module load, so the field list is written in one place and the SQL stays a constant string
+ * (named prepared statements still apply). Maps are checked against their entity with
+ * `satisfies ReadColumns<Entity, Hidden>`: a property added to the entity and not to the map
+ * (or hidden on purpose) fails to compile.
+ */
+export type ReadColumns<E, Hidden extends keyof E, Extra extends string = never> = Readonly<
+  Record<Exclude<keyof E, Hidden> | Extra, string>
+>;
+
+/** The read model's row type: the entity's shown properties, with the extra keys typed by the caller. */
+export type ReadOf<E, Hidden extends keyof E> = Pick<E, Exclude<keyof E, Hidden>>;
+
+/** `o.id, o.parent_id as "parentId", ...`: a select list whose names are the map's keys. */
+export function selectList(columns: Readonly<Record<string, string>>): string {
+  return Object.entries(columns)
+    .map(([name, sql]) => (sql.endsWith(`.${name}`) && name === name.toLowerCase() ? sql : `${sql} as "${name}"`))
+    .join(', ');
+}
+
+/** `json_build_object('parentId', o.parent_id, ...)`: the same row as one JSON object. */
+export function jsonObject(columns: Readonly<Record<string, string>>): string {
+  return `json_build_object(${Object.entries(columns)
+    .map(([name, sql]) => `'${name}', ${sql}`)
+    .join(', ')})`;
+}
+
+/** The value of each key of the map, taken from an object that has them (a just-written entity). */
+export function pickColumns<K extends string>(columns: Readonly<Record<K, string>>, source: NoInfer<Record<K, unknown>>): Record<K, unknown> {
+  const row = {} as Record<K, unknown>;
+  for (const name of Object.keys(columns) as K[]) row[name] = source[name];
+  return row;
+}

@@ -1,0 +1,110 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { accessPredicate } from '../auth/access-rule.js';
+import type { Principal } from '../auth/principal.js';
+import { querySql } from '../database/sql.js';
+import { jsonObject, pickColumns, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
+import { notFound } from '../errors/errors.js';
+import { isUuid } from '../values/identifiers.js';
+import type { BankAccount } from './bank-account.entity.js';
+import type { Organization } from './organization.entity.js';
+import type { Owner } from './owner.entity.js';
+
+/**
+ * The organization's reads: plain rows selected with exactly the response's names (the entity
+ * classes stay the GraphQL types and the write model; reads skip the ORM's hydration and
+ * identity map, which cost more than the queries themselves: docs/benchmark.md).
+ */
+
+/** Entity properties no read serves: relations, write-only columns, secrets. */
+type HiddenOrganization = 'parent' | 'ownerSub' | 'bankAccounts' | 'owners' | 'createdAt';
+type HiddenBankAccount = 'organization' | 'position' | 'accountCiphertext' | 'accountKeyId';
+type HiddenOwner = 'organization' | 'position' | 'taxIdCiphertext' | 'taxIdKeyId';
+
+/** An organization as reads serve it (over the row alias `o`). */
+export const ORGANIZATION_COLUMNS = {
+  id: 'o.id',
+  parentId: 'o.parent_id',
+  name: 'o.name',
+  description: 'o.description',
+  logo: 'o.logo',
+  type: 'o.type',
+  descriptor: 'o.descriptor',
+  legalName: 'o.legal_name',
+  legalType: 'o.legal_type',
+  taxId: 'o.tax_id',
+  phone: 'o.phone',
+  email: 'o.email',
+  website: 'o.website',
+  address: 'o.address',
+} as const satisfies ReadColumns<Organization, HiddenOrganization, 'parentId'>;
+
+export const BANK_ACCOUNT_COLUMNS = {
+  id: 'b.id',
+  nickname: 'b.nickname',
+  routing: 'b.routing',
+  accountLast4: 'b.account_last4',
+} as const satisfies ReadColumns<BankAccount, HiddenBankAccount>;
+
+export const OWNER_COLUMNS = {
+  id: 'w.id',
+  firstname: 'w.firstname',
+  lastname: 'w.lastname',
+  birthdate: 'w.birthdate::text',
+  taxIdLast4: 'w.tax_id_last4',
+  email: 'w.email',
+  phone: 'w.phone',
+  ownership: 'w.ownership',
+  address: 'w.address',
+} as const satisfies ReadColumns<Owner, HiddenOwner>;
+
+export type BankAccountRead = ReadOf<BankAccount, HiddenBankAccount>;
+export type OwnerRead = ReadOf<Owner, HiddenOwner>;
+export type OrganizationRead = ReadOf<Organization, HiddenOrganization> & {
+  parentId: string | null;
+  /** Present when already known (just created); otherwise loaded in batches. */
+  bankAccounts?: BankAccountRead[];
+  owners?: OwnerRead[];
+};
+
+export const ORGANIZATION_SELECT = selectList(ORGANIZATION_COLUMNS);
+/** The same organization as one JSON object (to embed in another row). */
+export const ORGANIZATION_JSON = jsonObject(ORGANIZATION_COLUMNS);
+export const BANK_ACCOUNT_SELECT = selectList(BANK_ACCOUNT_COLUMNS);
+export const OWNER_SELECT = selectList(OWNER_COLUMNS);
+
+/** The statement of the access-checked read by id, given the access predicate (also for `npm run explain`). */
+export const ORGANIZATION_BY_ID = (access: string) => `select ${ORGANIZATION_SELECT} from organization o where o.id = ? and ${access}`;
+
+/** The organization with this id if the principal may access it; one SQL statement. */
+export async function findAccessibleOrganization(em: EntityManager, principal: Principal, id: string): Promise<OrganizationRead | null> {
+  if (!isUuid(id)) return null;
+  const { sql, params } = accessPredicate('o', principal);
+  const [row] = await querySql<OrganizationRead>(em, ORGANIZATION_BY_ID(sql), [id.toLowerCase(), ...params]);
+  return row ?? null;
+}
+
+/** The children pager's statement: one page per parent at once (see graphql-server/loaders.ts). */
+export const CHILDREN_PAGE = (access: string) => `select * from (
+  select ${ORGANIZATION_SELECT}, o.parent_id as owner, o.seq, row_number() over (partition by o.parent_id order by o.seq) as rank
+  from organization o
+  where o.parent_id = any(?::uuid[]) and ${access} and o.seq > ?::bigint
+) page where rank <= ? order by owner, seq`;
+
+export const ORGANIZATIONS_BY_IDS = (access: string) =>
+  `select ${ORGANIZATION_SELECT} from organization o where o.id = any(?::uuid[]) and ${access}`;
+
+/** Owners and accounts are only reached through an organization that passed the access rule. */
+export const OWNERS_BY_ORGANIZATION = `select ${OWNER_SELECT}, w.organization_id as parent from owner w
+  where w.organization_id = any(?::uuid[]) order by w.organization_id, w.position`;
+export const BANK_ACCOUNTS_BY_ORGANIZATION = `select ${BANK_ACCOUNT_SELECT}, b.organization_id as parent from bank_account b
+  where b.organization_id = any(?::uuid[]) order by b.organization_id, b.position`;
+
+/** A just-created organization as reads serve it, with its accounts and owners already in hand. */
+export function organizationReadOf(organization: Organization): OrganizationRead {
+  const row = pickColumns(ORGANIZATION_COLUMNS, { ...organization, parentId: organization.parent?.id ?? null }) as OrganizationRead;
+  row.bankAccounts = organization.bankAccounts.getItems().map((account) => pickColumns(BANK_ACCOUNT_COLUMNS, account) as BankAccountRead);
+  row.owners = organization.owners.getItems().map((owner) => pickColumns(OWNER_COLUMNS, owner) as OwnerRead);
+  return row;
+}
+
+export const organizationNotFound = () => notFound('Organization not found.');

@@ -1,0 +1,91 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { accessPredicate } from '../auth/access-rule.js';
+import type { Principal } from '../auth/principal.js';
+import { querySql } from '../database/sql.js';
+import { jsonObject, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
+import { notFound } from '../errors/errors.js';
+import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
+import { isPolicyNumber } from '../values/identifiers.js';
+import type { Charge } from './charge.entity.js';
+import type { Policy } from './policy.entity.js';
+
+/** The policy's reads (see organization.reads.ts for why plain rows). */
+
+type HiddenPolicy = 'organization' | 'charges' | 'createdBySub' | 'createdAt';
+type HiddenCharge = 'policy' | 'sequence';
+
+/** A policy as reads serve it, over the row alias `p` (bigint and dates as text). */
+export const POLICY_COLUMNS = {
+  id: 'p.id',
+  number: 'p.number::text',
+  organizationId: 'p.organization_id',
+  internalID: 'p.internal_id',
+  ownerFirstname: 'p.owner_firstname',
+  ownerLastname: 'p.owner_lastname',
+  ownerDOB: 'p.owner_dob::text',
+  petName: 'p.pet_name',
+  petDOB: 'p.pet_dob::text',
+  effectiveDate: 'p.effective_date::text',
+  expirationDate: 'p.expiration_date::text',
+  coverageSlug: 'p.coverage_slug',
+  coverage: 'p.coverage',
+} as const satisfies ReadColumns<Policy, HiddenPolicy, 'organizationId'>;
+
+export const CHARGE_COLUMNS = {
+  id: 'c.id',
+  type: 'c.type',
+  periodStart: 'c.period_start::text',
+  periodEnd: 'c.period_end::text',
+  dueDate: 'c.due_date::text',
+  amount: 'c.amount',
+  currency: 'c.currency',
+  status: 'c.status',
+} as const satisfies ReadColumns<Charge, HiddenCharge>;
+
+export type ChargeRead = ReadOf<Charge, HiddenCharge>;
+export type PolicyRead = ReadOf<Policy, HiddenPolicy> & {
+  organizationId: string;
+  /** Present when selected with the policy; otherwise loaded in batches. */
+  charges?: ChargeRead[];
+  organization?: OrganizationRead;
+};
+
+export const POLICY_SELECT = selectList(POLICY_COLUMNS);
+export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
+
+/** A policy's charges as one JSON array, in period order (a correlated subquery over `p`). */
+export const CHARGES_JSON = `(select coalesce(json_agg(${jsonObject(CHARGE_COLUMNS)} order by c.sequence), '[]') from charge c where c.policy_id = p.id)`;
+
+/** The statement of the access-checked read by number, given the access predicate (also for `npm run explain`). */
+export const POLICY_BY_NUMBER = (access: string) => `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
+     from policy p join organization o on o.id = p.organization_id
+     where p.number = ? and ${access}`;
+
+/** The policies pager's statement: one page per organization at once (see graphql-server/loaders.ts). */
+export const POLICIES_PAGE = (access: string) => `select * from (
+  select ${POLICY_SELECT}, p.organization_id as owner, p.seq, row_number() over (partition by p.organization_id order by p.seq) as rank
+  from policy p join organization o on o.id = p.organization_id
+  where p.organization_id = any(?::uuid[]) and ${access} and p.seq > ?::bigint
+) page where rank <= ? order by owner, seq`;
+
+/** Charges are only reached through a policy that passed the access rule. */
+export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c
+  where c.policy_id = any(?::uuid[]) order by c.policy_id, c.sequence`;
+
+/** A row selected with POLICY_SELECT: only the bigint needs converting. */
+export function policyRead(row: Record<string, unknown>): PolicyRead {
+  return { ...(row as unknown as PolicyRead), number: Number(row.number) };
+}
+
+export const policyNotFound = () => notFound('Policy not found.');
+
+/**
+ * The policy with this number if the principal may access its organization, with its charges
+ * and organization: one SQL statement.
+ */
+export async function findAccessiblePolicy(em: EntityManager, principal: Principal, number: number): Promise<PolicyRead | null> {
+  if (!isPolicyNumber(number)) return null;
+  const { sql, params } = accessPredicate('o', principal);
+  const [row] = await querySql(em, POLICY_BY_NUMBER(sql), [number, ...params]);
+  return row ? policyRead(row) : null;
+}
