@@ -33,7 +33,7 @@ export interface ServiceDependencies {
   trustProxy: boolean | number | string;
 }
 
-/** Request bodies larger than this are refused with 413 (contract section 6). */
+/** Request bodies larger than this are refused with 413 (spec section 6). */
 const BODY_LIMIT = '100kb';
 
 /**
@@ -93,9 +93,10 @@ export async function createApp(deps: ServiceDependencies) {
   app.use(authenticationGate(deps.verifyToken));
   app.use(rateLimits.middleware());
 
-  // The REST layer's description is public, like any API reference.
+  // The REST layer's description is public, like any API reference; built once from the schema.
+  const openApi = openApiDocument(schema);
   app.get('/api/v1/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
+    res.json(openApi);
   });
   app.use(restRouter(schema, createContext, { bodyParser: jsonBody(), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes }));
   app.use(
@@ -123,7 +124,7 @@ export async function createApp(deps: ServiceDependencies) {
 }
 
 /**
- * JSON bodies: UTF-8 only (contract: `application/json`; a UTF-16 body is 415), and any JSON
+ * JSON bodies: UTF-8 only (spec: `application/json`; a UTF-16 body is 415), and any JSON
  * value is parsed so that a scalar body is told it must be an object, not that it is not JSON.
  */
 function jsonBody(): RequestHandler {

@@ -27,7 +27,7 @@ export interface Config {
   dataEncryptionKey?: Buffer;
   /** Keys retired by a rotation: still used to read values they sealed, never to seal. */
   previousDataEncryptionKeys: Buffer[];
-  /** How long responses are kept for Idempotency-Key replays (contract: 24 hours). */
+  /** How long responses are kept for Idempotency-Key replays (spec: 24 hours). */
   idempotencyRetentionSeconds: number;
   graphql: {
     /** Schema introspection; off in production unless GRAPHQL_INTROSPECTION=true. */
@@ -38,7 +38,7 @@ export interface Config {
   limits: CallerLimits;
 }
 
-/** Per-caller budgets (0 = off) and per-request bounds; contract section 12. */
+/** Per-caller budgets (0 = off) and per-request bounds; spec section 12. */
 export interface CallerLimits {
   /** Requests a minute per `sub`. */
   requestsPerMinute: number;
@@ -70,7 +70,7 @@ export interface CallerLimits {
   quotas: { organizationsPerTree: number | null; policiesPerTree: number | null };
 }
 
-/** Refused before any resolver runs (contract section 8). */
+/** Refused before any resolver runs (spec section 8). */
 export interface GraphQLLimits {
   depth: number;
   aliases: number;

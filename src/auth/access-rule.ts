@@ -1,7 +1,7 @@
 import type { Principal } from './principal.js';
 
 /**
- * The access rule of contract section 3, as one SQL predicate over an organization row: the
+ * The access rule of spec section 3, as one SQL predicate over an organization row: the
  * principal's `org` claim is the row or an ancestor, or its `sub` created the row or an
  * ancestor. Each row carries `path` (ids root..itself) and `owner_subs` (creators along that
  * path), kept by a trigger on insert, so the check reads one row found by primary key, whatever

@@ -13,7 +13,7 @@ export interface ErrorHead {
 
 /**
  * The one place an error becomes an HTTP status and headers, for REST, `/graphql`, the
- * idempotency replay and the limits: the status from the error's code (contract section 6),
+ * idempotency replay and the limits: the status from the error's code (spec section 6),
  * the headers the error carries in `extensions.http` (WWW-Authenticate, Retry-After), and
  * `Retry-After` on every 503.
  */

@@ -2,7 +2,7 @@ import { HeaderMap } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 
 /**
- * The error codes of contract section 6 and the HTTP status each maps to. GraphQL puts the
+ * The error codes of spec section 6 and the HTTP status each maps to. GraphQL puts the
  * code in `extensions.code`; REST answers with the status and the same code in problem+json.
  */
 export const ERROR_STATUS = {
@@ -50,7 +50,7 @@ export function notFound(message = 'Not found.'): ServiceError {
   return new ServiceError('NOT_FOUND', message);
 }
 
-/** At most this many field errors are reported for one request (contract section 12). */
+/** At most this many field errors are reported for one request (spec section 12). */
 export const MAX_REPORTED_ERRORS = 100;
 
 export function badUserInput(errors: FieldError[], message?: string): ServiceError {
@@ -73,7 +73,7 @@ export function unavailable(message = 'The database is unavailable; retry shortl
 }
 
 /**
- * Over a rate limit (contract section 12): 429 with `Retry-After`. `extensions.http` carries the
+ * Over a rate limit (spec section 12): 429 with `Retry-After`. `extensions.http` carries the
  * status and header to Apollo (which strips it from the body) and to REST (http-errors.ts).
  */
 export function rateLimited(policy: string, retryAfterSeconds: number, limit: string): ServiceError {

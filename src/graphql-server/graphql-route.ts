@@ -30,7 +30,7 @@ interface GraphqlAnswer extends StoredResponse {
  * `/graphql`: Apollo Server's own request pipeline, called the way its Express integration
  * does, with what the service adds around it in one place:
  * - a refused token (or, in production, a missing one) is a 401 before the body is read;
- * - `Idempotency-Key` on a create mutation (contract section 7, src/idempotency/);
+ * - `Idempotency-Key` on a create mutation (spec section 7, src/idempotency/);
  * - the request's deadline (503 when it passes) and the response-size cap.
  */
 export function graphqlRoute(

@@ -32,7 +32,7 @@ export interface IdempotentRequest {
 
 export interface IdempotencySettings {
   fingerprints: RequestFingerprints;
-  /** How long a key and its answer are kept (contract: 24 hours). */
+  /** How long a key and its answer are kept (spec: 24 hours). */
   retentionSeconds: number;
   /** A larger answer is not kept: its replay is rebuilt from the record it created. */
   keptResponseMaxBytes: number;
@@ -52,7 +52,7 @@ export interface IdempotentRun {
   keep(response: StoredResponse): boolean;
 }
 
-/** 1 to 255 printable ASCII characters (contract section 7). */
+/** 1 to 255 printable ASCII characters (spec section 7). */
 const KEY = /^[\x20-\x7e]{1,255}$/;
 
 export function assertIdempotencyKey(key: string): void {

@@ -27,7 +27,7 @@ interface ShapeExtensions {
 }
 
 /**
- * The cheap first pass over a request's input, before coercion and rules (contract section 12):
+ * The cheap first pass over a request's input, before coercion and rules (spec section 12):
  * a list longer than its maximum is reported and its items are never walked, and a JSON value
  * that nests too deeply or is too large is reported without being walked further. Everything
  * after this pass then works on input of bounded size, so checking a body is linear in it.

@@ -4,7 +4,7 @@ import { addMonthsClamped, compareDates, isCalendarDate, todayUtc } from '../val
 import { jsonProblem, type JsonBounds } from './input-shape.js';
 
 /**
- * The input rules of contract sections 4 and 5 as class-validator decorators, declared once on
+ * The input rules of spec sections 4 and 5 as class-validator decorators, declared once on
  * the GraphQL input classes and so shared by GraphQL and REST. Types are already enforced by
  * GraphQL coercion, so each rule may assume its field has the declared type. Messages never
  * repeat the value: it may be a secret.

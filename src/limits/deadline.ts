@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { unavailable, type ServiceError } from '../errors/errors.js';
 
 /**
- * A request's deadline (contract section 12: default 10 s, then 503 UNAVAILABLE). The answer is
+ * A request's deadline (spec section 12: default 10 s, then 503 UNAVAILABLE). The answer is
  * sent when the deadline passes even if the work is still running (`race`), and work that
  * checks (`assertOpen`, at each batch of SQL) stops starting new statements; a statement
  * already running is ended by PostgreSQL's statement_timeout.

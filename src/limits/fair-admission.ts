@@ -2,7 +2,7 @@
 const RECENT_MS = 1000;
 
 /**
- * Requests in flight per caller (contract section 12: 16 per `sub`), shared fairly. A caller
+ * Requests in flight per caller (spec section 12: 16 per `sub`), shared fairly. A caller
  * may have up to `limit` requests in flight; more are refused (429). While no other caller has
  * sent a request in the last second, all of them run. Otherwise a caller runs at most `share`
  * at once and the rest of its requests wait their turn here, before any work: a caller

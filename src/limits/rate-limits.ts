@@ -10,7 +10,7 @@ import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import { sendError } from '../errors/error-head.js';
 import { FairAdmission } from './fair-admission.js';
 
-/** The policies of contract section 12, by the names the RateLimit header fields use. */
+/** The policies of spec section 12, by the names the RateLimit header fields use. */
 type Policy = 'requests' | 'anonymous' | 'creates' | 'graphql-cost' | 'concurrency';
 
 /**
@@ -31,7 +31,7 @@ interface Budget {
 }
 
 /**
- * Per-caller limits (contract section 12), with rate-limiter-flexible:
+ * Per-caller limits (spec section 12), with rate-limiter-flexible:
  * - requests a minute per `sub` and unauthenticated requests per client address, and GraphQL
  *   cost points per `sub`: counted in this instance's memory, which costs a map update per
  *   request (docs/decisions.md says how to set them for N instances);

@@ -43,21 +43,15 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   // One transaction: the organization with its accounts and owners, and the mark on an
   // Idempotency-Key, are all stored or none. A quota over the tree is checked by the database.
   return withQuotas(() => scope.em.transactional(async (em) => {
+    // Every field of the input that is a column is stored as sent: a new nullable field needs
+    // no edit here. What the input names differently (parent, accounts, owners) is mapped below.
+    const { parentId: _parentId, bankAccounts: _accounts, owners: _owners, address, name, ...fields } = input;
     const organization = em.create(Organization, {
+      ...definedOnly(fields),
       parent: parent ? em.getReference(Organization, parent.id) : null,
       ownerSub: principal.sub,
-      name: input.name ?? input.legalName,
-      description: input.description ?? null,
-      logo: input.logo ?? null,
-      type: input.type ?? null,
-      descriptor: input.descriptor ?? null,
-      legalName: input.legalName,
-      legalType: input.legalType,
-      taxId: input.taxId,
-      phone: input.phone ?? null,
-      email: input.email ?? null,
-      website: input.website ?? null,
-      address: storedAddress(input.address),
+      name: name ?? input.legalName,
+      address: storedAddress(address),
     });
     for (const [position, account] of (input.bankAccounts ?? []).entries()) {
       const sealed = cipher.seal(account.account, 'bank_account.account');
@@ -92,6 +86,11 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
     await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
     return organization;
   }));
+}
+
+/** The properties that were sent (an absent optional field is stored as its column's null). */
+function definedOnly<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
 }
 
 /** Named fields as sent (absent ones left out) plus the additional fields, flat as REST sends them. */

@@ -23,7 +23,7 @@ export interface ScheduleTerms {
 }
 
 /**
- * The premium schedule of contract section 5: one charge per monthly period from
+ * The premium schedule of spec section 5: one charge per monthly period from
  * `effectiveDate` until `expirationDate`. Period k starts k calendar months after
  * `effectiveDate` (counted from it, not from the previous period, so Jan 31 -> Feb 28 ->
  * Mar 31). A final partial period is prorated by days against the full period it cuts short

@@ -1,4 +1,7 @@
+import type { GraphQLSchema } from 'graphql';
 import { ERROR_STATUS } from '../errors/errors.js';
+import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-schemas.js';
+import { REST_ROUTES, type RestRoute } from './routes.js';
 
 /**
  * The OpenAPI 3.1 description of the `/api/v1` routes, served at `/api/v1/openapi.json`.
@@ -8,8 +11,6 @@ import { ERROR_STATUS } from '../errors/errors.js';
  * the input rules themselves live on the GraphQL input classes and are described in words.
  */
 const nullableString = { type: ['string', 'null'] };
-const date = { type: 'string', format: 'date', description: 'YYYY-MM-DD' };
-const nullableDate = { type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD' };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
 const problem = (description: string, headers?: object) => ({
@@ -46,7 +47,7 @@ const POST_ERRORS = {
   422: problem('The Idempotency-Key was already used with a different body (code IDEMPOTENCY_KEY_REUSED)'),
 };
 
-/** POSTs accept an Idempotency-Key (contract section 7). */
+/** POSTs accept an Idempotency-Key (spec section 7). */
 const idempotencyKey = {
   name: 'Idempotency-Key',
   in: 'header',
@@ -67,299 +68,144 @@ const addressInput = {
   additionalProperties: true,
 };
 
-export const openApiDocument = {
-  openapi: '3.1.0',
-  info: {
-    title: 'Organization and Policy service: REST compatibility layer',
-    version: '1.0.0',
-    description:
-      'The four operations of the interface document. Every route needs `Authorization: Bearer <JWT>`. ' +
-      'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
-      'whose `code` equals the GraphQL `extensions.code`.',
+/** What the GraphQL types cannot say about the REST shapes. */
+const OVERLAYS: SchemaOverlays = {
+  // REST sends and returns an address flat (its extra properties inline).
+  types: { Address: ref('Address'), AddressInput: ref('AddressInput') },
+  fields: {
+    'CreateOrganizationInput.parentId': { format: undefined },
+    'CreatePolicyInput.organizationId': { format: undefined },
+    'CreatePolicyInput.number': { minimum: 1 },
+    'BankAccount.accountLast4': { maxLength: 4 },
+    'Owner.taxIdLast4': { maxLength: 4 },
+    'Charge.type': { const: 'premium' },
+    'Charge.status': { const: 'scheduled' },
+    'Policy.coverage': { description: 'The plan as it was when the policy was created. Amounts in cents.' },
   },
-  servers: [{ url: '/' }],
-  security: [{ bearerAuth: [] }],
-  paths: {
-    '/api/v1/organization': {
-      post: {
-        operationId: 'createOrganization',
-        summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
-        parameters: [idempotencyKey],
-        requestBody: { required: true, content: json(ref('CreateOrganizationRequest')) },
-        responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...POST_ERRORS },
-      },
+};
+
+function documentOf(method: RestRoute['method'], path: string): string {
+  const route = REST_ROUTES.find((candidate) => candidate.method === method && candidate.path === path);
+  if (!route) throw new Error(`no REST route ${method} ${path}`);
+  return route.document;
+}
+
+/** The OpenAPI 3.1 document, built once at start-up from the schema and the route documents. */
+export function openApiDocument(schema: GraphQLSchema) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Organization and Policy service: REST compatibility layer',
+      version: '1.0.0',
+      description:
+        'The four operations of the interface document. Every route needs `Authorization: Bearer <JWT>`. ' +
+        'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
+        'whose `code` equals the GraphQL `extensions.code`.',
     },
-    '/api/v1/organization/{id}': {
-      get: {
-        operationId: 'getOrganization',
-        summary: 'Read an organization the caller may access',
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Organization id (UUID)' }],
-        responses: {
-          200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('OrganizationSummary')) },
-          404: problem('No such organization, or the caller may not access it'),
-          ...ERRORS,
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/api/v1/organization': {
+        post: {
+          operationId: 'createOrganization',
+          summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
+          parameters: [idempotencyKey],
+          requestBody: { required: true, content: json(ref('CreateOrganizationRequest')) },
+          responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...POST_ERRORS },
         },
       },
-    },
-    '/api/v1/policy': {
-      post: {
-        operationId: 'createPolicy',
-        summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing)',
-        parameters: [idempotencyKey],
-        requestBody: { required: true, content: json(ref('CreatePolicyRequest')) },
-        responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POST_ERRORS },
-      },
-    },
-    '/api/v1/policy/{id}': {
-      get: {
-        operationId: 'getPolicy',
-        summary: 'Read a policy of an organization the caller may access',
-        parameters: [
-          { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Policy number, 1 to 2^53 - 1' },
-        ],
-        responses: {
-          200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('Policy')) },
-          404: problem('No such policy, or the caller may not access it'),
-          ...ERRORS,
-        },
-      },
-    },
-  },
-  components: {
-    securitySchemes: {
-      bearerAuth: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description: 'Claims: `sub` (required), `exp` (required), `org` (optional organization id), `iss`/`aud` when configured.',
-      },
-    },
-    schemas: {
-      Problem: {
-        type: 'object',
-        required: ['type', 'title', 'status', 'detail', 'code'],
-        properties: {
-          type: { type: 'string', const: 'about:blank' },
-          title: { type: 'string' },
-          status: { type: 'integer' },
-          detail: { type: 'string' },
-          code: {
-            type: 'string',
-            // The error table (errors/errors.ts), so a new code cannot be missing here.
-            enum: Object.keys(ERROR_STATUS),
+      '/api/v1/organization/{id}': {
+        get: {
+          operationId: 'getOrganization',
+          summary: 'Read an organization the caller may access',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Organization id (UUID)' }],
+          responses: {
+            200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('OrganizationSummary')) },
+            404: problem('No such organization, or the caller may not access it'),
+            ...ERRORS,
           },
-          errors: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['path', 'message'],
-              properties: { path: { type: 'string', examples: ['owners[1].ownership'] }, message: { type: 'string' } },
-              additionalProperties: false,
+        },
+      },
+      '/api/v1/policy': {
+        post: {
+          operationId: 'createPolicy',
+          summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing)',
+          parameters: [idempotencyKey],
+          requestBody: { required: true, content: json(ref('CreatePolicyRequest')) },
+          responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POST_ERRORS },
+        },
+      },
+      '/api/v1/policy/{id}': {
+        get: {
+          operationId: 'getPolicy',
+          summary: 'Read a policy of an organization the caller may access',
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Policy number, 1 to 2^53 - 1' },
+          ],
+          responses: {
+            200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('Policy')) },
+            404: problem('No such policy, or the caller may not access it'),
+            ...ERRORS,
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'Claims: `sub` (required), `exp` (required), `org` (optional organization id), `iss`/`aud` when configured.',
+        },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title', 'status', 'detail', 'code'],
+          properties: {
+            type: { type: 'string', const: 'about:blank' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            code: {
+              type: 'string',
+              // The error table (errors/errors.ts), so a new code cannot be missing here.
+              enum: Object.keys(ERROR_STATUS),
             },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['path', 'message'],
+                properties: { path: { type: 'string', examples: ['owners[1].ownership'] }, message: { type: 'string' } },
+                additionalProperties: false,
+              },
+            },
+            requestId: { type: 'string', description: 'Only on 500' },
           },
-          requestId: { type: 'string', description: 'Only on 500' },
+          additionalProperties: false,
         },
-        additionalProperties: false,
-      },
-      AddressInput: addressInput,
-      Address: { ...addressInput, description: 'As sent: the named properties that were given, and every other one.' },
-      CreateOrganizationRequest: {
-        type: 'object',
-        required: ['legalName', 'legalType', 'taxId'],
-        description:
-          'Strings at most 255 characters (description 2,000, descriptor 22); required strings not blank; email valid; ' +
-          'logo and website absolute http(s) URLs; phone 7–20 of digits, spaces and +-(). ; at most 10 bank accounts and ' +
-          '25 owners whose ownership adds up to at most 100. Unknown top-level properties are ignored.',
-        properties: {
-          name: { ...nullableString, description: 'Defaults to legalName' },
-          description: nullableString,
-          logo: nullableString,
-          type: nullableString,
-          descriptor: nullableString,
-          legalName: { type: 'string' },
-          legalType: { type: 'string' },
-          taxId: { type: 'string' },
-          phone: nullableString,
-          email: nullableString,
-          website: nullableString,
-          address: { oneOf: [ref('AddressInput'), { type: 'null' }] },
-          bankAccounts: { type: ['array', 'null'], maxItems: 10, items: ref('BankAccountInput') },
-          owners: { type: ['array', 'null'], maxItems: 25, items: ref('OwnerInput') },
-          parentId: { ...nullableString, description: 'Parent organization; defaults to the token’s org, else a root' },
+        AddressInput: addressInput,
+        Address: { ...addressInput, description: 'As sent: the named properties that were given, and every other one.' },
+        CreateOrganizationRequest: {
+          ...requestSchema(schema, 'CreateOrganizationInput', OVERLAYS),
+          description:
+            'Strings at most 255 characters (description 2,000, descriptor 22); required strings not blank; email valid; ' +
+            'logo and website absolute http(s) URLs; phone 7–20 of digits, spaces and +-(). ; at most 10 bank accounts and ' +
+            '25 owners whose ownership adds up to at most 100. Unknown top-level properties are ignored.',
         },
-        additionalProperties: true,
-      },
-      BankAccountInput: {
-        type: 'object',
-        required: ['routing', 'account'],
-        properties: {
-          nickname: nullableString,
-          routing: { type: 'string', description: '4–34 letters or digits' },
-          account: { type: 'string', description: '4–34 letters or digits; stored encrypted, never returned' },
+        OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
+        OrganizationSummary: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
+        CreatePolicyRequest: {
+          ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS),
+          description:
+            'Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
+            'not in the future, petDOB not after effectiveDate. Unknown top-level properties are ignored.',
         },
-      },
-      OwnerInput: {
-        type: 'object',
-        required: ['firstname', 'lastname'],
-        properties: {
-          firstname: { type: 'string' },
-          lastname: { type: 'string' },
-          birthdate: { ...nullableDate, description: 'YYYY-MM-DD, not in the future' },
-          taxId: { ...nullableString, description: 'Stored encrypted, never returned in full' },
-          email: nullableString,
-          phone: nullableString,
-          ownership: { type: ['number', 'null'], description: 'Percentage, 0 < ownership ≤ 100' },
-          address: { oneOf: [ref('AddressInput'), { type: 'null' }] },
-        },
-      },
-      OrganizationSummary: {
-        type: 'object',
-        required: ['id', 'name', 'parentId'],
-        properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, parentId: { type: ['string', 'null'], format: 'uuid' } },
-        additionalProperties: false,
-      },
-      BankAccount: {
-        type: 'object',
-        required: ['id', 'nickname', 'routing', 'accountLast4'],
-        properties: {
-          id: { type: 'string', format: 'uuid' },
-          nickname: nullableString,
-          routing: { type: 'string' },
-          accountLast4: { type: 'string', maxLength: 4 },
-        },
-        additionalProperties: false,
-      },
-      Owner: {
-        type: 'object',
-        required: ['id', 'firstname', 'lastname', 'birthdate', 'taxIdLast4', 'email', 'phone', 'ownership', 'address'],
-        properties: {
-          id: { type: 'string', format: 'uuid' },
-          firstname: { type: 'string' },
-          lastname: { type: 'string' },
-          birthdate: nullableDate,
-          taxIdLast4: { type: ['string', 'null'], maxLength: 4 },
-          email: nullableString,
-          phone: nullableString,
-          ownership: { type: ['number', 'null'] },
-          address: { oneOf: [ref('Address'), { type: 'null' }] },
-        },
-        additionalProperties: false,
-      },
-      OrganizationCreated: {
-        type: 'object',
-        required: [
-          'id', 'name', 'parentId', 'legalName', 'legalType', 'taxId', 'description', 'logo', 'type', 'descriptor',
-          'phone', 'email', 'website', 'address', 'bankAccounts', 'owners',
-        ],
-        properties: {
-          id: { type: 'string', format: 'uuid' },
-          name: { type: 'string' },
-          parentId: { type: ['string', 'null'], format: 'uuid' },
-          legalName: { type: 'string' },
-          legalType: { type: 'string' },
-          taxId: { type: 'string' },
-          description: nullableString,
-          logo: nullableString,
-          type: nullableString,
-          descriptor: nullableString,
-          phone: nullableString,
-          email: nullableString,
-          website: nullableString,
-          address: { oneOf: [ref('Address'), { type: 'null' }] },
-          bankAccounts: { type: 'array', items: ref('BankAccount') },
-          owners: { type: 'array', items: ref('Owner') },
-        },
-        additionalProperties: false,
-      },
-      CreatePolicyRequest: {
-        type: 'object',
-        required: ['ownerFirstname', 'ownerLastname', 'petName', 'effectiveDate', 'expirationDate', 'coverageSlug'],
-        description:
-          'Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
-          'not in the future, petDOB not after effectiveDate. Unknown top-level properties are ignored.',
-        properties: {
-          internalID: nullableString,
-          number: { type: ['integer', 'null'], minimum: 1, maximum: 9007199254740991, description: 'Assigned by the server when absent' },
-          cvc: { ...nullableString, description: '3 or 4 digits; validated, then discarded (never stored or returned)' },
-          ownerFirstname: { type: 'string' },
-          ownerLastname: { type: 'string' },
-          ownerDOB: nullableDate,
-          petName: { type: 'string' },
-          petDOB: nullableDate,
-          effectiveDate: date,
-          expirationDate: { ...date, description: 'YYYY-MM-DD, exclusive end of cover' },
-          coverageSlug: {
-            type: 'string',
-            examples: ['accident-only', 'accident-illness-basic', 'accident-illness-plus', 'accident-illness-unlimited'],
-          },
-          organizationId: { ...nullableString, description: 'Owning organization; defaults to the token’s org' },
-        },
-        additionalProperties: true,
-      },
-      Coverage: {
-        type: 'object',
-        description: 'The plan as it was when the policy was created. Amounts in cents.',
-        required: ['slug', 'name', 'deductible', 'reimbursementRate', 'annualLimit', 'monthlyPremium', 'currency'],
-        properties: {
-          slug: { type: 'string' },
-          name: { type: 'string' },
-          deductible: { type: 'integer' },
-          reimbursementRate: { type: 'number' },
-          annualLimit: { type: ['integer', 'null'], description: 'null: no limit' },
-          monthlyPremium: { type: 'integer' },
-          currency: { type: 'string' },
-        },
-        additionalProperties: false,
-      },
-      Charge: {
-        type: 'object',
-        required: ['id', 'type', 'periodStart', 'periodEnd', 'dueDate', 'amount', 'currency', 'status'],
-        properties: {
-          id: { type: 'string', format: 'uuid' },
-          type: { type: 'string', const: 'premium' },
-          periodStart: date,
-          periodEnd: { ...date, description: 'Exclusive' },
-          dueDate: date,
-          amount: { type: 'integer', description: 'Cents' },
-          currency: { type: 'string' },
-          status: { type: 'string', const: 'scheduled' },
-        },
-        additionalProperties: false,
-      },
-      PolicyCreated: {
-        type: 'object',
-        required: [
-          'internalID', 'number', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate',
-          'expirationDate', 'coverageSlug', 'coverage', 'charges', 'organization',
-        ],
-        properties: {
-          internalID: nullableString,
-          number: { type: 'integer' },
-          ownerFirstname: { type: 'string' },
-          ownerLastname: { type: 'string' },
-          ownerDOB: nullableDate,
-          petName: { type: 'string' },
-          petDOB: nullableDate,
-          effectiveDate: date,
-          expirationDate: date,
-          coverageSlug: { type: 'string' },
-          coverage: ref('Coverage'),
-          charges: { type: 'array', items: ref('Charge') },
-          organization: ref('OrganizationSummary'),
-        },
-        additionalProperties: false,
-      },
-      Policy: {
-        type: 'object',
-        required: ['number', 'coverage', 'charges', 'organization'],
-        properties: {
-          number: { type: 'integer' },
-          coverage: ref('Coverage'),
-          charges: { type: 'array', items: ref('Charge') },
-          organization: ref('OrganizationSummary'),
-        },
-        additionalProperties: false,
+        PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),
+        Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
       },
     },
-  },
-} as const;
+  };
+}

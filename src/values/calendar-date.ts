@@ -1,6 +1,6 @@
 /**
  * Calendar dates as `YYYY-MM-DD` strings, computed in UTC so results never depend on the
- * server's time zone ("today" and "the future" are judged in UTC, contract section 5).
+ * server's time zone ("today" and "the future" are judged in UTC, spec section 5).
  */
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** Dates the service computes (a limit five years out) may reach year 10000. */

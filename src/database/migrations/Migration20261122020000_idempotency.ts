@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Responses kept for `Idempotency-Key` replays (contract section 7), in the database so that
+ * Responses kept for `Idempotency-Key` replays (spec section 7), in the database so that
  * any instance can replay them. A row is written in the same transaction as the create it
  * answers, so a key is never recorded for work that was rolled back, nor work lost from one.
  */

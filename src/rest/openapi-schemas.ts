@@ -1,0 +1,131 @@
+import {
+  getNamedType,
+  getOperationAST,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  parse,
+  type GraphQLField,
+  type GraphQLInputField,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import { DEFAULT_MAX_ITEMS } from '../input/input-shape.js';
+
+/**
+ * JSON Schemas for the REST routes, derived from the GraphQL schema (the idea of SOFA's
+ * `resolveResponse`): a response schema from the fields a route's document selects, a request
+ * schema from the route's input type. A field added to a type and to a route document is
+ * described here with no edit; what GraphQL types cannot say is in the overlays below.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export interface SchemaOverlays {
+  /** Whole types replaced by a component (`Address` is flat in REST). */
+  types: Record<string, JsonSchema>;
+  /** Extra keywords for one field, by `Type.field`. */
+  fields: Record<string, JsonSchema>;
+}
+
+const SCALARS: Record<string, JsonSchema> = {
+  String: { type: 'string' },
+  ID: { type: 'string', format: 'uuid' },
+  Int: { type: 'integer' },
+  SafeInt: { type: 'integer' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  JSONObject: { type: 'object' },
+};
+
+/** The schema of a route's response: the operation's single root field, as selected. */
+export function responseSchema(schema: GraphQLSchema, document: string, overlays: SchemaOverlays): JsonSchema {
+  const operation = getOperationAST(parse(document))!;
+  const root = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+  const [field] = operation.selectionSet.selections;
+  if (field.kind !== 'Field' || !field.selectionSet) throw new Error('a REST document selects one object field');
+  const type = getNamedType(root.getFields()[field.name.value].type);
+  if (!isObjectType(type)) throw new Error(`${field.name.value} is not an object`);
+  return objectSchema(type.name, type.getFields(), field.selectionSet, overlays);
+}
+
+function objectSchema(
+  typeName: string,
+  fields: Record<string, GraphQLField<unknown, unknown>>,
+  selectionSet: SelectionSetNode,
+  overlays: SchemaOverlays,
+): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const selection of selectionSet.selections) {
+    if (selection.kind !== 'Field') throw new Error('REST documents select fields only (no fragments)');
+    const field = fields[selection.name.value];
+    properties[selection.alias?.value ?? field.name] = {
+      ...outputSchema(field.type, selection.selectionSet, overlays),
+      ...described(field.description),
+      ...overlays.fields[`${typeName}.${field.name}`],
+    };
+  }
+  return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
+}
+
+function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, overlays: SchemaOverlays): JsonSchema {
+  return nullable(nonNullOutput(type, selectionSet, overlays), isNonNullType(type));
+}
+
+function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, overlays: SchemaOverlays): JsonSchema {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) return { type: 'array', items: outputSchema(inner.ofType, selectionSet, overlays) };
+  const named = getNamedType(inner);
+  if (overlays.types[named.name]) return overlays.types[named.name];
+  if (isObjectType(named)) return objectSchema(named.name, named.getFields(), selectionSet!, overlays);
+  if (isEnumType(named)) return { type: 'string', enum: named.getValues().map((value) => value.name) };
+  return { ...SCALARS[named.name] };
+}
+
+/** The schema of a REST request body: the input type's fields (unknown properties are ignored). */
+export function requestSchema(schema: GraphQLSchema, inputType: string, overlays: SchemaOverlays): JsonSchema {
+  const type = schema.getType(inputType);
+  if (!isInputObjectType(type)) throw new Error(`${inputType} is not an input type`);
+  return { ...inputObjectSchema(type.name, type.getFields(), overlays), additionalProperties: true };
+}
+
+function inputObjectSchema(typeName: string, fields: Record<string, GraphQLInputField>, overlays: SchemaOverlays): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of Object.values(fields)) {
+    if (isNonNullType(field.type)) required.push(field.name);
+    properties[field.name] = { ...inputSchema(field.type, field, overlays), ...described(field.description), ...overlays.fields[`${typeName}.${field.name}`] };
+  }
+  return { type: 'object', ...(required.length ? { required } : {}), properties };
+}
+
+function inputSchema(type: GraphQLInputType, field: GraphQLInputField | undefined, overlays: SchemaOverlays): JsonSchema {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  let schema: JsonSchema;
+  if (isListType(inner)) {
+    const maxItems = (field?.extensions as { maxItems?: number } | undefined)?.maxItems ?? DEFAULT_MAX_ITEMS;
+    schema = { type: 'array', maxItems, items: inputSchema(inner.ofType, undefined, overlays) };
+  } else {
+    const named = getNamedType(inner);
+    if (overlays.types[named.name]) schema = overlays.types[named.name];
+    else if (isInputObjectType(named)) schema = inputObjectSchema(named.name, named.getFields(), overlays);
+    else schema = { ...SCALARS[named.name] };
+  }
+  return nullable(schema, isNonNullType(type));
+}
+
+/** A nullable value: `null` added to its type, or a `oneOf` with null for a component. */
+function nullable(schema: JsonSchema, nonNull: boolean): JsonSchema {
+  if (nonNull) return schema;
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  return { oneOf: [schema, { type: 'null' }] };
+}
+
+/** GraphQL descriptions become the property's description; a `YYYY-MM-DD` one is a date. */
+function described(description: string | null | undefined): JsonSchema {
+  if (!description) return {};
+  return description.startsWith('YYYY-MM-DD') ? { description, format: 'date' } : { description };
+}
