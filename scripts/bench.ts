@@ -16,7 +16,7 @@ import type { SeedTree } from './seed.js';
  * same seeded database, and prints req/s, latency, errors and the service/baseline ratio.
  * Without --data-dir it seeds a fresh temporary database (--orgs, --policies, --depth).
  * All servers run compiled (npm run build) in processes of their own:
- * - the service with every limit of contract section 12 on, set too high to trigger (the
+ * - the service with every limit of spec section 12 on, set too high to trigger (the
  *   service rows), against the baseline;
  * - the service with the limits on and off, on fresh pairs of processes, read by read (the
  *   cost of the limits);
@@ -202,7 +202,7 @@ try {
   console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log('\nLimits of contract section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
+  console.log('\nLimits of spec section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
   console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
   console.log('|---|---|---|---|---|');
   for (const row of [...limitRows, controlRow]) console.log(row);
