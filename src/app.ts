@@ -7,7 +7,8 @@ import type { TokenVerifier } from './auth/token-verifier.js';
 import type { CallerLimits } from './config.js';
 import { createApolloServer, type ApolloOptions } from './graphql-server/apollo.js';
 import { createContextFactory } from './graphql/context.js';
-import { RETRY_AFTER_SECONDS } from './errors/errors.js';
+import { sendError } from './errors/error-head.js';
+import { badUserInput, notFound, ServiceError, unavailable } from './errors/errors.js';
 import { graphqlRoute } from './graphql-server/graphql-route.js';
 import { buildServiceSchema } from './graphql-server/schema.js';
 import { drainable } from './http/http-drain.js';
@@ -15,7 +16,6 @@ import { IdempotencyKeys } from './idempotency/idempotency.js';
 import { RateLimits } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './http/request-lifecycle.js';
-import { sendProblem } from './errors/problem.js';
 import { restRouter } from './rest/rest-router.js';
 import type { FieldCipher } from './crypto/field-cipher.js';
 import type { RequestFingerprints } from './crypto/request-fingerprint.js';
@@ -79,13 +79,13 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', async (req, res) => {
     try {
       const pending = await deps.orm.getMigrator().getPendingMigrations();
-      if (pending.length > 0) return sendProblem(res, { status: 503, code: 'UNAVAILABLE', detail: 'Migrations are pending.' });
+      if (pending.length > 0) return sendError(req, res, unavailable('Migrations are pending.'));
       res.json({ status: 'ready' });
     } catch {
-      sendProblem(res, { status: 503, code: 'UNAVAILABLE', detail: 'The database is unreachable.' }, { 'Retry-After': RETRY_AFTER_SECONDS });
+      sendError(req, res, unavailable('The database is unreachable.'));
     }
   });
 
@@ -111,13 +111,13 @@ export async function createApp(deps: ServiceDependencies) {
   );
 
   app.use((req, res) => {
-    sendProblem(res, { status: 404, code: 'NOT_FOUND', detail: `No route for ${req.method} ${req.path}.` });
+    sendError(req, res, notFound(`No route for ${req.method} ${req.path}.`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = requestProblem(error);
-    if (known) return sendProblem(res, known);
+    if (known) return sendError(req, res, known);
     deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unexpected error');
-    sendProblem(res, { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error.', requestId: res.locals.requestId });
+    sendError(req, res, new ServiceError('INTERNAL_SERVER_ERROR', 'Internal server error.'));
   });
 
   return { app, server, drain: http.drain, apollo, schema };
@@ -132,25 +132,25 @@ function jsonBody(): RequestHandler {
   return (req, res, next) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1];
     if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
-      return sendProblem(res, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as UTF-8 application/json.' });
+      return sendError(req, res, new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 application/json.'));
     }
     parse(req, res, next);
   };
 }
 
 /** Errors raised before any route ran (the body parser, the router's path decoding), as problems. */
-function requestProblem(error: unknown) {
+function requestProblem(error: unknown): ServiceError | null {
   // A path parameter with malformed percent-encoding (`/api/v1/policy/%`) names nothing.
-  if (error instanceof URIError) return { status: 404, code: 'NOT_FOUND', detail: 'Not found.' };
+  if (error instanceof URIError) return notFound();
   const type = (error as { type?: string } | null)?.type;
   switch (type) {
     case 'entity.parse.failed':
-      return { status: 400, code: 'BAD_USER_INPUT', detail: 'The request body is not valid JSON.' };
+      return badUserInput([], 'The request body is not valid JSON.');
     case 'entity.too.large':
-      return { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: `The request body exceeds ${BODY_LIMIT}.` };
+      return new ServiceError('PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT}.`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as UTF-8 application/json.' };
+      return new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 application/json.');
     default:
       return null;
   }

@@ -1,6 +1,6 @@
-import { HeaderMap } from '@apollo/server';
 import type { OperationDefinitionNode } from 'graphql';
-import { ServiceError } from '../errors/errors.js';
+import { unauthenticated, type ServiceError } from '../errors/errors.js';
+import { beforeExecution } from '../errors/error-head.js';
 import type { Principal } from './principal.js';
 import { TokenRejected, type TokenVerifier } from './token-verifier.js';
 
@@ -40,11 +40,8 @@ function refuse(description: string | null): Authentication {
   const message = description
     ? `Invalid token: ${description}.`
     : 'Authentication required: send "Authorization: Bearer <token>".';
-  const failure = new ServiceError('UNAUTHENTICATED', message, {
-    // Apollo Server reads `extensions.http` for the status and headers, then strips it.
-    http: { status: 401, headers: new HeaderMap([['www-authenticate', challenge]]) },
-  });
-  return { principal: null, failure };
+  // Always request-level: a request without a principal gets its 401 before anything runs.
+  return { principal: null, failure: beforeExecution(unauthenticated(message, challenge)) };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { HeaderMap } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 
 /**
@@ -35,15 +34,25 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code);
 }
 
-/** An expected failure: its message is safe to show and its code decides the HTTP status. */
+/**
+ * An expected failure: its message is safe to show, its code decides the HTTP status
+ * (error-head.ts), and `headers` are the ones that go with it (a 401's challenge, a 429's
+ * Retry-After).
+ */
 export class ServiceError extends GraphQLError {
   constructor(
     readonly code: ErrorCode,
     message: string,
     extensions: Record<string, unknown> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message, { extensions: { code, ...extensions } });
   }
+}
+
+/** No principal, or a token that cannot be used: 401 with its RFC 6750 challenge. */
+export function unauthenticated(message: string, challenge: string): ServiceError {
+  return new ServiceError('UNAUTHENTICATED', message, {}, { 'www-authenticate': challenge });
 }
 
 export function notFound(message = 'Not found.'): ServiceError {
@@ -72,14 +81,14 @@ export function unavailable(message = 'The database is unavailable; retry shortl
   return new ServiceError('UNAVAILABLE', message);
 }
 
-/**
- * Over a rate limit (spec section 12): 429 with `Retry-After`. `extensions.http` carries the
- * status and header to Apollo (which strips it from the body) and to REST (http-errors.ts).
- */
+/** Over a rate limit (spec section 12): 429 with `Retry-After`. */
 export function rateLimited(policy: string, retryAfterSeconds: number, limit: string): ServiceError {
-  return new ServiceError('RATE_LIMITED', `Rate limit "${policy}" exceeded (${limit}); retry after ${retryAfterSeconds} s.`, {
-    http: { status: 429, headers: new HeaderMap([['retry-after', String(retryAfterSeconds)]]) },
-  });
+  return new ServiceError(
+    'RATE_LIMITED',
+    `Rate limit "${policy}" exceeded (${limit}); retry after ${retryAfterSeconds} s.`,
+    {},
+    { 'retry-after': String(retryAfterSeconds) },
+  );
 }
 
 /** A response over RESPONSE_MAX_BYTES is not sent: the request asks for too much at once. */

@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import type { FieldError } from './errors.js';
 
@@ -28,8 +27,4 @@ export function problemBody(problem: Problem): string {
     ...(errors ? { errors } : {}),
     ...(requestId ? { requestId } : {}),
   });
-}
-
-export function sendProblem(res: Response, problem: Problem, headers: Record<string, string> = {}): void {
-  res.status(problem.status).set(headers).type(PROBLEM_JSON).send(problemBody(problem));
 }

@@ -1,16 +1,12 @@
+import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { DriverException, ConnectionException } from '@mikro-orm/core';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ERROR_STATUS, isErrorCode, ServiceError, unavailable } from './errors.js';
 
 /** Codes that graphql-js and Apollo raise before execution; their messages are safe. */
-const REQUEST_ERROR_CODES = new Set([
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'BAD_REQUEST',
-  'OPERATION_RESOLUTION_FAILURE',
-  'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_NOT_SUPPORTED',
-]);
+const REQUEST_ERROR_CODES = new Set<string>(
+  Object.values(ApolloServerErrorCode).filter((code) => code !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR),
+);
 
 export type SafeError = GraphQLFormattedError & { extensions: { code: string } };
 

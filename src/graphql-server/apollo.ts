@@ -7,7 +7,8 @@ import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type Selecti
 import type { GraphQLLimits } from '../config.js';
 import { needsPrincipal } from '../auth/authenticate.js';
 import type { RequestContext } from '../graphql/context.js';
-import { badUserInput, RETRY_AFTER_SECONDS } from '../errors/errors.js';
+import { beforeExecution, headFor } from '../errors/error-head.js';
+import { badUserInput } from '../errors/errors.js';
 import { safeError } from '../errors/safe-errors.js';
 import { inputErrors } from '../input/check-input.js';
 import { assertQueryCost } from './query-cost.js';
@@ -80,9 +81,7 @@ function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin
           if (!contextValue.principal && needsPrincipal(operation, production)) throw contextValue.authFailure;
           const errors = await inputErrors(schema, operation, request.variables);
           if (errors.length > 0) {
-            const error = badUserInput(errors);
-            error.extensions.http = { status: 400 };
-            throw error;
+            throw beforeExecution(badUserInput(errors));
           }
           const cost = assertQueryCost(schema, document, request, maxCost);
           if (!contextValue.principal) return;
@@ -94,8 +93,9 @@ function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin
           const errors = (response.body.singleResult.errors ?? []) as ReadonlyArray<{ extensions?: Record<string, unknown> }>;
           // The same status and header as REST when the database is away.
           if (errors.some((error) => error.extensions?.code === 'UNAVAILABLE')) {
-            response.http.status = 503;
-            response.http.headers.set('retry-after', RETRY_AFTER_SECONDS);
+            const { status, headers } = headFor('UNAVAILABLE');
+            response.http.status = status;
+            for (const [name, value] of Object.entries(headers)) response.http.headers.set(name, value);
           }
           for (const error of errors) {
             if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' && contextValue?.requestId) {

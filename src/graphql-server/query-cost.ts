@@ -1,3 +1,4 @@
+import { beforeExecution } from '../errors/error-head.js';
 import {
   GraphQLError,
   getNullableType,
@@ -77,5 +78,5 @@ export function assertQueryCost(
 }
 
 function refusal(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
+  return beforeExecution(new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
 }

@@ -7,7 +7,7 @@ import type { CallerLimits } from '../config.js';
 import { performance } from 'node:perf_hooks';
 import { rateLimited, unavailable } from '../errors/errors.js';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
-import { sendError } from '../errors/error-head.js';
+import { beforeExecution, sendError } from '../errors/error-head.js';
 import { FairAdmission } from './fair-admission.js';
 
 /** The policies of spec section 12, by the names the RateLimit header fields use. */
@@ -127,7 +127,7 @@ export class RateLimits {
         if (admitted.refused) {
           res.appendHeader('RateLimit-Policy', this.concurrencyItem);
           res.appendHeader('RateLimit', '"concurrency";r=0');
-          const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
+          const refusal = beforeExecution(rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`));
           return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
         }
         release = admitted.finished;
@@ -174,7 +174,8 @@ export class RateLimits {
         // Paused for a second, or less if the window resets sooner; Retry-After counts what is left.
         const pause = Math.min(REFUSAL_DELAY_MS, outcome.msBeforeNext);
         await sleep(pause);
-        throw rateLimited(budget.policy, Math.max(1, Math.ceil((outcome.msBeforeNext - pause) / 1000)), describe(budget));
+        // Request-level on `/graphql` too: a refused operation never runs, and answers HTTP 429.
+        throw beforeExecution(rateLimited(budget.policy, Math.max(1, Math.ceil((outcome.msBeforeNext - pause) / 1000)), describe(budget)));
       },
     );
   }

@@ -22,7 +22,7 @@ import { readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import { inputErrors } from '../input/check-input.js';
 import { inputFromBody } from './input-from-body.js';
-import { PROBLEM_JSON, problemBody, sendProblem } from '../errors/problem.js';
+import { PROBLEM_JSON, problemBody } from '../errors/problem.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
 
 interface PreparedRoute extends RestRoute {
@@ -69,10 +69,10 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
   for (const [path, methods] of paths) {
     const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
     router.all(path, (req, res) =>
-      sendProblem(
+      sendError(
+        req,
         res,
-        { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed here; use ${allow.join(', ')}.` },
-        { Allow: allow.join(', ') },
+        new ServiceError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') }),
       ),
     );
   }
@@ -100,7 +100,7 @@ function spendCreate(limits: RateLimits) {
 /** POSTs carry JSON: anything else is 415 before the body is read. */
 function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
   if (!req.is('application/json')) {
-    return sendProblem(res, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json.' });
+    return sendError(req, res, new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'));
   }
   next();
 }

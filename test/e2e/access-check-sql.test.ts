@@ -1,10 +1,10 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { findAccessibleOrganization } from '../../src/organizations/organization.reads.js';
 import { findAccessiblePolicy } from '../../src/policies/policy.reads.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { insertOrganizations, insertPolicies } from '../support/rows.js';
+import { useTestService } from '../support/test-service.js';
 
 /**
  * The access check is one SQL statement whatever the depth of the tree (contract section 3):
@@ -12,43 +12,25 @@ import { startTestService, type TestService } from '../support/test-service.js';
  * PostgreSQL for the plan of the one it sees.
  */
 describe('the access check in SQL', () => {
-  let service: TestService;
+  const service = useTestService();
   let orm: MikroORM;
   const statements: Array<{ sql: string; bindings: unknown[] }> = [];
   const chain: string[] = [];
 
   beforeAll(async () => {
-    service = await startTestService();
     // A chain 30 deep owned by "root-owner", plus 2,000 unrelated roots so the planner sees a real table.
-    let parent: string | null = null;
     for (let depth = 0; depth < 30; depth++) {
-      const id = randomUUID();
-      await service.sql(
-        `insert into organization (id, parent_id, owner_sub, name, legal_name, legal_type, tax_id)
-         values ($1, $2, $3, 'n', 'n', 't', 'x')`,
-        [id, parent, depth === 0 ? 'root-owner' : `user-${depth}`],
-      );
+      const [id] = await insertOrganizations(service, [{ parentId: chain.at(-1) ?? null, ownerSub: depth === 0 ? 'root-owner' : `user-${depth}` }]);
       chain.push(id);
-      parent = id;
     }
-    await service.sql(
-      `insert into organization (id, owner_sub, name, legal_name, legal_type, tax_id)
-       select gen_random_uuid(), 'other-' || n, 'n', 'n', 't', 'x' from generate_series(1, 2000) as n`,
-    );
-    await service.sql(
-      `insert into policy (id, number, organization_id, owner_firstname, owner_lastname, pet_name, effective_date, expiration_date, coverage_slug, coverage, created_by_sub)
-       values ($1, 424242, $2, 'a', 'b', 'c', '2026-01-01', '2027-01-01', 'accident-only', '{}', 'root-owner')`,
-      [randomUUID(), chain[29]],
-    );
+    await insertOrganizations(service, Array.from({ length: 2000 }, (_, i) => ({ ownerSub: `other-${i + 1}` })));
+    await insertPolicies(service, [{ number: 424242, organizationId: chain[29], coverage: {}, createdBySub: 'root-owner' }]);
     await service.sql('analyze organization');
     await service.sql('analyze policy');
     orm = await MikroORM.init(ormConfig(service.databaseUrl));
     orm.em.getConnection().getKnex().on('query', (query: { sql: string; bindings: unknown[] }) => statements.push(query));
   });
-  afterAll(async () => {
-    await orm?.close();
-    await service?.stop();
-  });
+  afterAll(() => orm?.close());
 
   const checked = async (check: () => Promise<unknown>) => {
     statements.length = 0;

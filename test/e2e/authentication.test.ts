@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, UnsecuredJWT, importPKCS8 } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET, startTestService, type TestService } from '../support/test-service.js';
+import { JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET, useTestService } from '../support/test-service.js';
 
 const secret = new TextEncoder().encode(JWT_SECRET);
 const now = () => Math.floor(Date.now() / 1000);
@@ -31,17 +31,15 @@ const CASES: Array<[string, () => Promise<string | undefined>]> = [
 ];
 
 describe('authentication', () => {
-  let service: TestService;
+  const service = useTestService();
   let organizationId: string;
 
   beforeAll(async () => {
-    service = await startTestService();
     const token = await service.token({ sub: 'alice' });
     const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
     organizationId = created.body.id;
     await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId, number: 7 }) });
   });
-  afterAll(() => service?.stop());
 
   const routes = () => [
     ['POST', '/api/v1/organization', organizationBody()],
@@ -109,12 +107,7 @@ describe('authentication', () => {
 describe('authentication with a public key', () => {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  let service: TestService;
-
-  beforeAll(async () => {
-    service = await startTestService({ JWT_SECRET: '', JWT_PUBLIC_KEY: publicPem, JWT_ISSUER: '', JWT_AUDIENCE: '' });
-  });
-  afterAll(() => service?.stop());
+  const service = useTestService({ JWT_SECRET: '', JWT_PUBLIC_KEY: publicPem, JWT_ISSUER: '', JWT_AUDIENCE: '' });
 
   it('accepts ES256 tokens signed by the matching private key', async () => {
     const key = await importPKCS8(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'ES256');

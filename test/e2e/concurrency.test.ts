@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
-import { startTestService, startWithRootOrganization, type TestService } from '../support/test-service.js';
+import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** Races decided by the database, and two instances sharing one. */
 describe('concurrency', () => {
-  let service: TestService;
-  let token: string;
-
   // These tests race one caller's requests on purpose: its in-flight limit is off here (and
   // tested in rate-limits.test.ts).
   const unlimited = { RATE_LIMIT_CONCURRENT_REQUESTS: '0' };
+  const service = useTestService(unlimited);
+  let token: string;
 
   beforeAll(async () => {
-    ({ service, token } = await startWithRootOrganization(unlimited));
+    ({ token } = await createRootOrganization(service));
   });
-  afterAll(() => service?.stop());
 
   it('gives exactly one 200 and 39 409s to 40 concurrent creates of one policy number', async () => {
     const responses = await Promise.all(
@@ -48,12 +46,8 @@ describe('concurrency', () => {
   });
 
   describe('two instances on one database', () => {
-    let other: TestService;
-    beforeAll(async () => {
-      // Instances of one deployment share its data encryption key (and so its fingerprint key).
-      other = await startTestService({ ...unlimited, DATA_ENCRYPTION_KEY: service.env.DATA_ENCRYPTION_KEY }, { databaseUrl: service.databaseUrl });
-    });
-    afterAll(() => other?.stop());
+    // Instances of one deployment share its data encryption key (and so its fingerprint key).
+    const other = useTestService(unlimited, { sameDatabaseAs: service });
 
     it('reads on one what was created on the other, both ways', async () => {
       const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Shared' }) });

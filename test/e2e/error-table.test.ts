@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 /** The error table of contract section 6, over real HTTP. */
 describe('errors', () => {
-  let service: TestService;
+  const service = useTestService();
   let token: string;
 
   beforeAll(async () => {
-    service = await startTestService();
     token = await service.token({ sub: 'alice' });
   });
-  afterAll(() => service?.stop());
 
   const expectProblem = (response: Awaited<ReturnType<typeof request>>, status: number, code: string) => {
     expect(response.status, response.text).toBe(status);
@@ -154,13 +152,11 @@ describe('errors', () => {
 });
 
 describe('errors in production mode', () => {
-  let service: TestService;
+  const service = useTestService({ NODE_ENV: 'production' });
   let token: string;
   beforeAll(async () => {
-    service = await startTestService({ NODE_ENV: 'production' });
     token = await service.token({ sub: 'alice' });
   });
-  afterAll(() => service?.stop());
 
   it('shows no stack traces and no introspection, and still lists field errors', async () => {
     const syntax = await graphql(service.url, '{ viewer { ', {}, token);

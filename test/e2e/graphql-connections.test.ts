@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { OrganizationChildrenDocument, OrganizationParentDocument, OrganizationPoliciesDocument } from '../generated/graphql.js';
 import { execute, graphql, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { insertOrganizations, insertPolicies } from '../support/rows.js';
+import { useTestService } from '../support/test-service.js';
 
 /**
  * Relay connections over HTTP:
@@ -11,7 +12,9 @@ import { startTestService, type TestService } from '../support/test-service.js';
  *            └── B (sibling of A, with its own children and policies)
  */
 describe('GraphQL connections', () => {
-  let service: TestService;
+  // Big pages on purpose (50 policies with their charges cost 9,801): the cost limit and the
+  // cost budget are tested in graphql-limits and rate-limits, not here.
+  const service = useTestService({ GRAPHQL_MAX_COST: '20000', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
   let alice: string;
   const org: Record<string, string> = {};
 
@@ -23,24 +26,11 @@ describe('GraphQL connections', () => {
 
   /** Bulk rows through SQL (the trigger still fills their ancestry), for speed. */
   const addChildren = (parentId: string, count: number, prefix: string) =>
-    service.sql(
-      `insert into organization (id, parent_id, owner_sub, name, legal_name, legal_type, tax_id)
-       select gen_random_uuid(), $1, 'loader', $2 || n, 'x', 'llc', '1' from generate_series(1, $3::int) as n order by n`,
-      [parentId, prefix, count],
-    );
+    insertOrganizations(service, Array.from({ length: count }, (_, i) => ({ parentId, name: `${prefix}${i + 1}` })));
   const addPolicies = (organizationId: string, count: number, from: number) =>
-    service.sql(
-      `insert into policy (id, number, organization_id, owner_firstname, owner_lastname, pet_name, effective_date, expiration_date, coverage_slug, coverage, created_by_sub)
-       select gen_random_uuid(), $2::bigint + n, $1, 'o', 'w', 'pet' || n, '2026-01-01', '2027-01-01', 'accident-only',
-              (select to_jsonb(c) from coverage_plan c where slug = 'accident-only'), 'loader'
-       from generate_series(1, $3::int) as n order by n`,
-      [organizationId, from, count],
-    );
+    insertPolicies(service, Array.from({ length: count }, (_, i) => ({ organizationId, number: from + i + 1, petName: `pet${i + 1}` })));
 
   beforeAll(async () => {
-    // Big pages on purpose (50 policies with their charges cost 9,801): the cost limit and the
-    // cost budget are tested in graphql-limits and rate-limits, not here.
-    service = await startTestService({ GRAPHQL_MAX_COST: '20000', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
     alice = await service.token({ sub: 'alice' });
     org.R = await createOrganization(alice, { legalName: 'R' });
     org.A = await createOrganization(alice, { legalName: 'A', parentId: org.R });
@@ -50,7 +40,6 @@ describe('GraphQL connections', () => {
     await addChildren(org.B, 5, 'b-child-');
     await addPolicies(org.B, 5, 200_000);
   });
-  afterAll(() => service?.stop());
 
   async function pageThrough(field: 'children' | 'policies', id: string, token: string, between?: () => Promise<void>) {
     const seen: Array<string | number> = [];

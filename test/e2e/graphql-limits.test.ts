@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { startTestService, useTestService } from '../support/test-service.js';
 
 /**
  * Query limits (contract section 8): each abusive query is refused while it is parsed or
@@ -9,18 +9,16 @@ import { startTestService, type TestService } from '../support/test-service.js';
  * no statement is sent for a refused query.
  */
 describe('GraphQL query limits', () => {
-  let service: TestService;
+  const service = useTestService();
   let token: string;
   let organizationId: string;
   let statements = 0;
 
   beforeAll(async () => {
-    service = await startTestService();
     token = await service.token({ sub: 'alice' });
     organizationId = (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id;
     service.orm.em.getConnection().getKnex().on('query', () => statements++);
   });
-  afterAll(() => service?.stop());
 
   async function expectRefused(query: string, message: RegExp) {
     statements = 0;
@@ -82,13 +80,11 @@ describe('GraphQL query limits', () => {
 });
 
 describe('GraphQL in production', () => {
-  let service: TestService;
+  const service = useTestService({ NODE_ENV: 'production', GRAPHQL_MAX_DEPTH: '3' });
   let token: string;
   beforeAll(async () => {
-    service = await startTestService({ NODE_ENV: 'production', GRAPHQL_MAX_DEPTH: '3' });
     token = await service.token({ sub: 'alice' });
   });
-  afterAll(() => service?.stop());
 
   it('has no landing page, no introspection and no field suggestions', async () => {
     const page = await request(service.url, 'GET', '/graphql', { headers: { accept: 'text/html' }, token });

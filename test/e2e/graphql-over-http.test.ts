@@ -1,6 +1,6 @@
 import { serverAudits } from 'graphql-http';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { beforeAll, describe, it } from 'vitest';
+import { useTestService } from '../support/test-service.js';
 
 /**
  * GraphQL-over-HTTP conformance: graphql-http's server audits against the real server. Every
@@ -8,14 +8,12 @@ import { startTestService, type TestService } from '../support/test-service.js';
  * The audits speak for a client with a valid token: every operation here needs one.
  */
 describe('GraphQL over HTTP (graphql-http audits)', () => {
-  let service: TestService;
+  const service = useTestService();
   let token: string;
 
   beforeAll(async () => {
-    service = await startTestService();
     token = await service.token({ sub: 'auditor' });
   });
-  afterAll(() => service?.stop());
 
   const audits = serverAudits({
     url: () => `${service.url}/graphql`,

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 describe('health endpoints', () => {
-  let service: TestService;
-  beforeAll(async () => {
-    // A fresh database with migrations not applied: alive, but not ready.
-    service = await startTestService({ MIGRATE_ON_START: 'false' });
-  });
-  afterAll(() => service?.stop());
+  // A fresh database with migrations not applied: alive, but not ready.
+  const service = useTestService({ MIGRATE_ON_START: 'false' });
 
   it('answers /healthz while the process runs and /readyz only once migrations are applied, without a token', async () => {
     expect((await request(service.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });

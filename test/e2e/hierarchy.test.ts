@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { ViewerDocument } from '../generated/graphql.js';
 import { execute, graphql, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 /**
  * The access matrix of contract section 3 on a tree five levels deep:
@@ -17,7 +17,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
  *       └── C2 (cara acting for B2)
  */
 describe('organization hierarchy', () => {
-  let service: TestService;
+  const service = useTestService();
   const org: Record<string, string> = {};
   const policy: Record<string, number> = {};
   const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
@@ -37,7 +37,6 @@ describe('organization hierarchy', () => {
   };
 
   beforeAll(async () => {
-    service = await startTestService();
     await create('A', { sub: 'alice' });
     await create('B', { sub: 'alice', org: org.A });
     await create('B2', { sub: 'alice' }, org.A);
@@ -46,7 +45,6 @@ describe('organization hierarchy', () => {
     await create('E', { sub: 'dave', org: org.D });
     await create('C2', { sub: 'cara', org: org.B2 });
   });
-  afterAll(() => service?.stop());
 
   it('records each parent as created', async () => {
     const parents = await service.sql<{ id: string; parent_id: string | null; depth: number }>(

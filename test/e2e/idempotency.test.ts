@@ -1,25 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CreatePolicyDocument, type CreatePolicyInput } from '../generated/graphql.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { request, type TestResponse } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { createRootOrganization, useTestService } from '../support/test-service.js';
 import { print } from 'graphql';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Idempotency-Key on the two REST POSTs and the two create mutations (contract section 7). */
 describe('idempotency keys', () => {
-  let service: TestService;
+  const service = useTestService({ IDEMPOTENCY_KEY_RETENTION_SECONDS: '2' });
   let token: string;
   let organizationId: string;
   let keys = 0;
   const newKey = () => `key-${Date.now()}-${++keys}`;
 
   beforeAll(async () => {
-    service = await startTestService({ IDEMPOTENCY_KEY_RETENTION_SECONDS: '2' });
-    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
-    organizationId = root.body.id;
-    token = await service.token({ sub: 'alice', org: organizationId });
+    ({ token, organizationId } = await createRootOrganization(service));
     // Rows named "Slow" take 400 ms to insert, so a second request surely overlaps the first.
     await service.sql(`
       create function test_slow_insert() returns trigger language plpgsql as $$
@@ -31,7 +28,6 @@ describe('idempotency keys', () => {
       create trigger test_slow before insert on policy for each row when (new.pet_name = 'Slow') execute function test_slow_insert();
     `);
   });
-  afterAll(() => service?.stop());
 
   const post = (path: string, body: unknown, key: string, who = token) =>
     request(service.url, 'POST', path, { token: who, body, headers: { 'idempotency-key': key } });
@@ -264,14 +260,11 @@ describe('idempotency keys', () => {
 
 /** Answers too large to keep (IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES) are replayed rebuilt from their record. */
 describe('idempotency keys with a small kept-answer cap', () => {
-  let service: TestService;
+  const service = useTestService({ IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES: '600' });
   let token: string;
   beforeAll(async () => {
-    service = await startTestService({ IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES: '600' });
-    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
-    token = await service.token({ sub: 'alice', org: root.body.id });
+    ({ token } = await createRootOrganization(service));
   });
-  afterAll(() => service?.stop());
 
   it('keeps no body over the cap, and replays the same answer rebuilt (REST and GraphQL)', async () => {
     const rest = () => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Large' }), headers: { 'idempotency-key': 'large-rest' } });

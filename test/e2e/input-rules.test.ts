@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { todayUtc } from '../../src/values/calendar-date.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startWithRootOrganization, type TestService } from '../support/test-service.js';
+import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 // Two days ahead, so a run that crosses midnight UTC still sends a date in the future.
 const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
@@ -82,13 +82,12 @@ const POLICY_RULES: Case[] = [
 ];
 
 describe('input rules', () => {
-  let service: TestService;
+  const service = useTestService();
   let token: string;
 
   beforeAll(async () => {
-    ({ service, token } = await startWithRootOrganization());
+    ({ token } = await createRootOrganization(service));
   });
-  afterAll(() => service?.stop());
 
   const rows = async () => Number((await service.sql<{ n: string }>('select (select count(*) from organization) + (select count(*) from policy) as n'))[0].n);
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startWithRootOrganization, type TestService } from '../support/test-service.js';
+import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /**
  * Property: whatever odd value lands in whatever field of a create body, the service answers
@@ -61,14 +61,13 @@ function setPath(target: Record<string, any>, path: string, value: unknown): voi
 }
 
 describe('odd input (property-based)', () => {
-  let service: TestService;
+  // Hundreds of creates a minute from one caller: the per-caller limits are off here.
+  const service = useTestService({ RATE_LIMIT_CREATES_PER_MINUTE: '0', RATE_LIMIT_REQUESTS_PER_MINUTE: '0' });
   let token: string;
 
   beforeAll(async () => {
-    // Hundreds of creates a minute from one caller: the per-caller limits are off here.
-    ({ service, token } = await startWithRootOrganization({ RATE_LIMIT_CREATES_PER_MINUTE: '0', RATE_LIMIT_REQUESTS_PER_MINUTE: '0' }));
+    ({ token } = await createRootOrganization(service));
   });
-  afterAll(() => service?.stop());
 
   const rowCount = async () =>
     (

@@ -1,14 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 describe('the OpenAPI document', () => {
-  let service: TestService;
-  beforeAll(async () => {
-    service = await startTestService();
-  });
-  afterAll(() => service?.stop());
+  const service = useTestService();
 
   it('is served without a token and is a valid OpenAPI 3.1 document', async () => {
     const response = await request(service.url, 'GET', '/api/v1/openapi.json');

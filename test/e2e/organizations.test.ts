@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
 import { execute, request } from '../support/http.js';
 import { CreateOrganizationDocument, OrganizationDocument } from '../generated/graphql.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 const FULL = organizationBody({
   name: 'Paws',
@@ -35,14 +35,12 @@ const FULL = organizationBody({
 });
 
 describe('organizations', () => {
-  let service: TestService;
+  const service = useTestService();
   let token: string;
 
   beforeAll(async () => {
-    service = await startTestService();
     token = await service.token({ sub: 'alice' });
   });
-  afterAll(() => service?.stop());
 
   it('creates an organization and answers with the create shape, field by field', async () => {
     const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: FULL });

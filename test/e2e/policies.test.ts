@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
 import { CoveragesDocument, CreatePolicyDocument, PolicyDocument, type CreatePolicyInput } from '../generated/graphql.js';
 import { execute, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 const CVC = '9731';
 
 describe('policies', () => {
-  let service: TestService;
+  const service = useTestService();
   let token: string;
   let organization: { id: string; name: string; parentId: string | null };
 
   beforeAll(async () => {
-    service = await startTestService();
     const root = await request(service.url, 'POST', '/api/v1/organization', {
       token: await service.token({ sub: 'alice' }),
       body: organizationBody({ name: 'Paws' }),
@@ -20,7 +19,6 @@ describe('policies', () => {
     organization = { id: root.body.id, name: 'Paws', parentId: null };
     token = await service.token({ sub: 'alice', org: organization.id });
   });
-  afterAll(() => service?.stop());
 
   it('creates a policy and answers with the create shape, field by field, without cvc', async () => {
     const body = policyBody({ internalID: 'ext-1', number: 5001, cvc: CVC, ownerDOB: '1990-05-05', petDOB: '2020-02-02' });

@@ -10,12 +10,12 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { queryCost } from '../../src/graphql-server/query-cost.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startWithRootOrganization, type TestService } from '../support/test-service.js';
+import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 const MAX_COST = 5000;
 const DEADLINE_MS = 10_000;
@@ -35,17 +35,17 @@ function answeredFields(value: unknown): number {
  * the fields it really answers, and finishes within the deadline.
  */
 describe('query cost (property-based)', () => {
-  let service: TestService;
+  const service = useTestService({
+    RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+  });
   let token: string;
   let schema: GraphQLSchema;
   let organizationId: string;
   let policyNumber: number;
 
   beforeAll(async () => {
-    ({ service, token, organizationId } = await startWithRootOrganization({
-      RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
-      RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
-    }));
+    ({ token, organizationId } = await createRootOrganization(service));
     schema = await buildServiceSchema();
     // Data for the walks to find: children with owners, accounts and policies with charges.
     await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
@@ -63,7 +63,6 @@ describe('query cost (property-based)', () => {
       }
     }
   });
-  afterAll(() => service?.stop());
 
   function randomDocument(g: fc.GeneratorValue): string {
     const fragments: Array<{ name: string; type: string; body: string }> = [];

@@ -1,9 +1,9 @@
 import { createConnection } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request, type TestResponse } from '../support/http.js';
-import { startTestService, startWithRootOrganization, type TestService } from '../support/test-service.js';
+import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** `"requests";r=9;t=2` items of a RateLimit field, by policy. */
 function rateLimit(response: TestResponse): Record<string, { r: number; t?: number }> {
@@ -32,20 +32,18 @@ function expectRateLimited(response: TestResponse, policy: string) {
  */
 describe('rate limits', () => {
   describe('requests per sub and unauthenticated requests per address', () => {
-    let service: TestService;
+    const service = useTestService({
+      RATE_LIMIT_WINDOW_SECONDS: '2',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '300',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '150',
+    });
     let alice: string;
     let bob: string;
 
     beforeAll(async () => {
-      service = await startTestService({
-        RATE_LIMIT_WINDOW_SECONDS: '2',
-        RATE_LIMIT_REQUESTS_PER_MINUTE: '300',
-        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '150',
-      });
       alice = await service.token({ sub: 'alice' });
       bob = await service.token({ sub: 'bob' });
     });
-    afterAll(() => service?.stop());
 
     it('counts down every answer, refuses the 11th request of a window with 429, spares other callers, and resets', async () => {
       await sleep(2000 - (Date.now() % 2000) + 50); // start near the beginning of a window
@@ -95,20 +93,15 @@ describe('rate limits', () => {
   });
 
   describe('creates per sub, across instances', () => {
-    let first: TestService;
-    let second: TestService;
+    const env = { RATE_LIMIT_CREATES_PER_MINUTE: '4' };
+    const first = useTestService(env);
     let token: string;
-
     beforeAll(async () => {
-      const env = { RATE_LIMIT_CREATES_PER_MINUTE: '4' };
-      ({ service: first, token } = await startWithRootOrganization(env));
-      second = await startTestService({ ...env, DATA_ENCRYPTION_KEY: first.env.DATA_ENCRYPTION_KEY }, { databaseUrl: first.databaseUrl });
+      ({ token } = await createRootOrganization(first));
       // The root organization above was alice's first create of this minute.
     });
-    afterAll(async () => {
-      await second?.stop();
-      await first?.stop();
-    });
+    // Started after the root organization was created, and stopped before the first.
+    const second = useTestService(env, { sameDatabaseAs: first });
 
     it('shares one budget between two instances, REST and GraphQL, and refuses before reading the body', async () => {
       const one = await request(first.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
@@ -147,12 +140,11 @@ describe('rate limits', () => {
   });
 
   describe('creates window reset', () => {
-    let service: TestService;
+    const service = useTestService({ RATE_LIMIT_WINDOW_SECONDS: '2', RATE_LIMIT_CREATES_PER_MINUTE: '60' });
     let token: string;
     beforeAll(async () => {
-      ({ service, token } = await startWithRootOrganization({ RATE_LIMIT_WINDOW_SECONDS: '2', RATE_LIMIT_CREATES_PER_MINUTE: '60' }));
+      ({ token } = await createRootOrganization(service));
     });
-    afterAll(() => service?.stop());
 
     it('allows creates again once the window has passed', async () => {
       let response: TestResponse;
@@ -165,13 +157,12 @@ describe('rate limits', () => {
   });
 
   describe('GraphQL cost per sub', () => {
-    let service: TestService;
+    const service = useTestService({ RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '1000' });
     let token: string;
     let organizationId: string;
     beforeAll(async () => {
-      ({ service, token, organizationId } = await startWithRootOrganization({ RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '1000' }));
+      ({ token, organizationId } = await createRootOrganization(service));
     });
-    afterAll(() => service?.stop());
 
     it('spends each operation’s computed cost and refuses the one that would go over', async () => {
       // organization 1 + children(first: 10) x (1 + edges (1 + node (1 + id 1 + name 1))) = 51 points
@@ -195,10 +186,10 @@ describe('rate limits', () => {
   });
 
   describe('requests in flight per sub', () => {
-    let service: TestService;
+    const service = useTestService({ RATE_LIMIT_CONCURRENT_REQUESTS: '2' });
     let token: string;
     beforeAll(async () => {
-      ({ service, token } = await startWithRootOrganization({ RATE_LIMIT_CONCURRENT_REQUESTS: '2' }));
+      ({ token } = await createRootOrganization(service));
       // Policies named "Slow" take 600 ms to insert, so three of them surely overlap.
       await service.sql(`
         create function test_slow_insert() returns trigger language plpgsql as $$
@@ -206,7 +197,6 @@ describe('rate limits', () => {
         create trigger test_slow before insert on policy for each row when (new.pet_name = 'Slow') execute function test_slow_insert();
       `);
     });
-    afterAll(() => service?.stop());
 
     it('refuses a third request while two are running, and accepts it once they finish', async () => {
       const slow = () => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Slow' }) });
@@ -227,11 +217,7 @@ describe('rate limits', () => {
   });
 
   describe('requests in flight when clients leave early', () => {
-    let service: TestService;
-    beforeAll(async () => {
-      service = await startTestService({ RATE_LIMIT_CONCURRENT_REQUESTS: '4' });
-    });
-    afterAll(() => service?.stop());
+    const service = useTestService({ RATE_LIMIT_CONCURRENT_REQUESTS: '4' });
 
     it('gives back the place of a client that left while its token was checked', async () => {
       const { port } = new URL(service.url);
@@ -251,17 +237,13 @@ describe('rate limits', () => {
   });
 
   describe('limits set to 0', () => {
-    let service: TestService;
-    beforeAll(async () => {
-      service = await startTestService({
-        RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
-        RATE_LIMIT_CREATES_PER_MINUTE: '0',
-        RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
-        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
-        RATE_LIMIT_WINDOW_SECONDS: '60',
-      });
+    const service = useTestService({
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+      RATE_LIMIT_CREATES_PER_MINUTE: '0',
+      RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+      RATE_LIMIT_WINDOW_SECONDS: '60',
     });
-    afterAll(() => service?.stop());
 
     it('are off: no RateLimit fields and no 429', async () => {
       const token = await service.token({ sub: 'load-test' });

@@ -2,11 +2,11 @@ import { createConnection, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startTestService, startWithRootOrganization, type TestService } from '../support/test-service.js';
+import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** A transaction holding a lock on `table` until `release()`: the database is "stuck" for the service. */
 async function lockTable(databaseUrl: string, table: string) {
@@ -27,14 +27,13 @@ async function lockTable(databaseUrl: string, table: string) {
  */
 describe('request bounds', () => {
   describe('deadline and statement timeout', () => {
-    let service: TestService;
+    const service = useTestService({ REQUEST_DEADLINE_SECONDS: '1', DATABASE_STATEMENT_TIMEOUT_SECONDS: '5' });
     let token: string;
     let organizationId: string;
 
     beforeAll(async () => {
-      ({ service, token, organizationId } = await startWithRootOrganization({ REQUEST_DEADLINE_SECONDS: '1', DATABASE_STATEMENT_TIMEOUT_SECONDS: '5' }));
+      ({ token, organizationId } = await createRootOrganization(service));
     });
-    afterAll(() => service?.stop());
 
     it('answers 503 with Retry-After when a REST or GraphQL request passes its deadline, then recovers', async () => {
       const release = await lockTable(service.databaseUrl, 'organization');
@@ -74,19 +73,18 @@ describe('request bounds', () => {
   });
 
   describe('deadline with requests waiting their turn', () => {
-    let service: TestService;
+    const service = useTestService({
+      REQUEST_DEADLINE_SECONDS: '1',
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: '30',
+      RATE_LIMIT_CONCURRENT_REQUESTS: '8',
+    });
     let alice: string;
     let bob: string;
     beforeAll(async () => {
       let organizationId: string;
-      ({ service, token: alice, organizationId } = await startWithRootOrganization({
-        REQUEST_DEADLINE_SECONDS: '1',
-        DATABASE_STATEMENT_TIMEOUT_SECONDS: '30',
-        RATE_LIMIT_CONCURRENT_REQUESTS: '8',
-      }));
+      ({ token: alice, organizationId } = await createRootOrganization(service));
       bob = await service.token({ sub: 'bob', org: organizationId });
     });
-    afterAll(() => service?.stop());
 
     it('answers 503 to waiting and stuck creates alike, writes none of them late, and frees the places once their work stops', async () => {
       const release = await lockTable(service.databaseUrl, 'organization');
@@ -113,13 +111,14 @@ describe('request bounds', () => {
 
   describe('a stuck database while claiming an Idempotency-Key', () => {
     const logLines: string[] = [];
-    let service: TestService;
+    const service = useTestService(
+      { DATABASE_STATEMENT_TIMEOUT_SECONDS: '1', REQUEST_DEADLINE_SECONDS: '10' },
+      { logger: createLogger('info', { write: (line: string) => void logLines.push(line) }) },
+    );
     let token: string;
     beforeAll(async () => {
-      const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
-      ({ service, token } = await startWithRootOrganization({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '1', REQUEST_DEADLINE_SECONDS: '10' }, { logger }));
+      ({ token } = await createRootOrganization(service));
     });
-    afterAll(() => service?.stop());
 
     it('answers 503 with Retry-After, on REST and GraphQL, never 500', async () => {
       const release = await lockTable(service.databaseUrl, 'idempotency_key');
@@ -155,13 +154,12 @@ describe('request bounds', () => {
   });
 
   describe('statement timeout', () => {
-    let service: TestService;
+    const service = useTestService({ REQUEST_DEADLINE_SECONDS: '10', DATABASE_STATEMENT_TIMEOUT_SECONDS: '1' });
     let token: string;
     let organizationId: string;
     beforeAll(async () => {
-      ({ service, token, organizationId } = await startWithRootOrganization({ REQUEST_DEADLINE_SECONDS: '10', DATABASE_STATEMENT_TIMEOUT_SECONDS: '1' }));
+      ({ token, organizationId } = await createRootOrganization(service));
     });
-    afterAll(() => service?.stop());
 
     it('cancels a statement stuck for longer than DATABASE_STATEMENT_TIMEOUT_SECONDS and answers 503', async () => {
       const release = await lockTable(service.databaseUrl, 'organization');
@@ -183,14 +181,12 @@ describe('request bounds', () => {
 
   describe('response size cap', () => {
     const logLines: string[] = [];
-    let service: TestService;
+    const service = useTestService({ RESPONSE_MAX_BYTES: '1500' }, { logger: createLogger('warn', { write: (line: string) => void logLines.push(line) }) });
     let token: string;
     let organizationId: string;
     beforeAll(async () => {
-      const logger = createLogger('warn', { write: (line: string) => void logLines.push(line) });
-      ({ service, token, organizationId } = await startWithRootOrganization({ RESPONSE_MAX_BYTES: '1500' }, { logger }));
+      ({ token, organizationId } = await createRootOrganization(service));
     });
-    afterAll(() => service?.stop());
 
     it('refuses an answer over RESPONSE_MAX_BYTES with 400 instead of sending it, and logs it', async () => {
       await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
@@ -205,17 +201,9 @@ describe('request bounds', () => {
   });
 
   describe('quotas per organization tree', () => {
-    let first: TestService;
-    let second: TestService;
-    beforeAll(async () => {
-      const env = { QUOTA_ORGANIZATIONS_PER_TREE: '3', QUOTA_POLICIES_PER_TREE: '5', RATE_LIMIT_CONCURRENT_REQUESTS: '0' };
-      first = await startTestService(env);
-      second = await startTestService({ ...env, DATA_ENCRYPTION_KEY: first.env.DATA_ENCRYPTION_KEY }, { databaseUrl: first.databaseUrl });
-    });
-    afterAll(async () => {
-      await second?.stop();
-      await first?.stop();
-    });
+    const env = { QUOTA_ORGANIZATIONS_PER_TREE: '3', QUOTA_POLICIES_PER_TREE: '5', RATE_LIMIT_CONCURRENT_REQUESTS: '0' };
+    const first = useTestService(env);
+    const second = useTestService(env, { sameDatabaseAs: first });
 
     it('refuses the organization over the quota with 403 QUOTA_EXCEEDED and writes nothing of it', async () => {
       const owner = await first.token({ sub: 'quota-owner' });
@@ -257,11 +245,7 @@ describe('request bounds', () => {
   });
 
   describe('connections', () => {
-    let service: TestService;
-    beforeAll(async () => {
-      service = await startTestService({ HTTP_HEADERS_TIMEOUT_SECONDS: '1', HTTP_REQUEST_TIMEOUT_SECONDS: '2', HTTP_MAX_CONNECTIONS: '20' });
-    });
-    afterAll(() => service?.stop());
+    const service = useTestService({ HTTP_HEADERS_TIMEOUT_SECONDS: '1', HTTP_REQUEST_TIMEOUT_SECONDS: '2', HTTP_MAX_CONNECTIONS: '20' });
 
     const open = () =>
       new Promise<Socket>((resolve, reject) => {

@@ -2,11 +2,11 @@ import { createConnection } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request, type TestResponse } from '../support/http.js';
-import { JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET, startWithRootOrganization, type TestService } from '../support/test-service.js';
+import { JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET, createRootOrganization, useTestService } from '../support/test-service.js';
 
 /**
  * One regression test per finding of the security review (shared/reviews/security-review.md),
@@ -14,18 +14,19 @@ import { JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET, startWithRootOrganization, type T
  * review's.
  */
 describe('security review findings', () => {
-  let service: TestService;
+  const logLines: string[] = [];
+  const service = useTestService(
+    { RATE_LIMIT_REQUESTS_PER_MINUTE: '0' },
+    { logger: createLogger('info', { write: (line: string) => void logLines.push(line) }) },
+  );
   let token: string;
   let organizationId: string;
-  const logLines: string[] = [];
   const accessLine = (response: TestResponse) =>
     logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === response.headers.get('x-request-id'));
 
   beforeAll(async () => {
-    const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
-    ({ service, token, organizationId } = await startWithRootOrganization({ RATE_LIMIT_REQUESTS_PER_MINUTE: '0' }, { logger }));
+    ({ token, organizationId } = await createRootOrganization(service));
   });
-  afterAll(() => service?.stop());
 
   /**
    * Sends `send()` while /healthz is asked every 20 ms: the request must be refused with 400 in

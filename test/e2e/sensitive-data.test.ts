@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { print } from 'graphql';
 import stringify from 'safe-stable-stringify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CreatePolicyDocument } from '../generated/graphql.js';
 import { createLogger } from '../../src/logger.js';
 import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 const ACCOUNT = '000111222333444';
 const OWNER_TAX_ID = '987-65-4321';
@@ -25,8 +25,8 @@ const sha256 = (value: unknown) => createHash('sha256').update(stringify(value) 
  * included), holds none of them nor the bearer token.
  */
 describe('sensitive data', () => {
-  let service: TestService;
   const logLines: string[] = [];
+  const service = useTestService({}, { logger: createLogger('trace', { write: (line: string) => void logLines.push(line) }) });
   let token: string;
   let organizationId: string;
   const idempotentPolicy = (cvc: string) => policyBody({ organizationId, petName: 'Keyed', cvc });
@@ -37,8 +37,6 @@ describe('sensitive data', () => {
   });
 
   beforeAll(async () => {
-    const logger = createLogger('trace', { write: (line: string) => void logLines.push(line) });
-    service = await startTestService({}, { logger });
     token = await service.token({ sub: 'alice' });
 
     const organization = await request(service.url, 'POST', '/api/v1/organization', {
@@ -81,7 +79,6 @@ describe('sensitive data', () => {
       expect(response.text).not.toContain(OWNER_TAX_ID);
     }
   });
-  afterAll(() => service?.stop());
 
   it('stores no cvc and no plaintext account number or owner tax id in any table', async () => {
     const tables = await service.sql<{ table_name: string }>(

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { mintToken, type TokenClaims } from '../../src/auth/token-minter.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -25,23 +25,34 @@ export interface TestService extends RunningService {
   sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
 }
 
+export interface TestServiceOptions {
+  /** The PostgreSQL on which to create the new database (default: the run's). */
+  adminUrl?: string;
+  logger?: Logger;
+  /** An existing database to use instead of a new one (another instance may share it). */
+  databaseUrl?: string;
+  /**
+   * Another instance of the same deployment: this one runs on its database with its
+   * DATA_ENCRYPTION_KEY (read when this one starts, so a `useTestService` handle will do).
+   */
+  sameDatabaseAs?: Pick<TestService, 'databaseUrl' | 'env'>;
+}
+
 /**
  * Starts the real service (the same start-up as `npm start`: migrations, Express, Apollo) on
  * a new, empty database of the run's PostgreSQL, on a free port.
  */
-export async function startTestService(
-  env: Record<string, string> = {},
-  options: { adminUrl?: string; logger?: Logger; databaseUrl?: string } = {},
-): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
+  const shared = options.sameDatabaseAs;
   // Another instance may share a database that already exists.
-  const databaseUrl = new URL(options.databaseUrl ?? (await createTestDatabase(options.adminUrl)));
+  const databaseUrl = new URL(options.databaseUrl ?? shared?.databaseUrl ?? (await createTestDatabase(options.adminUrl)));
   const environment: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl.toString(),
     DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-data-')),
-    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    DATA_ENCRYPTION_KEY: shared?.env.DATA_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
     JWT_SECRET,
     JWT_ISSUER,
     JWT_AUDIENCE,
@@ -84,13 +95,54 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
   }
 }
 
-/** A service with one root organization created by alice, and a token of alice acting for it. */
-export async function startWithRootOrganization(env: Record<string, string> = {}, options: { logger?: Logger } = {}) {
-  const service = await startTestService(env, options);
+/** A handle on the service `useTestService` runs: it is stopped by the hook, not by the tests. */
+export type TestServiceHandle = Omit<TestService, 'stop'>;
+
+/**
+ * Runs a test service (`startTestService(env, options)`) for the enclosing `describe`, or the
+ * file: started in `beforeAll`, stopped in `afterAll`. Hooks run in the order they are
+ * registered and after-hooks in reverse (vitest's `sequence.hooks: 'stack'`), so a `beforeAll`
+ * registered after this call sees the service started, and a second service started after a
+ * first is stopped before it. The handle reads the running service on each access: use it
+ * inside tests and hooks, not while the tests are collected.
+ */
+export function useTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): TestServiceHandle {
+  let service: TestService | undefined;
+  beforeAll(async () => {
+    service = await startTestService(env, options);
+  });
+  afterAll(() => service?.stop());
+  const running = (): TestService => {
+    if (!service) throw new Error('The test service is not running: use it inside a test or a hook, after its beforeAll.');
+    return service;
+  };
+  return {
+    get url() {
+      return running().url;
+    },
+    get server() {
+      return running().server;
+    },
+    get orm() {
+      return running().orm;
+    },
+    get databaseUrl() {
+      return running().databaseUrl;
+    },
+    get env() {
+      return running().env;
+    },
+    token: (claims) => running().token(claims),
+    sql: <T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]) => running().sql<T>(text, values),
+  };
+}
+
+/** Creates a root organization as alice on `service`; returns it and a token of alice acting for it. */
+export async function createRootOrganization(service: Pick<TestService, 'url' | 'token'>) {
   const root = await request(service.url, 'POST', '/api/v1/organization', {
     token: await service.token({ sub: 'alice' }),
     body: organizationBody(),
   });
   const organizationId = root.body.id as string;
-  return { service, organizationId, token: await service.token({ sub: 'alice', org: organizationId }) };
+  return { organizationId, token: await service.token({ sub: 'alice', org: organizationId }) };
 }

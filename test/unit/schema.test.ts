@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { buildServiceSchema } from '../src/graphql-server/schema.js';
+import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 
 describe('schema/schema.graphql', () => {
   it('is exactly what the code builds (run `npm run schema` after changing the schema)', async () => {
-    const committed = readFileSync(new URL('../schema/schema.graphql', import.meta.url), 'utf8');
+    const committed = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
     expect(printSchema(await buildServiceSchema()) + '\n').toBe(committed);
   });
 

@@ -1,0 +1,83 @@
+import { getOperationAST, isInputObjectType, isObjectType, parse, type GraphQLSchema } from 'graphql';
+import { getMetadataStorage } from 'type-graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildServiceSchema } from '../../src/graphql-server/schema.js';
+import { BANK_ACCOUNT_COLUMNS, ORGANIZATION_COLUMNS, OWNER_COLUMNS } from '../../src/organizations/organization.reads.js';
+import { CHARGE_COLUMNS, POLICY_COLUMNS } from '../../src/policies/policy.reads.js';
+import { REST_ROUTES } from '../../src/rest/routes.js';
+
+/**
+ * What ties a field to the places that serve it. Adding a nullable organization field takes
+ * the migration, the entity, the input, the column map and the REST route document (README,
+ * "How to add a field"); each test here fails when one of the last four is forgotten
+ * (test/e2e/entity-columns.test.ts catches a forgotten migration; the column map's
+ * `satisfies` catches a forgotten map entry at compile time too).
+ */
+const READ_MODELS: Record<string, Readonly<Record<string, string>>> = {
+  Organization: ORGANIZATION_COLUMNS,
+  Policy: POLICY_COLUMNS,
+  Charge: CHARGE_COLUMNS,
+  Owner: OWNER_COLUMNS,
+  BankAccount: BANK_ACCOUNT_COLUMNS,
+};
+
+let schema: GraphQLSchema;
+beforeAll(async () => {
+  schema = await buildServiceSchema();
+});
+
+function fieldsOf(typeName: string): string[] {
+  const type = schema.getType(typeName);
+  if (!isObjectType(type)) throw new Error(`${typeName} is not an object type`);
+  return Object.keys(type.getFields());
+}
+
+/** Fields served by a `@FieldResolver` of the resolver class for this object type. */
+function fieldResolversOf(typeName: string): string[] {
+  const storage = getMetadataStorage();
+  return storage.fieldResolvers
+    .filter((resolver) => {
+      const target = resolver.getObjectType?.();
+      return storage.objectTypes.some((type) => type.target === target && type.name === typeName);
+    })
+    .map((resolver) => resolver.schemaName);
+}
+
+function inputFieldsOf(typeName: string): string[] {
+  const type = schema.getType(typeName);
+  if (!isInputObjectType(type)) throw new Error(`${typeName} is not an input type`);
+  return Object.keys(type.getFields());
+}
+
+function selectedBy(method: string, path: string): string[] {
+  const route = REST_ROUTES.find((candidate) => candidate.method === method && candidate.path === path)!;
+  const [root] = getOperationAST(parse(route.document))!.selectionSet.selections;
+  if (root.kind !== 'Field' || !root.selectionSet) throw new Error('one root field');
+  return root.selectionSet.selections.map((selection) => (selection.kind === 'Field' ? selection.name.value : ''));
+}
+
+describe('read models', () => {
+  it.each(Object.keys(READ_MODELS))('every field of %s is served by its column map or a field resolver', (typeName) => {
+    const served = new Set([...Object.keys(READ_MODELS[typeName]), ...fieldResolversOf(typeName)]);
+    expect(fieldsOf(typeName).filter((field) => !served.has(field))).toEqual([]);
+  });
+
+  it('every column of an organization but its id can be sent when creating one', () => {
+    const input = inputFieldsOf('CreateOrganizationInput');
+    expect(Object.keys(ORGANIZATION_COLUMNS).filter((field) => field !== 'id' && !input.includes(field))).toEqual([]);
+  });
+
+  it('every column of a policy but its id and coverage snapshot can be sent when creating one', () => {
+    const input = inputFieldsOf('CreatePolicyInput');
+    const made = ['id', 'coverage'];
+    expect(Object.keys(POLICY_COLUMNS).filter((field) => !made.includes(field) && !input.includes(field))).toEqual([]);
+  });
+
+  it('the REST create routes answer with every field of what they create (connections aside)', () => {
+    const connections = ['parent', 'children', 'policies'];
+    const organization = selectedBy('POST', '/api/v1/organization');
+    expect(fieldsOf('Organization').filter((field) => !connections.includes(field) && !organization.includes(field))).toEqual([]);
+    const policy = selectedBy('POST', '/api/v1/policy');
+    expect(fieldsOf('Policy').filter((field) => !policy.includes(field))).toEqual([]);
+  });
+});
