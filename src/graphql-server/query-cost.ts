@@ -19,10 +19,6 @@ import { DEFAULT_MAX_ITEMS } from '../input/input-shape.js';
  *   declares with `listCost` (charges 61, owners 25, bank accounts 10), else DEFAULT_MAX_ITEMS.
  * Introspection is counted as plain fields: its lists are the schema's own, not data.
  */
-export function listCost(maxItems: number): ComplexityEstimator {
-  return ({ childComplexity }) => maxItems * (1 + childComplexity);
-}
-
 const pageSize: ComplexityEstimator = ({ args, childComplexity }) =>
   typeof args.first === 'number' ? Math.max(args.first, 1) * (1 + childComplexity) : undefined;
 

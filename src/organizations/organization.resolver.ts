@@ -8,7 +8,7 @@ import { Policy } from '../policies/policy.entity.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
 import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS } from './organization.input.js';
-import { listCost } from '../graphql-server/query-cost.js';
+import { listCost } from '../graphql/list-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
 import { organizationReadOf, type BankAccountRead, type OrganizationRead, type OwnerRead } from './organization.reads.js';

@@ -12,7 +12,7 @@ import { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
 import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
-import { listCost } from '../graphql-server/query-cost.js';
+import { listCost } from '../graphql/list-cost.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 
 

@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layers of `src/`, top to bottom (README, "Layout"): a file may import its own folder and
+ * anything below it. An import that runs back up a layer must be listed here with its reason.
+ */
+const LAYERS = [
+  ['main.ts', 'service.ts', 'app.ts'],
+  ['graphql-server', 'rest'],
+  ['organizations', 'policies', 'viewer'],
+  ['graphql', 'idempotency', 'limits'],
+  ['auth', 'input', 'http'],
+  ['errors', 'database', 'crypto', 'values'],
+  ['config.ts', 'logger.ts', 'development-secrets.ts', 'types'],
+];
+
+const ALLOWED_BACK_UP = {
+  // The request context's type names the loaders it carries, and the factory makes them
+  // lazily (a measured gain); the loaders batch the features' reads.
+  'graphql/context.ts -> graphql-server/loaders.ts': 'the context carries the per-request loaders',
+};
+
+const FEATURES = ['organizations', 'policies', 'viewer'];
+const HOSTS = ['graphql-server', 'rest'];
+
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : entry.name.endsWith('.ts') ? [join(folder, entry.name)] : [],
+  );
+}
+
+/** Every relative import inside `src/` as [importer, imported], both relative to `src/`. */
+function imports(): Array<[string, string]> {
+  const edges: Array<[string, string]> = [];
+  for (const file of sourceFiles(SRC)) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/from\s+'(\.{1,2}\/[^']+)'/g)) {
+      const target = relative(SRC, normalize(join(dirname(file), match[1]))).replace(/\.js$/, '.ts');
+      if (!target.startsWith('..')) edges.push([relative(SRC, file), target]);
+    }
+  }
+  return edges;
+}
+
+const room = (path: string) => path.split('/')[0];
+const layerOf = (path: string) => {
+  const index = LAYERS.findIndex((layer) => layer.includes(room(path)));
+  if (index === -1) throw new Error(`${path} is in no layer: add its folder to LAYERS`);
+  return index;
+};
+
+describe('layers of src/', () => {
+  it('every file sits in a layer', () => {
+    for (const file of sourceFiles(SRC)) expect(() => layerOf(relative(SRC, file))).not.toThrow();
+  });
+
+  it('auth/, errors/ and input/ import no feature and no host', () => {
+    const low = imports().filter(([from, to]) => ['auth', 'errors', 'input'].includes(room(from)) && [...FEATURES, ...HOSTS].includes(room(to)));
+    expect(low).toEqual([]);
+  });
+
+  it('imports run down the layers, but for the ones listed with their reason', () => {
+    const backUp = imports()
+      .filter(([from, to]) => room(from) !== room(to) && layerOf(to) < layerOf(from))
+      .map(([from, to]) => `${from} -> ${to}`);
+    expect(backUp.sort()).toEqual(Object.keys(ALLOWED_BACK_UP).sort());
+  });
+});
