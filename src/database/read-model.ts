@@ -27,9 +27,12 @@ export function jsonObject(columns: Readonly<Record<string, string>>): string {
     .join(', ')})`;
 }
 
-/** The value of each key of the map, taken from an object that has them (a just-written entity). */
-export function pickColumns<K extends string>(columns: Readonly<Record<K, string>>, source: NoInfer<Record<K, unknown>>): Record<K, unknown> {
+/**
+ * The read row of a just-written record, from the values written: each key of the map, null
+ * where nothing was written (the column's default is null, as a read would show).
+ */
+export function pickColumns<K extends string>(columns: Readonly<Record<K, string>>, written: object): Record<K, unknown> {
   const row = {} as Record<K, unknown>;
-  for (const name of Object.keys(columns) as K[]) row[name] = source[name];
+  for (const name of Object.keys(columns) as K[]) row[name] = (written as Record<string, unknown>)[name] ?? null;
   return row;
 }

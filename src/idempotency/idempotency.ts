@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { querySql } from '../database/sql.js';
 import { randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Principal } from '../auth/principal.js';
@@ -118,14 +119,14 @@ export class IdempotencyKeys {
     // Twice at most: a row can vanish between the insert and the select (its run failed and
     // deleted it, or it expired and was cleaned up); the second insert then takes the key.
     for (let attempt = 0; ; attempt++) {
-      const inserted = await tx.execute<unknown[]>(
+      const inserted = await querySql<unknown>(tx, 
         `insert into idempotency_key (scope, key, fingerprint, claim, locked_until, expires_at)
          values (?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
          on conflict (scope, key) do nothing returning 1`,
         [row.scope, row.key, fingerprints.of(body), row.claim, claimSeconds, retentionSeconds],
       );
       if (inserted.length > 0) return { kept: null, created: null };
-      const [kept] = await tx.execute<KeptRow[]>(
+      const [kept] = await querySql<KeptRow>(tx, 
         `select fingerprint, status, content_type, body, created, locked_until is null as finished, locked_until > now() as locked,
            expires_at <= now() as expired
          from idempotency_key where scope = ? and key = ? for update`,
@@ -134,7 +135,7 @@ export class IdempotencyKeys {
       if (!kept && attempt === 0) continue;
       if (!kept) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       if (kept.expired) {
-        await tx.execute(
+        await querySql(tx, 
           `update idempotency_key set fingerprint = ?, claim = ?, locked_until = now() + make_interval(secs => ?), created = null,
              status = null, content_type = null, body = null, created_at = now(), expires_at = now() + make_interval(secs => ?)
            where scope = ? and key = ?`,
@@ -150,7 +151,7 @@ export class IdempotencyKeys {
       if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
       if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       // An earlier run crashed, or its answer was too large to keep: take over the key.
-      await tx.execute(
+      await querySql(tx, 
         'update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?',
         [row.claim, claimSeconds, row.scope, row.key],
       );
@@ -159,7 +160,7 @@ export class IdempotencyKeys {
   }
 
   private async recordCreated(tx: EntityManager, row: { scope: string; key: string; claim: string }, created: CreatedRecord): Promise<void> {
-    const marked = await tx.execute<unknown[]>(
+    const marked = await querySql<unknown>(tx, 
       'update idempotency_key set created = ?::jsonb where scope = ? and key = ? and claim = ? returning 1',
       [JSON.stringify(created), row.scope, row.key, row.claim],
     );
@@ -172,7 +173,7 @@ export class IdempotencyKeys {
     const where = 'scope = ? and key = ? and claim = ?';
     const params = [row.scope, row.key, row.claim];
     if (response && Buffer.byteLength(response.body) <= this.settings.keptResponseMaxBytes) {
-      await em.execute(`update idempotency_key set status = ?, content_type = ?, body = ?, locked_until = null where ${where}`, [
+      await querySql(em, `update idempotency_key set status = ?, content_type = ?, body = ?, locked_until = null where ${where}`, [
         response.status,
         response.contentType,
         response.body,
@@ -180,13 +181,13 @@ export class IdempotencyKeys {
       ]);
       return;
     }
-    await em.execute(`update idempotency_key set locked_until = null where ${where} and created is not null`, params);
-    await em.execute(`delete from idempotency_key where ${where} and created is null`, params);
+    await querySql(em, `update idempotency_key set locked_until = null where ${where} and created is not null`, params);
+    await querySql(em, `delete from idempotency_key where ${where} and created is null`, params);
   }
 }
 
 /** Removes keys past their retention; any instance may run it. */
 export async function deleteExpiredKeys(em: EntityManager): Promise<number> {
-  const rows = await em.execute<Array<unknown>>('delete from idempotency_key where expires_at <= now() returning 1');
+  const rows = await querySql<unknown>(em, 'delete from idempotency_key where expires_at <= now() returning 1');
   return rows.length;
 }

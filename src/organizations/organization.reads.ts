@@ -99,11 +99,11 @@ export const OWNERS_BY_ORGANIZATION = `select ${OWNER_SELECT}, w.organization_id
 export const BANK_ACCOUNTS_BY_ORGANIZATION = `select ${BANK_ACCOUNT_SELECT}, b.organization_id as parent from bank_account b
   where b.organization_id = any(?::uuid[]) order by b.organization_id, b.position`;
 
-/** A just-created organization as reads serve it, with its accounts and owners already in hand. */
-export function organizationReadOf(organization: Organization): OrganizationRead {
-  const row = pickColumns(ORGANIZATION_COLUMNS, { ...organization, parentId: organization.parent?.id ?? null }) as OrganizationRead;
-  row.bankAccounts = organization.bankAccounts.getItems().map((account) => pickColumns(BANK_ACCOUNT_COLUMNS, account) as BankAccountRead);
-  row.owners = organization.owners.getItems().map((owner) => pickColumns(OWNER_COLUMNS, owner) as OwnerRead);
+/** A just-written organization as reads serve it, from the rows written (nothing is read back). */
+export function organizationReadOf(written: { parent: string | null }, bankAccounts: object[], owners: object[]): OrganizationRead {
+  const row = pickColumns(ORGANIZATION_COLUMNS, { ...written, parentId: written.parent }) as OrganizationRead;
+  row.bankAccounts = bankAccounts.map((account) => pickColumns(BANK_ACCOUNT_COLUMNS, account) as BankAccountRead);
+  row.owners = owners.map((owner) => pickColumns(OWNER_COLUMNS, owner) as OwnerRead);
   return row;
 }
 

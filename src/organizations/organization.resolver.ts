@@ -11,7 +11,7 @@ import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS } from './organi
 import { listCost } from '../graphql/list-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
-import { organizationReadOf, type BankAccountRead, type OrganizationRead, type OwnerRead } from './organization.reads.js';
+import { type BankAccountRead, type OrganizationRead, type OwnerRead } from './organization.reads.js';
 import type { PolicyRead } from '../policies/policy.reads.js';
 
 
@@ -43,7 +43,7 @@ export class OrganizationResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead> {
     const { em, cipher, deadline, idempotency } = ctx;
-    return organizationReadOf(await createOrganization({ em, principal, cipher, deadline, idempotency }, input));
+    return createOrganization({ em, principal, cipher, deadline, idempotency }, input);
   }
 
   @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })

@@ -14,7 +14,8 @@ import { querySql } from '../database/sql.js';
 import { premiumSchedule } from './premium-schedule.js';
 import type { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
-import type { ChargeRead, PolicyRead } from './policy.reads.js';
+import { pickColumns } from '../database/read-model.js';
+import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -66,7 +67,7 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
       // back or changed later, and change tracking of 13 entities was most of a create's cost.
       const view = await withQuotas(() => scope.em.transactional(async (em) => {
         const number = input.number ?? (await nextPolicyNumber(em));
-        const policy: PolicyRow = {
+        const policy = {
           id: randomUUID(),
           number,
           internalID: input.internalID ?? null,
@@ -97,21 +98,19 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
   }
 }
 
-type PolicyRow = Omit<PolicyRead, 'organizationId' | 'charges' | 'organization'> & { organization: string; createdBySub: string };
-
-/** The policy just inserted, as reads serve it, without reading it back. */
-function createdPolicyRead({ organization: _id, createdBySub: _sub, ...policy }: PolicyRow, organization: OrganizationRead, charges: Array<ChargeRead & { policy: string; sequence: number }>): PolicyRead {
+/** The policy just inserted, as reads serve it, from the rows written (nothing is read back). */
+function createdPolicyRead(policy: { number: number }, organization: OrganizationRead, charges: object[]): PolicyRead {
   return {
-    ...policy,
-    organizationId: organization.id,
+    ...(pickColumns(POLICY_COLUMNS, { ...policy, organizationId: organization.id }) as PolicyRead),
+    number: policy.number,
     organization,
-    charges: charges.map(({ policy: _policy, sequence: _sequence, ...charge }) => charge),
+    charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead),
   };
 }
 
 /** The next free number of the policy sequence (a SQL function skips numbers clients took). */
 async function nextPolicyNumber(em: EntityManager): Promise<number> {
-  const [row] = await em.execute<Array<{ number: string }>>('select next_policy_number() as number');
+  const [row] = await querySql<{ number: string }>(em, 'select next_policy_number() as number');
   return Number(row.number);
 }
 
