@@ -1,17 +1,10 @@
-import {
-  isInputObjectType,
-  isListType,
-  isNonNullType,
-  typeFromAST,
-  type GraphQLInputType,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-} from 'graphql';
+import { isInputObjectType, isListType, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import { MAX_REPORTED_ERRORS, type FieldError } from '../errors/errors.js';
 import { variableErrors } from './variables.js';
 import { shapeErrors } from './input-shape.js';
 import { ruleErrors } from './validate-input.js';
+import { childNodes, inputNode, isPlainObject, variableTypes, type InputNode } from './walk-input.js';
 
 /**
  * Everything wrong with an operation's variables, all at once, before any resolver runs, in
@@ -26,13 +19,10 @@ export async function inputErrors(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
 ): Promise<FieldError[]> {
-  const definitions = (operation.variableDefinitions ?? []).map((definition) => ({
-    name: definition.variable.name.value,
-    type: typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined,
-  }));
+  const definitions = variableTypes(schema, operation);
   // Paths are in request-body terms (`owners[30]`), the variable's own name only for itself.
   const shape = definitions.flatMap(({ name, type }) =>
-    type ? shapeErrors(variables?.[name], type, '').map((error) => ({ ...error, path: error.path || name })) : [],
+    shapeErrors(variables?.[name], type, '').map((error) => ({ ...error, path: error.path || name })),
   );
   if (shape.length > 0) return shape.slice(0, MAX_REPORTED_ERRORS);
 
@@ -42,8 +32,8 @@ export async function inputErrors(
   for (const { name, type } of definitions) {
     const value = variables?.[name];
     if (errors.length >= MAX_REPORTED_ERRORS) break;
-    if (!type || reported.has(name) || typeof value !== 'object' || value === null) continue;
-    const instance = toInstance(value, type, '', reported);
+    if (reported.has(name) || typeof value !== 'object' || value === null) continue;
+    const instance = toInstance(inputNode(value, type), reported);
     for (const error of await ruleErrors(instance)) {
       if (!withinReported(error.path, reported)) errors.push(error);
     }
@@ -68,21 +58,17 @@ function inputClass(name: string): Function | undefined {
 }
 
 /** The value as instances of its input classes, leaving out what already failed to coerce. */
-function toInstance(value: unknown, type: GraphQLInputType, path: string, skip: Set<string>): unknown {
+function toInstance(node: InputNode, skip: Set<string>): unknown {
+  const { value, type, path } = node;
   if (skip.has(path) && path !== '') return undefined;
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) {
-    return Array.isArray(value) ? value.map((item, index) => toInstance(item, inner.ofType, `${path}[${index}]`, skip)) : undefined;
-  }
-  if (!isInputObjectType(inner)) return value;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const target = inputClass(inner.name);
+  if (isListType(type)) return Array.isArray(value) ? childNodes(node).map((item) => toInstance(item, skip)) : undefined;
+  if (!isInputObjectType(type)) return value;
+  if (!isPlainObject(value)) return undefined;
+  const target = inputClass(type.name);
   const instance = target ? Object.create(target.prototype) : {};
-  const fields = inner.getFields();
-  for (const [key, item] of Object.entries(value)) {
-    if (!Object.hasOwn(fields, key)) continue;
-    const converted = toInstance(item, fields[key].type, path ? `${path}.${key}` : key, skip);
-    if (converted !== undefined) instance[key] = converted;
+  for (const child of childNodes(node)) {
+    const converted = toInstance(child, skip);
+    if (converted !== undefined) instance[child.field!.name] = converted;
   }
   return instance;
 }

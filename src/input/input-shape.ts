@@ -1,12 +1,6 @@
-import {
-  isInputObjectType,
-  isListType,
-  isNonNullType,
-  isScalarType,
-  type GraphQLInputField,
-  type GraphQLInputType,
-} from 'graphql';
+import { isListType, isScalarType, type GraphQLInputField, type GraphQLInputType } from 'graphql';
 import type { FieldError } from '../errors/errors.js';
+import { childNodes, inputNode, type InputNode } from './walk-input.js';
 
 /** A list with no declared maximum still has one: nothing a client sends is walked unbounded. */
 export const DEFAULT_MAX_ITEMS = 100;
@@ -33,27 +27,21 @@ interface ShapeExtensions {
  * after this pass then works on input of bounded size, so checking a body is linear in it.
  */
 export function shapeErrors(value: unknown, type: GraphQLInputType, path: string, field?: GraphQLInputField): FieldError[] {
+  return nodeShapeErrors(inputNode(value, type, path, field));
+}
+
+function nodeShapeErrors(node: InputNode): FieldError[] {
+  const { value, type, path, field } = node;
   if (value === null || value === undefined) return [];
-  const inner = isNonNullType(type) ? type.ofType : type;
   const extensions = (field?.extensions ?? {}) as ShapeExtensions;
-  if (isListType(inner)) {
-    if (!Array.isArray(value)) return [];
+  if (isListType(type) && Array.isArray(value)) {
     const max = extensions.maxItems ?? DEFAULT_MAX_ITEMS;
     if (value.length > max) return [{ path, message: `must have at most ${max} items` }];
-    return value.flatMap((item, index) => shapeErrors(item, inner.ofType, `${path}[${index}]`));
-  }
-  if (isInputObjectType(inner)) {
-    if (typeof value !== 'object' || Array.isArray(value)) return [];
-    const fields = inner.getFields();
-    return Object.entries(value).flatMap(([key, item]) =>
-      Object.hasOwn(fields, key) ? shapeErrors(item, fields[key].type, path ? `${path}.${key}` : key, fields[key]) : [],
-    );
-  }
-  if (isScalarType(inner) && typeof value === 'object') {
+  } else if (isScalarType(type) && typeof value === 'object') {
     const problem = jsonProblem(value, extensions.json ?? DEFAULT_JSON_BOUNDS);
     return problem ? [{ path, message: problem }] : [];
   }
-  return [];
+  return childNodes(node).flatMap(nodeShapeErrors);
 }
 
 /**

@@ -4,12 +4,12 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
-  typeFromAST,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import type { FieldError } from '../errors/errors.js';
+import { childNodes, inputNode, variableTypes, type InputNode } from './walk-input.js';
 
 /**
  * Checks an operation's variables the way GraphQL will coerce them, but reports every problem
@@ -23,13 +23,11 @@ export function variableErrors(
   variables: Record<string, unknown> | undefined,
 ): FieldError[] {
   const errors: FieldError[] = [];
-  for (const definition of operation.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    const type = typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined;
+  for (const { name, type, definition } of variableTypes(schema, operation)) {
     const value = variables?.[name];
-    if (!type || (value === undefined && (definition.defaultValue || !isNonNullType(type)))) continue;
+    if (value === undefined && (definition.defaultValue || !isNonNullType(type))) continue;
     const found: FieldError[] = [];
-    strictLists(value, type, [], found);
+    strictLists(inputNode(value, type), found);
     if (found.length === 0) {
       coerceInputValue(value, type, (path, invalid, error) => found.push(describe(type, [...path], invalid, error.message)));
     }
@@ -57,21 +55,13 @@ function describe(root: GraphQLInputType, path: Array<string | number>, invalid:
 }
 
 /** Reports non-array values where a list is declared (GraphQL alone would wrap them). */
-function strictLists(value: unknown, type: GraphQLInputType, path: Array<string | number>, found: FieldError[]): void {
-  if (value === null || value === undefined) return;
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) {
-    if (!Array.isArray(value)) {
-      found.push({ path: formatPath(path), message: 'must be a list' });
-      return;
-    }
-    value.forEach((item, index) => strictLists(item, inner.ofType, [...path, index], found));
-  } else if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
-    const fields = inner.getFields();
-    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      if (fields[key]) strictLists(item, fields[key].type, [...path, key], found);
-    }
+function strictLists(node: InputNode, found: FieldError[]): void {
+  if (node.value === null || node.value === undefined) return;
+  if (isListType(node.type) && !Array.isArray(node.value)) {
+    found.push({ path: node.path, message: 'must be a list' });
+    return;
   }
+  for (const child of childNodes(node)) strictLists(child, found);
 }
 
 function typeAt(root: GraphQLInputType, path: Array<string | number>): GraphQLInputType | undefined {

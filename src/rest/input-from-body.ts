@@ -1,4 +1,5 @@
-import { isInputObjectType, isListType, isNonNullType, type GraphQLInputType } from 'graphql';
+import { isInputObjectType, isListType, type GraphQLInputType } from 'graphql';
+import { childNodes, inputNode, isPlainObject, type InputNode } from '../input/walk-input.js';
 
 /**
  * Maps a REST JSON body onto a GraphQL input type: unknown top-level fields are dropped (REST
@@ -6,16 +7,18 @@ import { isInputObjectType, isListType, isNonNullType, type GraphQLInputType } f
  * unknown properties are gathered there. Values are left as sent: coercion judges them next.
  */
 export function inputFromBody(value: unknown, type: GraphQLInputType): unknown {
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) return Array.isArray(value) ? value.map((item) => inputFromBody(item, inner.ofType)) : value;
-  if (!isInputObjectType(inner) || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const fields = inner.getFields();
-  const known: Array<[string, unknown]> = [];
-  const extra: Array<[string, unknown]> = [];
-  for (const [key, item] of Object.entries(value)) {
-    if (Object.hasOwn(fields, key) && key !== 'additionalFields') known.push([key, inputFromBody(item, fields[key].type)]);
-    else extra.push([key, item]);
-  }
+  return fromBody(inputNode(value, type));
+}
+
+function fromBody(node: InputNode): unknown {
+  const { value, type } = node;
+  if (isListType(type)) return Array.isArray(value) ? childNodes(node).map(fromBody) : value;
+  if (!isInputObjectType(type) || !isPlainObject(value)) return value;
+  const fields = type.getFields();
+  const known = childNodes(node)
+    .filter((child) => child.field!.name !== 'additionalFields')
+    .map((child): [string, unknown] => [child.field!.name, fromBody(child)]);
+  const extra = Object.entries(value).filter(([key]) => !Object.hasOwn(fields, key) || key === 'additionalFields');
   if (fields.additionalFields && extra.length > 0) known.push(['additionalFields', Object.fromEntries(extra)]);
   // Object.fromEntries defines own properties, so a "__proto__" key cannot reach a prototype.
   return Object.fromEntries(known);

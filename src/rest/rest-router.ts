@@ -9,7 +9,6 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  typeFromAST,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
@@ -21,6 +20,7 @@ import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '
 import { readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import { inputErrors } from '../input/check-input.js';
+import { variableTypes } from '../input/walk-input.js';
 import { inputFromBody } from './input-from-body.js';
 import { PROBLEM_JSON, problemBody } from '../errors/problem.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
@@ -110,8 +110,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
   const problems = validate(schema, parsed);
   if (problems.length > 0) throw new Error(`REST document for ${route.method} ${route.path}: ${problems[0].message}`);
   const operation = getOperationAST(parsed)!;
-  const definition = operation.variableDefinitions?.find((variable) => variable.variable.name.value === route.bodyVariable);
-  const bodyType = definition ? (typeFromAST(schema, definition.type as never) as GraphQLInputType) : undefined;
+  const bodyType = variableTypes(schema, operation).find((variable) => variable.name === route.bodyVariable)?.type;
   const compiled = compileQuery(schema, parsed);
   if (!isCompiledQuery(compiled)) throw new Error(`REST document for ${route.method} ${route.path} does not compile`);
   return { ...route, parsed, operation, compiled, bodyType };
