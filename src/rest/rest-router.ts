@@ -23,15 +23,16 @@ import { inputErrors } from '../input/check-input.js';
 import { variableTypes } from '../input/walk-input.js';
 import { inputFromBody } from './input-from-body.js';
 import { PROBLEM_JSON, problemBody } from '../errors/problem.js';
-import { REST_ROUTES, type RestRoute } from './routes.js';
+import { REST_ROUTES, type GetRoute, type PostRoute, type RestRoute } from './routes.js';
 
-interface PreparedRoute extends RestRoute {
+interface Prepared {
   parsed: DocumentNode;
   operation: OperationDefinitionNode;
   /** The document compiled once against the schema (graphql-jit): same resolvers, less work per request. */
   compiled: CompiledQuery;
-  bodyType?: GraphQLInputType;
 }
+
+type PreparedRoute = (GetRoute<any> & Prepared) | (PostRoute<any> & Prepared & { bodyType: GraphQLInputType });
 
 /** A finished answer: written to the client, or kept for an idempotent replay. */
 interface Answer {
@@ -110,9 +111,11 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
   const problems = validate(schema, parsed);
   if (problems.length > 0) throw new Error(`REST document for ${route.method} ${route.path}: ${problems[0].message}`);
   const operation = getOperationAST(parsed)!;
-  const bodyType = variableTypes(schema, operation).find((variable) => variable.name === route.bodyVariable)?.type;
   const compiled = compileQuery(schema, parsed);
   if (!isCompiledQuery(compiled)) throw new Error(`REST document for ${route.method} ${route.path} does not compile`);
+  if (route.method === 'GET') return { ...route, parsed, operation, compiled };
+  const bodyType = variableTypes(schema, operation).find((variable) => variable.name === route.bodyVariable)?.type;
+  if (!bodyType) throw new Error(`REST document for POST ${route.path} declares no $${route.bodyVariable}`);
   return { ...route, parsed, operation, compiled, bodyType };
 }
 
@@ -222,11 +225,11 @@ async function rebuildAnswer(
 }
 
 function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown> {
-  if (route.pathVariables) return route.pathVariables(req.params);
+  if (route.method === 'GET') return route.pathVariables(req.params);
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }
-  return { [route.bodyVariable!]: inputFromBody(req.body, route.bodyType!) };
+  return { [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
 }
 
 /** Any error as a GraphQL error: safeError then makes a lost database a 503 and anything else a logged 500. */

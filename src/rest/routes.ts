@@ -1,86 +1,66 @@
 import type { Request } from 'express';
 import { policyNotFound } from '../policies/policy.reads.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
+import type { CreateOrganizationMutation, CreatePolicyMutation, OrganizationQuery, PolicyQuery } from './generated/operations.js';
 import { flattenAddress } from './input-from-body.js';
+import { CREATE_ORGANIZATION, CREATE_POLICY, ORGANIZATION, POLICY } from './operations.js';
 
 /**
- * The REST compatibility layer as data: each `/api/v1` route is one GraphQL document, parsed
- * and validated once at start-up; a request only supplies variables (path parameter or JSON
- * body) and the response is the operation's data, reshaped where REST names differ.
+ * The REST compatibility layer as data: each `/api/v1` route is one GraphQL document
+ * (operations.ts), parsed, validated and compiled once at start-up; a request only supplies
+ * variables (path parameter or JSON body) and the response is the operation's data, reshaped
+ * where REST names differ. `response` is typed by the document's generated result type.
  */
-export interface RestRoute {
-  method: 'GET' | 'POST';
+interface RouteOf<Data> {
   path: string;
   document: string;
-  /** For POST routes: the JSON body becomes this variable (mapped onto its input type). */
-  bodyVariable?: string;
-  /** For GET routes: the path parameter as variables; may throw NOT_FOUND for impossible ids. */
-  pathVariables?: (params: Request['params']) => Record<string, unknown>;
   /** The operation's data as the REST body. */
-  response: (data: Record<string, any>) => unknown;
+  response: (data: Data) => unknown;
 }
 
-const ADDRESS = 'line1 line2 division city postal country additionalFields';
-const COVERAGE = 'slug name deductible reimbursementRate annualLimit monthlyPremium currency';
-const CHARGE = 'id type periodStart periodEnd dueDate amount currency status';
-const ORGANIZATION_SUMMARY = 'id name parentId';
+/** A read: the path parameters become the variables; may throw NOT_FOUND for impossible ids. */
+export interface GetRoute<Data = never> extends RouteOf<Data> {
+  method: 'GET';
+  pathVariables: (params: Request['params']) => Record<string, unknown>;
+}
 
-type Data = Record<string, any>;
+/** A create: the JSON body becomes this variable (mapped onto its input type). */
+export interface PostRoute<Data = never> extends RouteOf<Data> {
+  method: 'POST';
+  bodyVariable: string;
+}
 
-const organizationBody = (organization: Data) => ({
-  ...organization,
-  address: flattenAddress(organization.address),
-  owners: organization.owners.map((owner: Data) => ({ ...owner, address: flattenAddress(owner.address) })),
-});
+export type RestRoute = GetRoute<any> | PostRoute<any>;
+
+const get = <Data>(route: Omit<GetRoute<Data>, 'method'>): GetRoute<Data> => ({ method: 'GET', ...route });
+const post = <Data>(route: Omit<PostRoute<Data>, 'method'>): PostRoute<Data> => ({ method: 'POST', ...route });
 
 export const REST_ROUTES: RestRoute[] = [
-  {
-    method: 'POST',
+  post<CreateOrganizationMutation>({
     path: '/api/v1/organization',
-    document: `mutation CreateOrganization($input: CreateOrganizationInput!) {
-      createOrganization(input: $input) {
-        id name parentId legalName legalType taxId description logo type descriptor phone email website
-        address { ${ADDRESS} }
-        bankAccounts { id nickname routing accountLast4 }
-        owners { id firstname lastname birthdate taxIdLast4 email phone ownership address { ${ADDRESS} } }
-      }
-    }`,
+    document: CREATE_ORGANIZATION,
     bodyVariable: 'input',
-    response: (data) => organizationBody(data.createOrganization),
-  },
-  {
-    method: 'GET',
+    response: ({ createOrganization: organization }) => ({
+      ...organization,
+      address: flattenAddress(organization.address),
+      owners: organization.owners.map((owner) => ({ ...owner, address: flattenAddress(owner.address) })),
+    }),
+  }),
+  get<OrganizationQuery>({
     path: '/api/v1/organization/:id',
-    document: `query Organization($id: ID!) { organization(id: $id) { ${ORGANIZATION_SUMMARY} } }`,
+    document: ORGANIZATION,
     pathVariables: (params) => ({ id: params.id }),
     response: (data) => data.organization,
-  },
-  {
-    method: 'POST',
+  }),
+  post<CreatePolicyMutation>({
     path: '/api/v1/policy',
-    document: `mutation CreatePolicy($input: CreatePolicyInput!) {
-      createPolicy(input: $input) {
-        internalID number ownerFirstname ownerLastname ownerDOB petName petDOB
-        effectiveDate expirationDate coverageSlug
-        coverage { ${COVERAGE} }
-        charges { ${CHARGE} }
-        organization { ${ORGANIZATION_SUMMARY} }
-      }
-    }`,
+    document: CREATE_POLICY,
     bodyVariable: 'input',
     response: (data) => data.createPolicy,
-  },
-  {
-    method: 'GET',
+  }),
+  get<PolicyQuery>({
     path: '/api/v1/policy/:id',
-    document: `query Policy($number: SafeInt!) {
-      policy(number: $number) {
-        number
-        coverage { ${COVERAGE} }
-        charges { ${CHARGE} }
-        organization { ${ORGANIZATION_SUMMARY} }
-      }
-    }`,
+    document: POLICY,
     pathVariables: (params) => {
       const number = parsePolicyNumber(String(params.id));
       // Not a policy number at all: the same 404 as a missing policy, without a query.
@@ -88,5 +68,5 @@ export const REST_ROUTES: RestRoute[] = [
       return { number };
     },
     response: (data) => data.policy,
-  },
+  }),
 ];

@@ -1,37 +1,44 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { OrganizationChildrenDocument, OrganizationParentDocument, OrganizationPoliciesDocument } from '../generated/graphql.js';
-import { execute, graphql, request } from '../support/http.js';
+import {
+  CreateOrganizationDocument,
+  CreatePolicyDocument,
+  OrganizationChildrenDocument,
+  OrganizationParentDocument,
+  OrganizationPoliciesDocument,
+  type CreateOrganizationInput,
+  type CreatePolicyInput,
+} from '../generated/graphql.js';
+import { useInProcessSchema, type Claims } from '../support/in-process.js';
 import { insertOrganizations, insertPolicies } from '../support/rows.js';
-import { useTestService } from '../support/test-service.js';
 
 /**
- * Relay connections over HTTP:
+ * Relay connections, run in process:
  *
  *   R (alice) ── A (250 children, 250 policies) ── A's children
  *            └── B (sibling of A, with its own children and policies)
  */
 describe('GraphQL connections', () => {
   // Big pages on purpose (50 policies with their charges cost 9,801): the cost limit and the
-  // cost budget are tested in graphql-limits and rate-limits, not here.
-  const service = useTestService({ GRAPHQL_MAX_COST: '20000', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
-  let alice: string;
+  // cost budget are Apollo's and the route's, tested over HTTP in graphql-limits and rate-limits;
+  // this level checks neither.
+  const api = useInProcessSchema();
+  const alice = { sub: 'alice' };
   const org: Record<string, string> = {};
 
-  const createOrganization = async (token: string, body: Record<string, unknown>) => {
-    const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody(body) });
-    expect(response.status).toBe(200);
-    return response.body.id as string;
+  const createOrganization = async (principal: Claims, body: Record<string, unknown>) => {
+    const response = await api.run(CreateOrganizationDocument, { principal, variables: { input: organizationBody(body) as CreateOrganizationInput } });
+    expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
+    return response.data!.createOrganization.id;
   };
 
   /** Bulk rows through SQL (the trigger still fills their ancestry), for speed. */
   const addChildren = (parentId: string, count: number, prefix: string) =>
-    insertOrganizations(service, Array.from({ length: count }, (_, i) => ({ parentId, name: `${prefix}${i + 1}` })));
+    insertOrganizations(api, Array.from({ length: count }, (_, i) => ({ parentId, name: `${prefix}${i + 1}` })));
   const addPolicies = (organizationId: string, count: number, from: number) =>
-    insertPolicies(service, Array.from({ length: count }, (_, i) => ({ organizationId, number: from + i + 1, petName: `pet${i + 1}` })));
+    insertPolicies(api, Array.from({ length: count }, (_, i) => ({ organizationId, number: from + i + 1, petName: `pet${i + 1}` })));
 
   beforeAll(async () => {
-    alice = await service.token({ sub: 'alice' });
     org.R = await createOrganization(alice, { legalName: 'R' });
     org.A = await createOrganization(alice, { legalName: 'A', parentId: org.R });
     org.B = await createOrganization(alice, { legalName: 'B', parentId: org.R });
@@ -41,21 +48,21 @@ describe('GraphQL connections', () => {
     await addPolicies(org.B, 5, 200_000);
   });
 
-  async function pageThrough(field: 'children' | 'policies', id: string, token: string, between?: () => Promise<void>) {
+  async function pageThrough(field: 'children' | 'policies', id: string, principal: Claims, between?: () => Promise<void>) {
     const seen: Array<string | number> = [];
     const hasNext: boolean[] = [];
     let after: string | null = null;
     do {
       let connection: { edges: Array<{ cursor: string; node: string | number }>; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
       if (field === 'children') {
-        const response = await execute(service.url, OrganizationChildrenDocument, { id, first: 100, after }, token);
-        expect(response.body.errors).toBeUndefined();
-        const page = response.body.data!.organization!.children;
+        const response = await api.run(OrganizationChildrenDocument, { principal, variables: { id, first: 100, after } });
+        expect(response.errors).toBeUndefined();
+        const page = response.data!.organization!.children;
         connection = { ...page, edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: edge.node.id })) };
       } else {
-        const response = await execute(service.url, OrganizationPoliciesDocument, { id, first: 100, after }, token);
-        expect(response.body.errors).toBeUndefined();
-        const page = response.body.data!.organization!.policies;
+        const response = await api.run(OrganizationPoliciesDocument, { principal, variables: { id, first: 100, after } });
+        expect(response.errors).toBeUndefined();
+        const page = response.data!.organization!.policies;
         connection = { ...page, edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: edge.node.number })) };
       }
       seen.push(...connection.edges.map((edge) => edge.node));
@@ -68,7 +75,7 @@ describe('GraphQL connections', () => {
   }
 
   it('pages through 250 children with first: 100, each exactly once, in creation order', async () => {
-    const expected = (await service.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map((r) => r.id);
+    const expected = (await api.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map((r) => r.id);
     const { seen, hasNext } = await pageThrough('children', org.A, alice);
     expect(hasNext).toEqual([true, true, false]);
     expect(seen).toEqual(expected);
@@ -82,7 +89,7 @@ describe('GraphQL connections', () => {
   });
 
   it('neither skips nor repeats while new children are inserted between pages', async () => {
-    const before = (await service.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map((r) => r.id);
+    const before = (await api.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map((r) => r.id);
     let round = 0;
     const { seen } = await pageThrough('children', org.A, alice, async () => {
       round++;
@@ -95,16 +102,14 @@ describe('GraphQL connections', () => {
   it('answers an exact last page with hasNextPage false, and an empty page after it', async () => {
     const exact = await createOrganization(alice, { legalName: 'Exact', parentId: org.R });
     await addChildren(exact, 100, 'e-');
-    const first = await graphql(service.url, `{ organization(id: "${exact}") { children(first: 100) { pageInfo { hasNextPage endCursor } } } }`, {}, alice);
-    const page = first.body.data.organization.children.pageInfo;
+    const first = await api.run(`{ organization(id: "${exact}") { children(first: 100) { pageInfo { hasNextPage endCursor } } } }`, { principal: alice });
+    const page = first.data.organization.children.pageInfo;
     expect(page.hasNextPage).toBe(false);
-    const next = await graphql(
-      service.url,
+    const next = await api.run(
       `query ($after: String) { organization(id: "${exact}") { children(first: 100, after: $after) { edges { cursor } pageInfo { hasNextPage endCursor } } } }`,
-      { after: page.endCursor },
-      alice,
+      { principal: alice, variables: { after: page.endCursor } },
     );
-    expect(next.body.data.organization.children).toEqual({ edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expect(next.data.organization.children).toEqual({ edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
   });
 
   it('refuses first outside 1..100 and cursors it did not make', async () => {
@@ -115,13 +120,13 @@ describe('GraphQL connections', () => {
       ['first: 10, after: "!!!"', 'after'],
       [`first: 10, after: "${Buffer.from('policy:5').toString('base64url')}"`, 'after'],
     ]) {
-      const response = await graphql(service.url, `{ organization(id: "${org.A}") { children(${args}) { edges { cursor } } } }`, {}, alice);
-      expect(response.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: [expect.objectContaining({ path })] });
+      const response = await api.run(`{ organization(id: "${org.A}") { children(${args}) { edges { cursor } } } }`, { principal: alice });
+      expect(response.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: [expect.objectContaining({ path })] });
     }
   });
 
   it("never reaches a sibling's organization, children or policies through any path", async () => {
-    const token = await service.token({ sub: 'someone', org: org.A });
+    const principal = { sub: 'someone', org: org.A };
     const reached = new Set<string>();
     const numbers = new Set<number>();
     const queue = [org.A];
@@ -138,12 +143,12 @@ describe('GraphQL connections', () => {
       const id = queue.shift()!;
       if (reached.has(id)) continue;
       reached.add(id);
-      const response = await graphql(service.url, crawl, { id }, token);
-      const found = JSON.stringify(response.body);
+      const response = await api.run(crawl, { principal, variables: { id } });
+      const found = JSON.stringify(response);
       for (const match of found.matchAll(/"id":"([0-9a-f-]{36})"/g)) if (!reached.has(match[1])) queue.push(match[1]);
       for (const match of found.matchAll(/"number":(\d+)/g)) numbers.add(Number(match[1]));
     }
-    const subtree = new Set((await service.sql<{ id: string }>('select id from organization where $1 = any(path)', [org.A])).map((r) => r.id));
+    const subtree = new Set((await api.sql<{ id: string }>('select id from organization where $1 = any(path)', [org.A])).map((r) => r.id));
     expect(reached.size).toBeGreaterThan(100);
     expect([...reached].filter((id) => !subtree.has(id))).toEqual([]);
     expect(reached.has(org.B)).toBe(false);
@@ -151,49 +156,50 @@ describe('GraphQL connections', () => {
     expect([...numbers].every((n) => n > 100_000 && n <= 100_250)).toBe(true);
 
     // Direct asks for the sibling's things are NOT_FOUND, and a cursor cannot jump across.
-    const direct = await graphql(service.url, `{ organization(id: "${org.B}") { id } policy(number: 200001) { number } }`, {}, token);
-    expect(direct.body.data).toEqual({ organization: null, policy: null });
-    const bPage = await graphql(service.url, `{ organization(id: "${org.B}") { children(first: 1) { pageInfo { endCursor } } } }`, {}, alice);
-    const cursor = bPage.body.data.organization.children.pageInfo.endCursor;
-    const across = await graphql(service.url, `{ organization(id: "${org.A}") { children(first: 100, after: "${cursor}") { edges { node { name } } } } }`, {}, token);
-    expect(JSON.stringify(across.body)).not.toContain('b-child-');
+    const direct = await api.run(`{ organization(id: "${org.B}") { id } policy(number: 200001) { number } }`, { principal });
+    expect(direct.data).toEqual({ organization: null, policy: null });
+    const bPage = await api.run(`{ organization(id: "${org.B}") { children(first: 1) { pageInfo { endCursor } } } }`, { principal: alice });
+    const cursor = bPage.data.organization.children.pageInfo.endCursor;
+    const across = await api.run(`{ organization(id: "${org.A}") { children(first: 100, after: "${cursor}") { edges { node { name } } } } }`, { principal });
+    expect(JSON.stringify(across)).not.toContain('b-child-');
   });
 
   it('shows a parent to whoever may access it, and null to a child', async () => {
-    const fromAbove = await execute(service.url, OrganizationParentDocument, { id: org.A }, alice);
-    expect(fromAbove.body.data!.organization!.parent).toEqual({ id: org.R, name: 'R' });
-    const child = await execute(service.url, OrganizationParentDocument, { id: org.A }, await service.token({ sub: 'x', org: org.A }));
-    expect(child.body.data!.organization).toEqual({ parentId: org.R, parent: null });
-    expect(child.body.errors).toBeUndefined();
+    const fromAbove = await api.run(OrganizationParentDocument, { principal: alice, variables: { id: org.A } });
+    expect(fromAbove.data!.organization!.parent).toEqual({ id: org.R, name: 'R' });
+    const child = await api.run(OrganizationParentDocument, { principal: { sub: 'x', org: org.A }, variables: { id: org.A } });
+    expect(child.data!.organization).toEqual({ parentId: org.R, parent: null });
+    expect(child.errors).toBeUndefined();
   });
 
   describe('batched loading', () => {
     let statements: string[] = [];
     beforeAll(() => {
-      service.orm.em.getConnection().getKnex().on('query', (query: { sql: string }) => statements.push(query.sql));
+      api.orm.em.getConnection().getKnex().on('query', (query: { sql: string }) => statements.push(query.sql));
     });
 
-    const count = async (query: string, token: string) => {
+    const count = async (query: string, principal: Claims) => {
       statements = [];
-      const response = await graphql(service.url, query, {}, token);
-      expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
-      return { statements: [...statements], data: response.body.data };
+      const response = await api.run(query, { principal });
+      expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
+      return { statements: [...statements], data: response.data };
     };
 
     it('loads 50 policies with their organizations, coverage and charges in a fixed number of statements', async () => {
       const small = await createOrganization(alice, { legalName: 'Small' });
       const big = await createOrganization(alice, { legalName: 'Big' });
-      const token = await service.token({ sub: 'alice' });
+      const principal = { sub: 'alice' };
+      const createPolicy = (input: Record<string, unknown>) => api.run(CreatePolicyDocument, { principal, variables: { input: input as CreatePolicyInput } });
       for (let i = 0; i < 50; i++) {
         const body = policyBody({ organizationId: i < 5 ? small : big, effectiveDate: '2026-01-01', expirationDate: '2026-04-01' });
-        if (i < 5) await request(service.url, 'POST', '/api/v1/policy', { token, body });
-        await request(service.url, 'POST', '/api/v1/policy', { token, body: { ...body, organizationId: big } });
+        if (i < 5) await createPolicy(body);
+        await createPolicy({ ...body, organizationId: big });
       }
       const query = (id: string) => `{ organization(id: "${id}") { policies(first: 50) { edges { node {
         number petName coverage { slug monthlyPremium } charges { amount dueDate } organization { id name parent { id } }
       } } } } }`;
-      const few = await count(query(small), token);
-      const many = await count(query(big), token);
+      const few = await count(query(small), principal);
+      const many = await count(query(big), principal);
       expect(few.data.organization.policies.edges).toHaveLength(5);
       expect(many.data.organization.policies.edges).toHaveLength(50);
       expect(many.data.organization.policies.edges.every((e: any) => e.node.organization.id === big && e.node.charges.length === 3)).toBe(true);

@@ -1,0 +1,108 @@
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type AddressInput = {
+  /** Further properties to keep with the address (REST clients send them inline); at most 2 KB as JSON, 3 levels deep */
+  additionalFields: Record<string, unknown> | null | undefined;
+  city: string | null | undefined;
+  country: string | null | undefined;
+  division: string | null | undefined;
+  line1: string | null | undefined;
+  line2: string | null | undefined;
+  postal: string | null | undefined;
+};
+
+export type BankAccountInput = {
+  /** Stored encrypted; responses carry accountLast4 */
+  account: string;
+  nickname: string | null | undefined;
+  routing: string;
+};
+
+export type CreateOrganizationInput = {
+  address: AddressInput | null | undefined;
+  /** At most 10 */
+  bankAccounts: Array<BankAccountInput> | null | undefined;
+  description: string | null | undefined;
+  descriptor: string | null | undefined;
+  email: string | null | undefined;
+  legalName: string;
+  legalType: string;
+  logo: string | null | undefined;
+  /** Defaults to legalName */
+  name: string | null | undefined;
+  /** At most 25; ownership adds up to at most 100 */
+  owners: Array<OwnerInput> | null | undefined;
+  /** Parent organization (must be accessible); defaults to the token's org, else a root */
+  parentId: string | number | null | undefined;
+  phone: string | null | undefined;
+  taxId: string;
+  type: string | null | undefined;
+  website: string | null | undefined;
+};
+
+export type CreatePolicyInput = {
+  /** A slug of the coverage catalog (query coverages) */
+  coverageSlug: string;
+  /** 3 or 4 digits; validated, then discarded (never stored) */
+  cvc: string | null | undefined;
+  /** YYYY-MM-DD */
+  effectiveDate: string;
+  /** YYYY-MM-DD, after effectiveDate, at most 5 years later */
+  expirationDate: string;
+  internalID: string | null | undefined;
+  /** Unique; assigned by the server when absent */
+  number: number | null | undefined;
+  /** Owning organization (must be accessible); defaults to the token's org */
+  organizationId: string | number | null | undefined;
+  /** YYYY-MM-DD, not in the future */
+  ownerDOB: string | null | undefined;
+  ownerFirstname: string;
+  ownerLastname: string;
+  /** YYYY-MM-DD, not in the future nor after effectiveDate */
+  petDOB: string | null | undefined;
+  petName: string;
+};
+
+export type OwnerInput = {
+  address: AddressInput | null | undefined;
+  /** YYYY-MM-DD, not in the future */
+  birthdate: string | null | undefined;
+  email: string | null | undefined;
+  firstname: string;
+  lastname: string;
+  /** Percentage owned, 0 < ownership <= 100 */
+  ownership: number | null | undefined;
+  phone: string | null | undefined;
+  /** 4 to 40 letters or digits (separators allowed); stored encrypted, responses carry taxIdLast4 */
+  taxId: string | null | undefined;
+};
+
+export type CreateOrganizationMutationVariables = Exact<{
+  input: CreateOrganizationInput;
+}>;
+
+
+export type CreateOrganizationMutation = { createOrganization: { id: string, name: string, parentId: string | null, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> } };
+
+export type OrganizationQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type OrganizationQuery = { organization: { id: string, name: string, parentId: string | null } | null };
+
+export type CreatePolicyMutationVariables = Exact<{
+  input: CreatePolicyInput;
+}>;
+
+
+export type CreatePolicyMutation = { createPolicy: { internalID: string | null, number: number, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } };
+
+export type PolicyQueryVariables = Exact<{
+  number: number;
+}>;
+
+
+export type PolicyQuery = { policy: { number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } | null };

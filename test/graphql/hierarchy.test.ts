@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody, policyBody } from '../support/fixtures.js';
+import { CreateOrganizationDocument, CreatePolicyDocument, ViewerDocument, type CreateOrganizationInput, type CreatePolicyInput } from '../generated/graphql.js';
+import { useInProcessSchema } from '../support/in-process.js';
+
+/**
+ * The access matrix of contract section 3 through GraphQL, run in process (the REST side, and
+ * the HTTP status of these GraphQL answers, are in test/e2e/hierarchy.test.ts), on the same
+ * tree five levels deep, created through the mutations by the same principals:
+ *
+ *   A (created by alice, no org claim)
+ *   ├── B (alice acting for A)
+ *   │   └── C (bob acting for B)
+ *   │       └── D (dave acting for C)
+ *   │           └── E (dave acting for D)
+ *   └── B2 (alice, parentId A)
+ *       └── C2 (cara acting for B2)
+ */
+describe('organization hierarchy through GraphQL', () => {
+  const api = useInProcessSchema();
+  const org: Record<string, string> = {};
+  const policy: Record<string, number> = {};
+  const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
+
+  const create = async (name: string, claims: { sub: string; org?: string }, parentId?: string) => {
+    const input = organizationBody({ legalName: `Org ${name}`, ...(parentId ? { parentId } : {}) }) as CreateOrganizationInput;
+    const response = await api.run(CreateOrganizationDocument, { principal: claims, variables: { input } });
+    expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
+    org[name] = response.data!.createOrganization.id;
+    policy[name] = 1000 + ALL.indexOf(name);
+    const created = await api.run(CreatePolicyDocument, {
+      principal: claims,
+      variables: { input: policyBody({ organizationId: org[name], number: policy[name] }) as CreatePolicyInput },
+    });
+    expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+  };
+
+  beforeAll(async () => {
+    await create('A', { sub: 'alice' });
+    await create('B', { sub: 'alice', org: org.A });
+    await create('B2', { sub: 'alice' }, org.A);
+    await create('C', { sub: 'bob', org: org.B });
+    await create('D', { sub: 'dave', org: org.C });
+    await create('E', { sub: 'dave', org: org.D });
+    await create('C2', { sub: 'cara', org: org.B2 });
+  });
+
+  /** principal -> the organizations it may read; every other one must be NOT_FOUND. */
+  const MATRIX: Array<[string, () => { sub: string; org?: string }, string[]]> = [
+    ['org claim B (reads its descendants, not its parent or sibling or cousin)', () => ({ sub: 'someone', org: org.B }), ['B', 'C', 'D', 'E']],
+    ['org claim D (a child cannot read its parents)', () => ({ sub: 'someone', org: org.D }), ['D', 'E']],
+    ['org claim E (a leaf reads only itself)', () => ({ sub: 'someone', org: org.E }), ['E']],
+    ['org claim B2 (the sibling subtree only)', () => ({ sub: 'someone', org: org.B2 }), ['B2', 'C2']],
+    ["alice by sub, no org claim (owner of the root)", () => ({ sub: 'alice' }), ALL],
+    ['bob by sub (created C, so C and below)', () => ({ sub: 'bob' }), ['C', 'D', 'E']],
+    ['cara by sub (created the cousin C2 only)', () => ({ sub: 'cara' }), ['C2']],
+    ['dave by sub with org claim E (sub reach D and E, org reach E)', () => ({ sub: 'dave', org: org.E }), ['D', 'E']],
+    ['a stranger', () => ({ sub: 'mallory' }), []],
+    ['a stranger claiming an org that does not exist', () => ({ sub: 'mallory', org: randomUUID() }), []],
+  ];
+
+  describe.each(MATRIX)('%s', (_name, claims, readable) => {
+    it('GraphQL reads exactly the allowed organizations and policies', async () => {
+      const fields = ALL.map((name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number }`);
+      const response = await api.run(`{ ${fields.join('\n')} }`, { principal: claims() });
+      for (const name of ALL) {
+        if (readable.includes(name)) {
+          expect(response.data[`o${name}`], `organization ${name}`).toEqual({ id: org[name] });
+          expect(response.data[`p${name}`], `policy of ${name}`).toEqual({ number: policy[name] });
+        } else {
+          expect(response.data[`o${name}`], `organization ${name}`).toBeNull();
+          expect(response.data[`p${name}`], `policy of ${name}`).toBeNull();
+        }
+      }
+      const codes = (response.errors ?? []).map((error: { extensions: { code: string } }) => error.extensions.code);
+      expect(codes).toEqual(Array(2 * (ALL.length - readable.length)).fill('NOT_FOUND'));
+    });
+  });
+
+  it('shows the viewer its own organization', async () => {
+    const response = await api.run(ViewerDocument, { principal: { sub: 'zed', org: org.C } });
+    expect(response.data!.viewer).toEqual({ sub: 'zed', organization: { id: org.C, name: 'Org C' } });
+  });
+});
