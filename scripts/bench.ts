@@ -30,6 +30,10 @@ const { values } = parseArgs({
     orgs: { type: 'string', default: '2000' },
     policies: { type: 'string', default: '20000' },
     depth: { type: 'string', default: '20' },
+    // Another checkout of the service (e.g. `git worktree add ../before <commit>`, then
+    // `npm ci` there): its build is compared with this one, pair by pair, instead of the
+    // limits and fairness sections.
+    against: { type: 'string' },
   },
 });
 const connections = Number(values.connections);
@@ -38,6 +42,8 @@ const JWT_SECRET = 'benchmark-secret-that-is-at-least-32-bytes';
 
 const dataDir = resolve(values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'org-policy-bench-')));
 run('npm', ['run', 'build', '--silent']);
+const against = values.against ? resolve(values.against) : null;
+if (against) run('npm', ['run', 'build', '--silent'], {}, against);
 if (!existsSync(join(dataDir, 'seed.json'))) {
   console.log(`seeding ${dataDir} ...`);
   run('node', ['dist/scripts/seed.js', '--orgs', values.orgs!, '--policies', values.policies!, '--depth', values.depth!], { DATA_DIR: dataDir });
@@ -118,7 +124,12 @@ try {
     off: number;
   };
   type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
-  const comparePair = async (configs: [Record<string, string>, Record<string, string>], reads: typeof scenarios, count: number) => {
+  const comparePair = async (
+    configs: [Record<string, string>, Record<string, string>],
+    reads: typeof scenarios,
+    count: number,
+    entries: [string, string] = ['dist/src/main.js', 'dist/src/main.js'],
+  ) => {
     const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
     for (let round = 0; round < count; round++) {
       // Which of the two starts first alternates, in case starting first matters.
@@ -126,7 +137,7 @@ try {
       const started: Array<{ port: number; child: ChildProcess }> = [];
       for (const index of order) {
         const port = await freePort();
-        const child = spawn('node', ['dist/src/main.js'], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+        const child = spawn('node', [entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
         await ready(port);
         started[index] = { port, child };
       }
@@ -153,69 +164,78 @@ try {
     const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
     return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
   };
-  const reads = scenarios.filter(([name]) => !name.includes('POST'));
-  const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 6);
-  const limitRows = reads.map(([name]) => compareRow(name, limitRounds.get(name)!));
-  const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 6);
-  const controlRow = compareRow(`${reads[0][0]} (control: off against off)`, controlRounds.get(reads[0][0])!);
-  const readCpu = medianOf(limitRounds.get(reads[0][0])!.map((round) => round.aCpu)) * 1000;
-  console.log([...limitRows, controlRow].join('\n'));
+  if (against) {
+    // This build against another, on fresh pairs loaded at the same time (as for the limits).
+    const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, ['dist/src/main.js', join(against, 'dist/src/main.js')]);
+    console.log(`\nThis build against ${against}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
+    console.log('| scenario | this build | the other build | throughput this / other (each round) | CPU per request this / other: capacity |');
+    console.log('|---|---|---|---|---|');
+    console.log(scenarios.map(([name]) => compareRow(name, builds.get(name)!)).join('\n'));
+  } else {
+    const reads = scenarios.filter(([name]) => !name.includes('POST'));
+    const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 6);
+    const limitRows = reads.map(([name]) => compareRow(name, limitRounds.get(name)!));
+    const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 6);
+    const controlRow = compareRow(`${reads[0][0]} (control: off against off)`, controlRounds.get(reads[0][0])!);
+    const readCpu = medianOf(limitRounds.get(reads[0][0])!.map((round) => round.aCpu)) * 1000;
+    console.log([...limitRows, controlRow].join('\n'));
 
-  // Fairness: one caller reads at a steady 50 requests a second, alone, then while another
-  // caller floods the service from a process of its own with 4x the connections (so that the
-  // reader's measurement does not share the flood's event loop). The service runs its default
-  // limits: 6,000 requests a minute and 16 in flight per caller; refusals wait a second.
-  const [victimTree, flooderTree] = [trees[0], trees[1]];
-  const readPolicy = () => ({ method: 'GET', path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`, token: tokens[0] });
-  const reader = { connections: 4, rate: 50, seconds: duration * 2 };
-  // p99 of a thousand answers turns on a few of them: three runs, and the median ratio.
-  const fairnessRuns: Array<{ alone: Measured; flooded: Measured; flood: Measured }> = [];
-  for (let run = 0; run < 3; run++) {
-    const alone = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
-    const flooder = spawn(
-      'node_modules/.bin/autocannon',
-      ['-j', '-c', String(connections * 4), '-d', String(reader.seconds), '-H', `authorization=Bearer ${tokens[1]}`, `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
+    // Fairness: one caller reads at a steady 50 requests a second, alone, then while another
+    // caller floods the service from a process of its own with 4x the connections (so that the
+    // reader's measurement does not share the flood's event loop). The service runs its default
+    // limits: 6,000 requests a minute and 16 in flight per caller; refusals wait a second.
+    const [victimTree, flooderTree] = [trees[0], trees[1]];
+    const readPolicy = () => ({ method: 'GET', path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`, token: tokens[0] });
+    const reader = { connections: 4, rate: 50, seconds: duration * 2 };
+    // p99 of a thousand answers turns on a few of them: three runs, and the median ratio.
+    const fairnessRuns: Array<{ alone: Measured; flooded: Measured; flood: Measured }> = [];
+    for (let run = 0; run < 3; run++) {
+      const alone = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
+      const flooder = spawn(
+        'node_modules/.bin/autocannon',
+        ['-j', '-c', String(connections * 4), '-d', String(reader.seconds), '-H', `authorization=Bearer ${tokens[1]}`, `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      let flooderOutput = '';
+      flooder.stdout!.on('data', (chunk) => (flooderOutput += chunk));
+      const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
+      await new Promise((resolve) => flooder.once('exit', resolve));
+      const result = JSON.parse(flooderOutput) as autocannon.Result;
+      const flood = { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+      fairnessRuns.push({ alone, flooded, flood });
+      // The flooder's allowance resets with its window; the next run starts from a fresh one.
+      if (run < 2) await new Promise((resolve) => setTimeout(resolve, 60_000 - ((2 * reader.seconds * 1000) % 60_000)));
+    }
+    const fairnessRatios = fairnessRuns.map(({ alone, flooded }) => flooded.p99 / alone.p99);
+    const fairnessMedian = [...fairnessRatios].sort((a, b) => a - b)[1];
+    const fairness = fairnessRuns.flatMap(({ alone, flooded, flood }, run) => [
+      `| ${run + 1} | the reader alone (${reader.rate} req/s) | ${fmt(alone)} | ${alone.p90} |`,
+      `| ${run + 1} | the reader during the flood | ${fmt(flooded)} | ${flooded.p90} |`,
+      `| ${run + 1} | the flooder (${connections * 4} connections) | ${fmt(flood)} | ${flood.p90} |`,
+    ]);
+    console.log(fairness.join('\n'));
+
+    const rss = peakRss(service.pid!);
+    console.log(`\nDataset: ${JSON.stringify(seed.summary)}`);
+    console.log(`autocannon: ${connections} connections, ${duration} s per run; service peak RSS ${rss} MB\n`);
+    console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
+    console.log('|---|---|---|---|');
+    for (const row of rows) console.log(row);
+    console.log('\nLimits of spec section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
+    console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
+    console.log('|---|---|---|---|---|');
+    for (const row of [...limitRows, controlRow]) console.log(row);
+    console.log(
+      `\nThe limits' own work, in-process: ${ownWork.on.toFixed(1)} µs a request with them on, ${ownWork.off.toFixed(1)} µs off: ` +
+        `${(ownWork.on - ownWork.off).toFixed(1)} µs, ${((100 * (ownWork.on - ownWork.off)) / readCpu).toFixed(1)}% of the ${readCpu.toFixed(0)} µs of CPU a ${reads[0][0]} costs.`,
     );
-    let flooderOutput = '';
-    flooder.stdout!.on('data', (chunk) => (flooderOutput += chunk));
-    const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
-    await new Promise((resolve) => flooder.once('exit', resolve));
-    const result = JSON.parse(flooderOutput) as autocannon.Result;
-    const flood = { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
-    fairnessRuns.push({ alone, flooded, flood });
-    // The flooder's allowance resets with its window; the next run starts from a fresh one.
-    if (run < 2) await new Promise((resolve) => setTimeout(resolve, 60_000 - ((2 * reader.seconds * 1000) % 60_000)));
+    console.log(
+      `\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${fairnessMedian.toFixed(2)}x its p99 alone (median of ${fairnessRatios.map((ratio) => ratio.toFixed(2)).join(', ')}):\n`,
+    );
+    console.log('| run | who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
+    console.log('|---|---|---|---|');
+    for (const row of fairness) console.log(row);
   }
-  const fairnessRatios = fairnessRuns.map(({ alone, flooded }) => flooded.p99 / alone.p99);
-  const fairnessMedian = [...fairnessRatios].sort((a, b) => a - b)[1];
-  const fairness = fairnessRuns.flatMap(({ alone, flooded, flood }, run) => [
-    `| ${run + 1} | the reader alone (${reader.rate} req/s) | ${fmt(alone)} | ${alone.p90} |`,
-    `| ${run + 1} | the reader during the flood | ${fmt(flooded)} | ${flooded.p90} |`,
-    `| ${run + 1} | the flooder (${connections * 4} connections) | ${fmt(flood)} | ${flood.p90} |`,
-  ]);
-  console.log(fairness.join('\n'));
-
-  const rss = peakRss(service.pid!);
-  console.log(`\nDataset: ${JSON.stringify(seed.summary)}`);
-  console.log(`autocannon: ${connections} connections, ${duration} s per run; service peak RSS ${rss} MB\n`);
-  console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
-  console.log('|---|---|---|---|');
-  for (const row of rows) console.log(row);
-  console.log('\nLimits of spec section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
-  console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
-  console.log('|---|---|---|---|---|');
-  for (const row of [...limitRows, controlRow]) console.log(row);
-  console.log(
-    `\nThe limits' own work, in-process: ${ownWork.on.toFixed(1)} µs a request with them on, ${ownWork.off.toFixed(1)} µs off: ` +
-      `${(ownWork.on - ownWork.off).toFixed(1)} µs, ${((100 * (ownWork.on - ownWork.off)) / readCpu).toFixed(1)}% of the ${readCpu.toFixed(0)} µs of CPU a ${reads[0][0]} costs.`,
-  );
-  console.log(
-    `\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${fairnessMedian.toFixed(2)}x its p99 alone (median of ${fairnessRatios.map((ratio) => ratio.toFixed(2)).join(', ')}):\n`,
-  );
-  console.log('| run | who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
-  console.log('|---|---|---|---|');
-  for (const row of fairness) console.log(row);
 } finally {
   for (const child of [service, defaults, baseline]) await stop(child);
   await database.stop();
@@ -305,7 +325,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function run(command: string, args: string[], extraEnv: Record<string, string> = {}): void {
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
+function run(command: string, args: string[], extraEnv: Record<string, string> = {}, cwd?: string): void {
+  const result = spawnSync(command, args, { stdio: 'inherit', cwd, env: { ...process.env, ...extraEnv } });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
 }
