@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { OperationDefinitionNode } from 'graphql';
+import { sendError } from '../errors/error-head.js';
 import type { ServiceError } from '../errors/errors.js';
-import { authenticate, refusedToken } from './authenticate.js';
+import { authenticate, needsPrincipal, refusedToken } from './authenticate.js';
 import type { Principal } from './principal.js';
 import type { TokenVerifier } from './token-verifier.js';
 
@@ -47,4 +49,37 @@ function authorizationHeader(req: Request): string | undefined | typeof DUPLICAT
     if (raw[index].length === 13 && raw[index].toLowerCase() === 'authorization') seen++;
   }
   return seen > 1 ? DUPLICATE : req.headers.authorization;
+}
+
+/** Where a request is asked whether it may go on without a principal. */
+export type AuthenticationPoint =
+  | { surface: 'rest' }
+  | { surface: 'graphql'; production: boolean }
+  | { surface: 'graphql'; production: boolean; operation: OperationDefinitionNode };
+
+/**
+ * The one rule for refusing a request for want of a principal (its 401), asked by each surface
+ * as soon as it can: REST before the body (every route needs a principal); `/graphql` before
+ * the body for a token that was sent and refused, or for none in production; `/graphql` again
+ * once the operation is known (every operation needs one but an introspection-only query
+ * outside production, so Apollo Sandbox can load the schema).
+ */
+export function authenticationRefusal(
+  authentication: Pick<RequestAuthentication, 'principal' | 'failure'> & { tokenSent?: boolean },
+  point: AuthenticationPoint,
+): ServiceError | null {
+  const { principal, failure, tokenSent } = authentication;
+  if (principal || !failure) return null;
+  if (point.surface === 'rest') return failure;
+  if ('operation' in point) return needsPrincipal(point.operation, point.production) ? failure : null;
+  return tokenSent || point.production ? failure : null;
+}
+
+/** The rule as a step before the body is read: answers the 401, or lets the request on. */
+export function requireAuthentication(point: AuthenticationPoint) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const refusal = authenticationRefusal(res.locals.authentication as RequestAuthentication, point);
+    if (refusal) return sendError(req, res, refusal);
+    next();
+  };
 }

@@ -5,7 +5,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { GraphQLLimits } from '../config.js';
-import { needsPrincipal } from '../auth/authenticate.js';
+import { authenticationRefusal } from '../auth/authentication-gate.js';
 import type { RequestContext } from '../graphql/context.js';
 import { beforeExecution, headFor } from '../errors/error-head.js';
 import { badUserInput } from '../errors/errors.js';
@@ -78,7 +78,8 @@ function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin
       return {
         async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
-          if (!contextValue.principal && needsPrincipal(operation, production)) throw contextValue.authFailure;
+          const refusal = authenticationRefusal({ principal: contextValue.principal, failure: contextValue.authFailure }, { surface: 'graphql', production, operation });
+          if (refusal) throw refusal;
           const errors = await inputErrors(schema, operation, request.variables);
           if (errors.length > 0) {
             throw beforeExecution(badUserInput(errors));

@@ -1,8 +1,8 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { execute, getOperationAST, GraphQLError, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import type { RequestAuthentication } from '../auth/authentication-gate.js';
-import { errorHead, sendError } from '../errors/error-head.js';
+import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
+import { errorHead } from '../errors/error-head.js';
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
@@ -39,14 +39,10 @@ export function graphqlRoute(
   createContext: ContextFactory,
   options: GraphqlRouteOptions,
 ): RequestHandler[] {
-  const refuseUnauthenticated = (req: Request, res: Response, next: NextFunction): void => {
-    const { failure, tokenSent } = res.locals.authentication as RequestAuthentication;
-    // Outside production an introspection-only query needs no token (Apollo Sandbox loads the
-    // schema that way), so a request without one is read first; a token that was sent and
-    // refused is a 401 whatever the body.
-    if (failure && (tokenSent || options.production)) return sendError(req, res, failure);
-    next();
-  };
+  // Outside production an introspection-only query needs no token (Apollo Sandbox loads the
+  // schema that way), so a request without one is read first; a token that was sent and
+  // refused is a 401 whatever the body.
+  const refuseUnauthenticated = requireAuthentication({ surface: 'graphql', production: options.production });
 
   const answer = async (req: Request, res: Response): Promise<void> => {
     const authentication = res.locals.authentication as RequestAuthentication;

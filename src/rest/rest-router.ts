@@ -11,7 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { RequestAuthentication } from '../auth/authentication-gate.js';
+import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
 import { badUserInput, responseTooLarge, ServiceError } from '../errors/errors.js';
 import { safeError, statusOf } from '../errors/safe-errors.js';
@@ -81,11 +81,7 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
 }
 
 /** Every REST route needs a principal: without one, the 401 comes before the body is read. */
-function requirePrincipal(req: Request, res: Response, next: NextFunction): void {
-  const { principal, failure } = res.locals.authentication as RequestAuthentication;
-  if (principal) return next();
-  sendError(req, res, failure!);
-}
+const requirePrincipal = requireAuthentication({ surface: 'rest' });
 
 /** A POST creates: charged to the caller's creates budget (shared by all instances). */
 function spendCreate(limits: RateLimits) {

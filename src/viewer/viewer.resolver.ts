@@ -1,17 +1,10 @@
-import { Authorized, Ctx, Field, FieldResolver, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Organization } from '../organizations/organization.entity.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
-
-@ObjectType('Viewer', { simpleResolvers: true, description: 'The caller, as its token describes it' })
-export class Viewer {
-  @Field(() => String, { description: 'The token subject' })
-  sub!: string;
-
-  orgId!: string | null;
-}
+import { Viewer } from './viewer.type.js';
 
 @Resolver(() => Viewer)
 export class ViewerResolver {
