@@ -49,7 +49,7 @@ export const OWNER_COLUMNS = {
   id: 'w.id',
   firstname: 'w.firstname',
   lastname: 'w.lastname',
-  birthdate: 'w.birthdate::text',
+  birthdate: 'w.birthdate',
   taxIdLast4: 'w.tax_id_last4',
   email: 'w.email',
   phone: 'w.phone',

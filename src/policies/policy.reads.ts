@@ -14,7 +14,7 @@ import type { Policy } from './policy.entity.js';
 type HiddenPolicy = 'organization' | 'charges' | 'createdBySub' | 'createdAt';
 type HiddenCharge = 'policy' | 'sequence';
 
-/** A policy as reads serve it, over the row alias `p` (bigint and dates as text). */
+/** A policy as reads serve it, over the row alias `p`. Dates arrive as `YYYY-MM-DD` text (MikroORM's pg type parsers); the bigint as text, converted by policyRead. */
 export const POLICY_COLUMNS = {
   id: 'p.id',
   number: 'p.number::text',
@@ -22,11 +22,11 @@ export const POLICY_COLUMNS = {
   internalID: 'p.internal_id',
   ownerFirstname: 'p.owner_firstname',
   ownerLastname: 'p.owner_lastname',
-  ownerDOB: 'p.owner_dob::text',
+  ownerDOB: 'p.owner_dob',
   petName: 'p.pet_name',
-  petDOB: 'p.pet_dob::text',
-  effectiveDate: 'p.effective_date::text',
-  expirationDate: 'p.expiration_date::text',
+  petDOB: 'p.pet_dob',
+  effectiveDate: 'p.effective_date',
+  expirationDate: 'p.expiration_date',
   coverageSlug: 'p.coverage_slug',
   coverage: 'p.coverage',
 } as const satisfies ReadColumns<Policy, HiddenPolicy, 'organizationId'>;
@@ -34,9 +34,9 @@ export const POLICY_COLUMNS = {
 export const CHARGE_COLUMNS = {
   id: 'c.id',
   type: 'c.type',
-  periodStart: 'c.period_start::text',
-  periodEnd: 'c.period_end::text',
-  dueDate: 'c.due_date::text',
+  periodStart: 'c.period_start',
+  periodEnd: 'c.period_end',
+  dueDate: 'c.due_date',
   amount: 'c.amount',
   currency: 'c.currency',
   status: 'c.status',
