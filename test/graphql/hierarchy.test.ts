@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { CreateOrganizationDocument, CreatePolicyDocument, ViewerDocument, type CreateOrganizationInput, type CreatePolicyInput } from '../generated/graphql.js';
 import { useInProcessSchema } from '../support/in-process.js';
+import { ALL, accessMatrix } from '../support/access-matrix.js';
 
 /**
  * The access matrix of contract section 3 through GraphQL, run in process (the REST side, and
@@ -21,7 +21,6 @@ describe('organization hierarchy through GraphQL', () => {
   const api = useInProcessSchema();
   const org: Record<string, string> = {};
   const policy: Record<string, number> = {};
-  const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
 
   const create = async (name: string, claims: { sub: string; org?: string }, parentId?: string) => {
     const input = organizationBody({ legalName: `Org ${name}`, ...(parentId ? { parentId } : {}) }) as CreateOrganizationInput;
@@ -47,18 +46,7 @@ describe('organization hierarchy through GraphQL', () => {
   });
 
   /** principal -> the organizations it may read; every other one must be NOT_FOUND. */
-  const MATRIX: Array<[string, () => { sub: string; org?: string }, string[]]> = [
-    ['org claim B (reads its descendants, not its parent or sibling or cousin)', () => ({ sub: 'someone', org: org.B }), ['B', 'C', 'D', 'E']],
-    ['org claim D (a child cannot read its parents)', () => ({ sub: 'someone', org: org.D }), ['D', 'E']],
-    ['org claim E (a leaf reads only itself)', () => ({ sub: 'someone', org: org.E }), ['E']],
-    ['org claim B2 (the sibling subtree only)', () => ({ sub: 'someone', org: org.B2 }), ['B2', 'C2']],
-    ["alice by sub, no org claim (owner of the root)", () => ({ sub: 'alice' }), ALL],
-    ['bob by sub (created C, so C and below)', () => ({ sub: 'bob' }), ['C', 'D', 'E']],
-    ['cara by sub (created the cousin C2 only)', () => ({ sub: 'cara' }), ['C2']],
-    ['dave by sub with org claim E (sub reach D and E, org reach E)', () => ({ sub: 'dave', org: org.E }), ['D', 'E']],
-    ['a stranger', () => ({ sub: 'mallory' }), []],
-    ['a stranger claiming an org that does not exist', () => ({ sub: 'mallory', org: randomUUID() }), []],
-  ];
+  const MATRIX = accessMatrix(org);
 
   describe.each(MATRIX)('%s', (_name, claims, readable) => {
     it('GraphQL reads exactly the allowed organizations and policies', async () => {

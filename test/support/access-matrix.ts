@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+
+/** The test tree: A is the root; B and B2 its children; C under B, D under C, E under D; C2 under B2. */
+export const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
+
+/**
+ * Principal -> the organizations (of the test tree, by name) it may read; every other one must
+ * look missing. `org` maps names to the ids the test created; it is read when a test runs.
+ */
+export function accessMatrix(org: Record<string, string>): Array<[string, () => { sub: string; org?: string }, string[]]> {
+  return [
+    ['org claim B (reads its descendants, not its parent or sibling or cousin)', () => ({ sub: 'someone', org: org.B }), ['B', 'C', 'D', 'E']],
+    ['org claim D (a child cannot read its parents)', () => ({ sub: 'someone', org: org.D }), ['D', 'E']],
+    ['org claim E (a leaf reads only itself)', () => ({ sub: 'someone', org: org.E }), ['E']],
+    ['org claim B2 (the sibling subtree only)', () => ({ sub: 'someone', org: org.B2 }), ['B2', 'C2']],
+    ['alice by sub, no org claim (owner of the root)', () => ({ sub: 'alice' }), ALL],
+    ['bob by sub (created C, so C and below)', () => ({ sub: 'bob' }), ['C', 'D', 'E']],
+    ['cara by sub (created the cousin C2 only)', () => ({ sub: 'cara' }), ['C2']],
+    ['dave by sub with org claim E (sub reach D and E, org reach E)', () => ({ sub: 'dave', org: org.E }), ['D', 'E']],
+    ['a stranger', () => ({ sub: 'mallory' }), []],
+    ['a stranger claiming an org that does not exist', () => ({ sub: 'mallory', org: randomUUID() }), []],
+  ];
+}
