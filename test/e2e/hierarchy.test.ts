@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
-import { ALL, accessMatrix } from '../support/access-matrix.js';
+import { ALL, accessMatrix, buildTestTree } from '../support/access-matrix.js';
 
 /**
  * The access matrix of contract section 3 on a tree five levels deep (through REST here; through
@@ -36,15 +36,7 @@ describe('organization hierarchy', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(200);
   };
 
-  beforeAll(async () => {
-    await create('A', { sub: 'alice' });
-    await create('B', { sub: 'alice', org: org.A });
-    await create('B2', { sub: 'alice' }, org.A);
-    await create('C', { sub: 'bob', org: org.B });
-    await create('D', { sub: 'dave', org: org.C });
-    await create('E', { sub: 'dave', org: org.D });
-    await create('C2', { sub: 'cara', org: org.B2 });
-  });
+  beforeAll(() => buildTestTree(create, org));
 
   it('records each parent as created', async () => {
     const parents = await service.sql<{ id: string; parent_id: string | null; depth: number }>(

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { CreateOrganizationDocument, CreatePolicyDocument, ViewerDocument, type CreateOrganizationInput, type CreatePolicyInput } from '../generated/graphql.js';
 import { useInProcessSchema } from '../support/in-process.js';
-import { ALL, accessMatrix } from '../support/access-matrix.js';
+import { ALL, accessMatrix, buildTestTree } from '../support/access-matrix.js';
 
 /**
  * The access matrix of contract section 3 through GraphQL, run in process (the REST side, and
@@ -35,15 +35,7 @@ describe('organization hierarchy through GraphQL', () => {
     expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
   };
 
-  beforeAll(async () => {
-    await create('A', { sub: 'alice' });
-    await create('B', { sub: 'alice', org: org.A });
-    await create('B2', { sub: 'alice' }, org.A);
-    await create('C', { sub: 'bob', org: org.B });
-    await create('D', { sub: 'dave', org: org.C });
-    await create('E', { sub: 'dave', org: org.D });
-    await create('C2', { sub: 'cara', org: org.B2 });
-  });
+  beforeAll(() => buildTestTree(create, org));
 
   /** principal -> the organizations it may read; every other one must be NOT_FOUND. */
   const MATRIX = accessMatrix(org);

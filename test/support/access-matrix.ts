@@ -21,3 +21,16 @@ export function accessMatrix(org: Record<string, string>): Array<[string, () => 
     ['a stranger claiming an org that does not exist', () => ({ sub: 'mallory', org: randomUUID() }), []],
   ];
 }
+
+type Create = (name: string, claims: { sub: string; org?: string }, parentId?: string) => Promise<void>;
+
+/** Builds the test tree through `create` (which records each id in the `org` map it closes over). */
+export async function buildTestTree(create: Create, org: Record<string, string>): Promise<void> {
+  await create('A', { sub: 'alice' });
+  await create('B', { sub: 'alice', org: org.A });
+  await create('B2', { sub: 'alice' }, org.A);
+  await create('C', { sub: 'bob', org: org.B });
+  await create('D', { sub: 'dave', org: org.C });
+  await create('E', { sub: 'dave', org: org.D });
+  await create('C2', { sub: 'cara', org: org.B2 });
+}
