@@ -10,6 +10,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Browser tests need a Chromium: `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
+    exclude: ['test/browser/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['reflect-metadata'],
     testTimeout: 30_000,

@@ -4,7 +4,9 @@ import { createServer } from 'node:http';
 import type { Logger } from 'pino';
 import { authenticationGate } from './auth/authentication-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
-import type { CallerLimits } from './config.js';
+import type { CallerLimits, Config } from './config.js';
+import { corsPolicy } from './http/cors.js';
+import { serviceVersion } from './http/version.js';
 import { createApolloServer, type ApolloOptions } from './graphql-server/apollo.js';
 import { createContextFactory } from './graphql/context.js';
 import { sendError } from './errors/error-head.js';
@@ -31,6 +33,7 @@ export interface ServiceDependencies {
   idempotencyRetentionSeconds: number;
   limits: CallerLimits;
   trustProxy: boolean | number | string;
+  corsOrigins: Config['corsOrigins'];
 }
 
 /** Request bodies larger than this are refused with 413 (spec section 6). */
@@ -75,6 +78,26 @@ export async function createApp(deps: ServiceDependencies) {
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy);
   app.use(requestLifecycle(deps.logger, http.draining));
+  app.use(corsPolicy(deps.corsOrigins));
+
+  const version = serviceVersion();
+  app.get('/version', (_req, res) => {
+    res.json(version);
+  });
+  // What is here, for a person or a tool arriving at the root.
+  app.get('/', (_req, res) => {
+    res.json({
+      service: 'Organization and Policy service',
+      version: version.version,
+      links: {
+        graphql: '/graphql',
+        openapi: '/api/v1/openapi.json',
+        healthz: '/healthz',
+        readyz: '/readyz',
+        version: '/version',
+      },
+    });
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -94,7 +117,7 @@ export async function createApp(deps: ServiceDependencies) {
   app.use(rateLimits.middleware());
 
   // The REST layer's description is public, like any API reference; built once from the schema.
-  const openApi = openApiDocument(schema);
+  const openApi = openApiDocument(schema, version.version);
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });

@@ -34,8 +34,14 @@ export interface Config {
     introspection: boolean;
     limits: GraphQLLimits;
   };
-  /** Contract section 12: what one caller, one request and one connection may take. */
+  /** Spec section 12: what one caller, one request and one connection may take. */
   limits: CallerLimits;
+  /**
+   * Spec section 9: the browser origins allowed to call the service. `'*'` is any origin;
+   * `'localhost'` (the default outside production) any http://localhost:<port> or
+   * http://127.0.0.1:<port>; a list, those exact origins; empty (production's default), none.
+   */
+  corsOrigins: '*' | 'localhost' | string[];
 }
 
 /** Per-caller budgets (0 = off) and per-request bounds; spec section 12. */
@@ -124,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     limits: parseCallerLimits(env),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS, nodeEnv),
   };
   const { http } = config.limits;
   // Node checks the headers timeout only within the request timeout.
@@ -305,4 +312,23 @@ function parseEncryptionKey(name: string, value: string | undefined): Buffer | u
     throw new ConfigError(`${name} must be 32 random bytes, base64-encoded${name.endsWith('KEYS') ? ' (comma-separated)' : ''}`);
   }
   return key;
+}
+
+/** `CORS_ORIGINS`: `*`, or a comma-separated list of exact origins (scheme://host[:port]). */
+function parseCorsOrigins(value: string | undefined, nodeEnv: string): Config['corsOrigins'] {
+  if (value === undefined || value.trim() === '') return nodeEnv === 'production' ? [] : 'localhost';
+  if (value.trim() === '*') return '*';
+  return value.split(',').map((item) => {
+    const origin = item.trim();
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw new ConfigError(`CORS_ORIGINS must list origins like https://app.example.com (got "${origin}")`);
+    }
+    if (url.origin !== origin || !['http:', 'https:'].includes(url.protocol)) {
+      throw new ConfigError(`CORS_ORIGINS must list exact origins, scheme://host[:port] with no path (got "${origin}")`);
+    }
+    return origin;
+  });
 }

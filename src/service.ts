@@ -52,6 +52,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       idempotencyRetentionSeconds: config.idempotencyRetentionSeconds,
       limits: config.limits,
       trustProxy: config.trustProxy,
+      corsOrigins: config.corsOrigins,
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -91,12 +91,12 @@ function documentOf(method: RestRoute['method'], path: string): string {
 }
 
 /** The OpenAPI 3.1 document, built once at start-up from the schema and the route documents. */
-export function openApiDocument(schema: GraphQLSchema) {
+export function openApiDocument(schema: GraphQLSchema, version: string) {
   return {
     openapi: '3.1.0',
     info: {
       title: 'Organization and Policy service: REST compatibility layer',
-      version: '1.0.0',
+      version,
       description:
         'The four operations of the interface document. Every route needs `Authorization: Bearer <JWT>`. ' +
         'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +

@@ -5,6 +5,13 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 const key = () => randomBytes(32).toString('base64');
 
 describe('loadConfig', () => {
+  it('allows browser origins: local ones outside production, none in production, or CORS_ORIGINS', () => {
+    expect(loadConfig({}).corsOrigins).toBe('localhost');
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key() }).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+  });
+
   it('has working defaults for development', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ env: 'development', port: 4000, host: '0.0.0.0', migrateOnStart: true, logLevel: 'info' });
@@ -33,6 +40,10 @@ describe('loadConfig', () => {
     [{ HTTP_HEADERS_TIMEOUT_SECONDS: '60', HTTP_REQUEST_TIMEOUT_SECONDS: '30' }, 'HTTP_HEADERS_TIMEOUT_SECONDS'],
     [{ JWT_MAX_LIFETIME_SECONDS: 'forever' }, 'JWT_MAX_LIFETIME_SECONDS'],
     [{ TRUST_PROXY: 'maybe?' }, 'TRUST_PROXY'],
+    [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'ftp://app.example.com' }, 'CORS_ORIGINS'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
