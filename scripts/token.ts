@@ -1,30 +1,65 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mintToken } from '../src/auth/token-minter.js';
 import { verificationKeys } from '../src/auth/verification-keys.js';
-import { loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, usesDevelopmentSecret } from '../src/config.js';
 
-/**
- * `npm run token -- --sub alice --org <orgId> [--expires-in 3600]`: a development token signed
- * with JWT_SECRET or the development secret, with the configured issuer and audience. The
- * token is alone on the last line of output.
- */
-const { values } = parseArgs({
-  options: {
-    sub: { type: 'string', default: 'dev' },
-    org: { type: 'string' },
-    'expires-in': { type: 'string', default: '3600' },
-  },
-});
-const config = loadConfig();
-const { secret, issuer, audience } = verificationKeys(config);
-if (!secret) {
-  console.error('npm run token signs with JWT_SECRET or the development secret; neither is available here.');
-  process.exit(1);
+const USAGE = `Mints a development token, signed as the service on this machine verifies it.
+
+Usage: npm run -s token -- [--sub SUB] [--org ORGANIZATION_ID] [--expires-in SECONDS]
+
+  --sub         the token's subject (default: dev)
+  --org         the organization the token acts for (optional)
+  --expires-in  lifetime in seconds, up to JWT_MAX_LIFETIME_SECONDS (default: 3600)
+  --help        this text
+
+Signs with JWT_SECRET, else with the development secret the service keeps in DATA_DIR
+(default .data); run it with the same DATA_DIR as the server. Capture it with
+  TOKEN=$(npm run -s token -- --sub alice)`;
+
+/** One line on stderr and exit 2: a usage error, never a stack trace. */
+function fail(reason: string): never {
+  console.error(`npm run token: ${reason} (--help for usage)`);
+  process.exit(2);
 }
+
+let values: { sub?: string; org?: string; 'expires-in'?: string; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: {
+      sub: { type: 'string', default: 'dev' },
+      org: { type: 'string' },
+      'expires-in': { type: 'string', default: '3600' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (error) {
+  fail((error as Error).message.split('\n')[0]);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) fail(error.message);
+  throw error;
+}
+// A development secret this script would have to create is one no server verifies with: a
+// token signed with it would be refused. Only one the server already made (its DATA_DIR) is used.
+if (!config.jwt.secret && usesDevelopmentSecret(config) && !existsSync(join(config.dataDir, 'dev-jwt-secret'))) {
+  fail(`no development secret in ${config.dataDir}: start the service once (npm start), or run this with the server's DATA_DIR or JWT_SECRET`);
+}
+const { secret, issuer, audience } = verificationKeys(config);
+if (!secret) fail('it signs with JWT_SECRET or the development secret, and neither is available here (JWT_PUBLIC_KEY/JWKS_URL tokens come from your identity provider)');
 const expiresIn = Number(values['expires-in']);
 if (!Number.isInteger(expiresIn) || expiresIn <= 0 || expiresIn > config.jwt.maxLifetimeSeconds) {
   // The service refuses tokens that live longer than JWT_MAX_LIFETIME_SECONDS.
-  console.error(`--expires-in must be a number of seconds from 1 to ${config.jwt.maxLifetimeSeconds} (JWT_MAX_LIFETIME_SECONDS)`);
-  process.exit(1);
+  fail(`--expires-in must be a number of seconds from 1 to ${config.jwt.maxLifetimeSeconds} (JWT_MAX_LIFETIME_SECONDS)`);
 }
+if (values.sub === '') fail('--sub must not be empty');
 console.log(await mintToken(secret, { sub: values.sub!, org: values.org, expiresIn, issuer, audience }));
