@@ -85,11 +85,15 @@ function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode |
   return { ...SCALARS[named.name] };
 }
 
-/** The schema of a REST request body: the input type's fields (unknown properties are ignored). */
+/**
+ * The schema of a REST request body: the input type's fields. The server ignores properties it
+ * does not know, but the document is closed (`additionalProperties: false`), so that a client
+ * generated from it catches a misspelt field instead of sending it to be ignored.
+ */
 export function requestSchema(schema: GraphQLSchema, inputType: string, overlays: SchemaOverlays): JsonSchema {
   const type = schema.getType(inputType);
   if (!isInputObjectType(type)) throw new Error(`${inputType} is not an input type`);
-  return { ...inputObjectSchema(type.name, type.getFields(), overlays), additionalProperties: true };
+  return inputObjectSchema(type.name, type.getFields(), overlays);
 }
 
 function inputObjectSchema(typeName: string, fields: Record<string, GraphQLInputField>, overlays: SchemaOverlays): JsonSchema {
@@ -99,7 +103,7 @@ function inputObjectSchema(typeName: string, fields: Record<string, GraphQLInput
     if (isNonNullType(field.type)) required.push(field.name);
     properties[field.name] = { ...inputSchema(field.type, field, overlays), ...described(field.description), ...overlays.fields[`${typeName}.${field.name}`] };
   }
-  return { type: 'object', ...(required.length ? { required } : {}), properties };
+  return { type: 'object', ...(required.length ? { required } : {}), properties, additionalProperties: false };
 }
 
 function inputSchema(type: GraphQLInputType, field: GraphQLInputField | undefined, overlays: SchemaOverlays): JsonSchema {

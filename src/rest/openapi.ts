@@ -13,9 +13,13 @@ import { REST_ROUTES, type RestRoute } from './routes.js';
 const nullableString = { type: ['string', 'null'] };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
+/** On every answer: the request's id (the one sent, or a new one), to quote to support. */
+const requestIdHeader = {
+  'X-Request-Id': { description: 'The request id: the one the client sent, or a new UUID', schema: { type: 'string' } },
+};
 const problem = (description: string, headers?: object) => ({
   description,
-  ...(headers ? { headers } : {}),
+  headers: { ...requestIdHeader, ...headers },
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
 
@@ -39,13 +43,46 @@ const ERRORS = {
 };
 const POST_ERRORS = {
   ...ERRORS,
-  403: problem('The organization tree already has its quota of organizations or policies (code QUOTA_EXCEEDED)'),
-  404: problem('`parentId` / `organizationId` (or the token’s org) names no organization the caller may access'),
-  409: problem('A duplicate policy number, or a request with the same Idempotency-Key still running'),
   413: problem('The body is larger than 100 KB'),
-  415: problem('The body is not application/json'),
+  415: problem('The body is not application/json, or not UTF-8'),
   422: problem('The Idempotency-Key was already used with a different body (code IDEMPOTENCY_KEY_REUSED)'),
 };
+const ORGANIZATION_POST_ERRORS = {
+  ...POST_ERRORS,
+  403: problem('The organization tree already has its quota of organizations (code QUOTA_EXCEEDED)'),
+  404: problem('`parentId` (or the token’s org) names no organization the caller may access'),
+  409: problem('A request with the same Idempotency-Key is still running'),
+};
+const POLICY_POST_ERRORS = {
+  ...POST_ERRORS,
+  403: problem('The organization tree already has its quota of policies (code QUOTA_EXCEEDED)'),
+  404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+  409: problem('The policy `number` is taken, or a request with the same Idempotency-Key is still running'),
+};
+
+/** Request bodies that succeed as they are (the policy one with a token that carries `org`). */
+const ORGANIZATION_EXAMPLE = {
+  name: 'Paws & Claws',
+  legalName: 'Paws & Claws LLC',
+  legalType: 'llc',
+  taxId: '12-3456789',
+  email: 'billing@pawsandclaws.example',
+  address: { line1: '1 Main St', city: 'Springfield', postal: '01101', country: 'US', suite: '4B' },
+  bankAccounts: [{ nickname: 'operating', routing: '021000021', account: '000123456789' }],
+  owners: [{ firstname: 'Rosa', lastname: 'Diaz', ownership: 60, taxId: '123-45-6789' }],
+};
+const POLICY_EXAMPLE = {
+  internalID: 'ext-001',
+  cvc: '123',
+  ownerFirstname: 'Rosa',
+  ownerLastname: 'Diaz',
+  petName: 'Biscuit',
+  petDOB: '2022-05-01',
+  effectiveDate: '2026-01-01',
+  expirationDate: '2027-01-01',
+  coverageSlug: 'accident-illness-basic',
+};
+const withExample = (schema: object, value: object) => ({ 'application/json': { schema, examples: { typical: { value } } } });
 
 /** POSTs accept an Idempotency-Key (spec section 7). */
 const idempotencyKey = {
@@ -103,6 +140,10 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         'whose `code` equals the GraphQL `extensions.code`.',
     },
     servers: [{ url: '/' }],
+    tags: [
+      { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
+      { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
+    ],
     security: [{ bearerAuth: [] }],
     paths: {
       '/api/v1/organization': {
@@ -110,17 +151,19 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           operationId: 'createOrganization',
           summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
           parameters: [idempotencyKey],
-          requestBody: { required: true, content: json(ref('CreateOrganizationRequest')) },
-          responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...POST_ERRORS },
+          tags: ['Organizations'],
+          requestBody: { required: true, content: withExample(ref('CreateOrganizationRequest'), ORGANIZATION_EXAMPLE) },
+          responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...ORGANIZATION_POST_ERRORS },
         },
       },
       '/api/v1/organization/{id}': {
         get: {
           operationId: 'getOrganization',
           summary: 'Read an organization the caller may access',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Organization id (UUID)' }],
+          tags: ['Organizations'],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' }],
           responses: {
-            200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('OrganizationSummary')) },
+            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('OrganizationSummary')) },
             404: problem('No such organization, or the caller may not access it'),
             ...ERRORS,
           },
@@ -131,19 +174,27 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           operationId: 'createPolicy',
           summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing)',
           parameters: [idempotencyKey],
-          requestBody: { required: true, content: json(ref('CreatePolicyRequest')) },
-          responses: { 200: { description: 'Created', headers: { ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POST_ERRORS },
+          tags: ['Policies'],
+          requestBody: { required: true, content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE) },
+          responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POLICY_POST_ERRORS },
         },
       },
       '/api/v1/policy/{id}': {
         get: {
           operationId: 'getPolicy',
           summary: 'Read a policy of an organization the caller may access',
+          tags: ['Policies'],
           parameters: [
-            { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Policy number, 1 to 2^53 - 1' },
+            {
+              name: 'id',
+              in: 'path',
+              required: true,
+              schema: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
+              description: 'Policy number; anything else answers 404',
+            },
           ],
           responses: {
-            200: { description: 'Found', headers: rateLimitHeaders, content: json(ref('Policy')) },
+            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
             404: problem('No such policy, or the caller may not access it'),
             ...ERRORS,
           },
@@ -193,7 +244,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           description:
             'Strings at most 255 characters (description 2,000, descriptor 22); required strings not blank; email valid; ' +
             'logo and website absolute http(s) URLs; phone 7–20 of digits, spaces and +-(). ; at most 10 bank accounts and ' +
-            '25 owners whose ownership adds up to at most 100. Unknown top-level properties are ignored.',
+            '25 owners whose ownership adds up to at most 100. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos.',
         },
         OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
         OrganizationSummary: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
@@ -201,7 +252,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS),
           description:
             'Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
-            'not in the future, petDOB not after effectiveDate. Unknown top-level properties are ignored.',
+            'not in the future, petDOB not after effectiveDate. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos. Without `organizationId` the policy goes to the token’s org.',
         },
         PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),
         Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),

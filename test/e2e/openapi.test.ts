@@ -20,4 +20,28 @@ describe('the OpenAPI document', () => {
       '/api/v1/policy/{id}',
     ]);
   });
+
+  it('has request examples that succeed when sent as they are', async () => {
+    const document = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
+    const example = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples.typical.value;
+    const alice = await service.token({ sub: 'openapi-example' });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: example('/api/v1/organization') });
+    expect(organization.status, JSON.stringify(organization.body)).toBe(200);
+    const actingForIt = await service.token({ sub: 'openapi-example', org: organization.body.id });
+    const policy = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: example('/api/v1/policy') });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+  });
+
+  it('describes request bodies closed (typos caught by generated clients) but for the address, and accepts extras at run time', async () => {
+    const { components } = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
+    for (const name of ['CreateOrganizationRequest', 'CreatePolicyRequest']) expect(components.schemas[name].additionalProperties, name).toBe(false);
+    expect(components.schemas.CreateOrganizationRequest.properties.bankAccounts.items.additionalProperties).toBe(false);
+    expect(components.schemas.AddressInput.additionalProperties).toBe(true);
+    const token = await service.token({ sub: 'openapi-typo' });
+    const typo = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: { legalName: 'Typo LLC', legalType: 'llc', taxId: '12-3456789', organisationId: 'x' },
+    });
+    expect(typo.status).toBe(200);
+  });
 });
