@@ -4,6 +4,7 @@ import { AddressResolver } from '../organizations/address.type.js';
 import { OrganizationResolver } from '../organizations/organization.resolver.js';
 import { PolicyResolver } from '../policies/policy.resolver.js';
 import { validateInput } from '../input/validate-input.js';
+import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
 import type { RequestContext } from '../graphql/context.js';
 
@@ -13,7 +14,7 @@ import type { RequestContext } from '../graphql/context.js';
  */
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [ViewerResolver, OrganizationResolver, PolicyResolver, AddressResolver],
+    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, PolicyResolver, AddressResolver],
     authChecker: ({ context }: { context: RequestContext }) => {
       if (!context.principal) throw context.authFailure;
       return true;

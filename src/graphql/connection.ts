@@ -1,11 +1,17 @@
 import { Field, Int, ObjectType, ArgsType, type ClassType } from 'type-graphql';
 import { badUserInput } from '../errors/errors.js';
 
-/** Relay cursor connections: `edges { cursor node }` and `pageInfo { hasNextPage endCursor }`. */
+/** Relay cursor connections (spec section 10): `edges { cursor node }` and the full `pageInfo`. */
 @ObjectType('PageInfo', { simpleResolvers: true })
 export class PageInfo {
   @Field(() => Boolean)
   hasNextPage!: boolean;
+
+  @Field(() => Boolean, { description: 'Paging forward: true after a cursor (the rows up to it come before), false on the first page' })
+  hasPreviousPage!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'The first edge\'s cursor; null on an empty page' })
+  startCursor!: string | null;
 
   @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page; null on an empty page' })
   endCursor!: string | null;
@@ -76,8 +82,20 @@ export function pagePosition(kind: string, args: PageArgs): { first: number; aft
   return { first: args.first, after };
 }
 
-/** A loaded page as a connection. */
-export function toConnection<T>(kind: string, page: { items: Array<{ node: T; seq: string }>; hasNextPage: boolean }): Connection<T> {
+/** A loaded page as a connection; `after` is the position it continued after ('0' for none). */
+export function toConnection<T>(
+  kind: string,
+  page: { items: Array<{ node: T; seq: string }>; hasNextPage: boolean },
+  after = '0',
+): Connection<T> {
   const edges = page.items.map(({ node, seq }) => ({ cursor: encodeCursor(kind, seq), node }));
-  return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: after !== '0',
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
 }

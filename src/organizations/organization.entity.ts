@@ -1,6 +1,7 @@
 import { Collection, Entity, ManyToOne, OneToMany, PrimaryKey, Property, type Opt, type Ref } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { Node } from '../graphql/node.js';
 import { Address, type StoredAddress } from './address.type.js';
 import { BankAccount } from './bank-account.entity.js';
 import { Owner } from './owner.entity.js';
@@ -10,7 +11,7 @@ import { Owner } from './owner.entity.js';
  * `owner_subs` (the creators' `sub` along that path), filled by a database trigger from the
  * parent row; the access rule reads them, the entity never writes them.
  */
-@ObjectType('Organization', { simpleResolvers: true })
+@ObjectType('Organization', { simpleResolvers: true, implements: Node })
 @Entity({ tableName: 'organization' })
 export class Organization {
   @Field(() => ID)

@@ -66,7 +66,7 @@ export class OrganizationResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<OrganizationRead>> {
     const { first, after } = pagePosition('organization', args);
-    return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }));
+    return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }), after);
   }
 
   @FieldResolver(() => PolicyConnection, { description: "The organization's own policies, oldest first" })
@@ -76,7 +76,7 @@ export class OrganizationResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
-    return toConnection('policy', await ctx.loaders.policies.load({ ownerId: organization.id, first, after }));
+    return toConnection('policy', await ctx.loaders.policies.load({ ownerId: organization.id, first, after }), after);
   }
 
   @FieldResolver(() => [BankAccount], { complexity: listCost(MAX_BANK_ACCOUNTS) })

@@ -1,15 +1,17 @@
 import { BigIntType, Collection, Entity, ManyToOne, OneToMany, PrimaryKey, Property, type Opt, type Ref } from '@mikro-orm/core';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { randomUUID } from 'node:crypto';
-import { Field, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
+import { Node } from '../graphql/node.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { Charge } from './charge.entity.js';
 import { CoveragePlan, type CoverageSnapshot } from './coverage-plan.entity.js';
 
 /** A pet insurance policy. `number` is its public id; `cvc` is never stored. */
-@ObjectType('Policy', { simpleResolvers: true })
+@ObjectType('Policy', { simpleResolvers: true, implements: Node })
 @Entity({ tableName: 'policy' })
 export class Policy {
+  @Field(() => ID, { description: 'Internal id, for node(id:) and client caches; the public identifier is number' })
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 

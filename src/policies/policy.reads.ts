@@ -5,7 +5,7 @@ import { querySql } from '../database/sql.js';
 import { jsonObject, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
-import { isPolicyNumber } from '../values/identifiers.js';
+import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 
@@ -61,6 +61,11 @@ export const POLICY_BY_NUMBER = (access: string) => `select ${POLICY_SELECT}, ${
      from policy p join organization o on o.id = p.organization_id
      where p.number = ? and ${access}`;
 
+/** The same read by the policy's id (for `node(id:)`). */
+export const POLICY_BY_ID = (access: string) => `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
+     from policy p join organization o on o.id = p.organization_id
+     where p.id = ? and ${access}`;
+
 /** The policies pager's statement: one page per organization at once (see graphql-server/loaders.ts). */
 export const POLICIES_PAGE = (access: string) => `select * from (
   select ${POLICY_SELECT}, p.organization_id as owner, p.seq, row_number() over (partition by p.organization_id order by p.seq) as rank
@@ -87,5 +92,13 @@ export async function findAccessiblePolicy(em: EntityManager, principal: Princip
   if (!isPolicyNumber(number)) return null;
   const { sql, params } = accessPredicate('o', principal);
   const [row] = await querySql(em, POLICY_BY_NUMBER(sql), [number, ...params]);
+  return row ? policyRead(row) : null;
+}
+
+/** The policy with this id if the principal may access its organization; one SQL statement. */
+export async function findAccessiblePolicyById(em: EntityManager, principal: Principal, id: string): Promise<PolicyRead | null> {
+  if (!isUuid(id)) return null;
+  const { sql, params } = accessPredicate('o', principal);
+  const [row] = await querySql(em, POLICY_BY_ID(sql), [id.toLowerCase(), ...params]);
   return row ? policyRead(row) : null;
 }

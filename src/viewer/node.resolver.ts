@@ -1,0 +1,24 @@
+import { Arg, Authorized, Ctx, ID, Query, Resolver } from 'type-graphql';
+import type { Principal } from '../auth/principal.js';
+import { notFound } from '../errors/errors.js';
+import type { RequestContext } from '../graphql/context.js';
+import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { Node } from '../graphql/node.js';
+import { findAccessibleOrganization, type OrganizationRead } from '../organizations/organization.reads.js';
+import { findAccessiblePolicyById, type PolicyRead } from '../policies/policy.reads.js';
+
+@Resolver()
+export class NodeResolver {
+  /** Through the access rule like every read: inaccessible and unknown ids are the same null. */
+  @Authorized()
+  @Query(() => Node, { nullable: true, description: 'An organization or policy by its id, if the caller may access it; else null and NOT_FOUND' })
+  async node(
+    @Arg('id', () => ID) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<OrganizationRead | PolicyRead> {
+    const found = (await findAccessibleOrganization(ctx.em, principal, id)) ?? (await findAccessiblePolicyById(ctx.em, principal, id));
+    if (!found) throw notFound();
+    return found;
+  }
+}
