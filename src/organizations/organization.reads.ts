@@ -108,3 +108,35 @@ export function organizationReadOf(written: { parent: string | null }, bankAccou
 }
 
 export const organizationNotFound = () => notFound('Organization not found.');
+
+/**
+ * A page of the caller's entry points (spec section 10): the organizations it may access whose
+ * parent it may not (or that have none), in creation order. Only two kinds can be: its org
+ * claim's organization, and one it created (any other accessible row has an accessible parent,
+ * since `path` and `owner_subs` include the parent's), so both are found by index.
+ */
+export const ENTRY_POINTS_PAGE = (parentAccess: string) => `select ${ORGANIZATION_SELECT}, o.seq
+  from organization o left join organization parent on parent.id = o.parent_id
+  where (o.id = ?::uuid or o.owner_sub = ?) and o.seq > ?::bigint
+    and (parent.id is null or not coalesce(${parentAccess}, false))
+  order by o.seq limit ?`;
+
+export async function entryPointsPage(
+  em: EntityManager,
+  principal: Principal,
+  first: number,
+  after: string,
+): Promise<{ items: Array<{ node: OrganizationRead; seq: string }>; hasNextPage: boolean }> {
+  const access = accessPredicate('parent', principal);
+  const rows = await querySql<OrganizationRead & { seq: string }>(em, ENTRY_POINTS_PAGE(access.sql), [
+    principal.org,
+    principal.sub,
+    after,
+    ...access.params,
+    first + 1,
+  ]);
+  return {
+    items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as OrganizationRead, seq: String(seq) })),
+    hasNextPage: rows.length > first,
+  };
+}

@@ -15,7 +15,7 @@ import { type BankAccountRead, type OrganizationRead, type OwnerRead } from './o
 import type { PolicyRead } from '../policies/policy.reads.js';
 
 
-const OrganizationConnection = ConnectionType('Organization', Organization);
+export const OrganizationConnection = ConnectionType('Organization', Organization);
 const PolicyConnection = ConnectionType('Policy', Policy);
 
 @Resolver(() => Organization)
