@@ -64,9 +64,10 @@ describe('odd input (property-based)', () => {
   // Hundreds of creates a minute from one caller: the per-caller limits are off here.
   const service = useTestService({ RATE_LIMIT_CREATES_PER_MINUTE: '0', RATE_LIMIT_REQUESTS_PER_MINUTE: '0' });
   let token: string;
+  let rootId: string;
 
   beforeAll(async () => {
-    ({ token } = await createRootOrganization(service));
+    ({ token, organizationId: rootId } = await createRootOrganization(service));
   });
 
   const rowCount = async () =>
@@ -138,6 +139,27 @@ describe('odd input (property-based)', () => {
         }
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('GraphQL: odd ids, page sizes and cursors for node, viewer.organizations and connections never give a 5xx', async () => {
+    const cursor = fc.oneof(
+      oddValue,
+      fc.string({ maxLength: 30 }).map((text) => Buffer.from(text).toString('base64url')),
+      fc.bigInt({ min: 0n, max: 10n ** 25n }).map((n) => Buffer.from(`organization:${n}`).toString('base64url')),
+    );
+    const QUERIES = [
+      'query ($id: ID!) { node(id: $id) { id } }',
+      'query ($first: Int!, $after: String) { viewer { organizations(first: $first, after: $after) { pageInfo { hasNextPage startCursor } } } }',
+      'query ($id: ID!, $first: Int!, $after: String) { organization(id: $id) { children(first: $first, after: $after) { pageInfo { hasPreviousPage } } } }',
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...QUERIES), fc.oneof(oddValue, fc.constant('root')), fc.oneof(oddValue, fc.integer({ min: -5, max: 200 })), cursor, async (query, id, first, after) => {
+        const response = await graphql(service.url, query, { id: id === 'root' ? rootId : id, first, after }, token);
+        expect(response.status, response.text).toBeLessThan(500);
+        for (const error of response.body.errors ?? []) expect(typeof error.extensions?.code, response.text).toBe('string');
+      }),
+      { numRuns: 150 },
     );
   });
 });
