@@ -147,6 +147,24 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
     security: [{ bearerAuth: [] }],
     paths: {
       '/api/v1/organization': {
+        get: {
+          operationId: 'listOrganizations',
+          summary: 'List organizations: the children of parentId, or without it where the caller starts',
+          description:
+            'Without `parentId`: the organizations the caller may access whose parent it may not (a sub-only token finds the ' +
+            'roots it created here). Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`.',
+          tags: ['Organizations'],
+          parameters: [
+            { name: 'parentId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: 'List its children' },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'The `nextCursor` of the previous page' },
+          ],
+          responses: {
+            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('OrganizationList')) },
+            404: problem('`parentId` names no organization the caller may access'),
+            ...ERRORS,
+          },
+        },
         post: {
           operationId: 'createOrganization',
           summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
@@ -248,6 +266,16 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         },
         OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
         OrganizationSummary: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
+      OrganizationList: {
+        type: 'object',
+        required: ['data', 'hasMore', 'nextCursor'],
+        properties: {
+          data: { type: 'array', items: ref('OrganizationSummary') },
+          hasMore: { type: 'boolean' },
+          nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last' },
+        },
+        additionalProperties: false,
+      },
         CreatePolicyRequest: {
           ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS),
           description:

@@ -24,6 +24,27 @@ export const ORGANIZATION = /* GraphQL */ `
   }
 `;
 
+/**
+ * A page of organizations: the children of \`$parentId\` when \`$children\`, else the caller's
+ * entry points (spec section 10). One document, the branch chosen by \`@include\`/\`@skip\`.
+ */
+export const ORGANIZATIONS = /* GraphQL */ `
+  query Organizations($children: Boolean!, $parentId: ID!, $first: Int!, $after: String) {
+    organization(id: $parentId) @include(if: $children) {
+      children(first: $first, after: $after) {
+        edges { node { id name parentId } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+    viewer @skip(if: $children) {
+      organizations(first: $first, after: $after) {
+        edges { node { id name parentId } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+`;
+
 export const CREATE_POLICY = /* GraphQL */ `
   mutation CreatePolicy($input: CreatePolicyInput!) {
     createPolicy(input: $input) {

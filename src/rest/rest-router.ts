@@ -221,7 +221,7 @@ async function rebuildAnswer(
 }
 
 function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown> {
-  if (route.method === 'GET') return route.pathVariables(req.params);
+  if (route.method === 'GET') return route.variables(req);
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }

@@ -1,9 +1,11 @@
 import type { Request } from 'express';
 import { policyNotFound } from '../policies/policy.reads.js';
+import { badUserInput } from '../errors/errors.js';
+import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
-import type { CreateOrganizationMutation, CreatePolicyMutation, OrganizationQuery, PolicyQuery } from './generated/operations.js';
+import type { CreateOrganizationMutation, CreatePolicyMutation, OrganizationQuery, OrganizationsQuery, PolicyQuery } from './generated/operations.js';
 import { flattenAddress } from './input-from-body.js';
-import { CREATE_ORGANIZATION, CREATE_POLICY, ORGANIZATION, POLICY } from './operations.js';
+import { CREATE_ORGANIZATION, CREATE_POLICY, ORGANIZATION, ORGANIZATIONS, POLICY } from './operations.js';
 
 /**
  * The REST compatibility layer as data: each `/api/v1` route is one GraphQL document
@@ -18,10 +20,10 @@ interface RouteOf<Data> {
   response: (data: Data) => unknown;
 }
 
-/** A read: the path parameters become the variables; may throw NOT_FOUND for impossible ids. */
+/** A read: path and query parameters become the variables; may throw NOT_FOUND for impossible ids, 400 for bad parameters. */
 export interface GetRoute<Data = never> extends RouteOf<Data> {
   method: 'GET';
-  pathVariables: (params: Request['params']) => Record<string, unknown>;
+  variables: (request: Pick<Request, 'params' | 'query'>) => Record<string, unknown>;
 }
 
 /** A create: the JSON body becomes this variable (mapped onto its input type). */
@@ -46,10 +48,20 @@ export const REST_ROUTES: RestRoute[] = [
       owners: organization.owners.map((owner) => ({ ...owner, address: flattenAddress(owner.address) })),
     }),
   }),
+  get<OrganizationsQuery>({
+    path: '/api/v1/organization',
+    document: ORGANIZATIONS,
+    // Without parentId, the caller's entry points; with it (even empty: then 404), its children.
+    variables: ({ query }) => {
+      const parentId = singleParameter(query, 'parentId');
+      return { children: parentId !== undefined, parentId: parentId ?? '', first: pageLimit(query), after: singleParameter(query, 'after') ?? null };
+    },
+    response: (data) => listBody((data.organization?.children ?? data.viewer?.organizations)!),
+  }),
   get<OrganizationQuery>({
     path: '/api/v1/organization/:id',
     document: ORGANIZATION,
-    pathVariables: (params) => ({ id: params.id }),
+    variables: ({ params }) => ({ id: params.id }),
     response: (data) => data.organization,
   }),
   post<CreatePolicyMutation>({
@@ -61,7 +73,7 @@ export const REST_ROUTES: RestRoute[] = [
   get<PolicyQuery>({
     path: '/api/v1/policy/:id',
     document: POLICY,
-    pathVariables: (params) => {
+    variables: ({ params }) => {
       const number = parsePolicyNumber(String(params.id));
       // Not a policy number at all: the same 404 as a missing policy, without a query.
       if (number === null) throw policyNotFound();
@@ -70,3 +82,29 @@ export const REST_ROUTES: RestRoute[] = [
     response: (data) => data.policy,
   }),
 ];
+
+/** A query parameter given once (repeated or nested parameters are refused with 400). */
+function singleParameter(query: Request['query'], name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined || typeof value === 'string') return value;
+  throw badUserInput([{ path: name, message: 'must be given once, as text' }]);
+}
+
+/** `limit`: 1 to MAX_PAGE_SIZE, default 20 (spec section 10). */
+function pageLimit(query: Request['query']): number {
+  const limit = singleParameter(query, 'limit');
+  if (limit === undefined) return 20;
+  if (!/^[1-9][0-9]{0,2}$/.test(limit) || Number(limit) > MAX_PAGE_SIZE) {
+    throw badUserInput([{ path: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` }]);
+  }
+  return Number(limit);
+}
+
+/** A connection as a REST list: `{ data, hasMore, nextCursor }`. */
+function listBody<T>(connection: { edges: Array<{ node: T }>; pageInfo: { hasNextPage: boolean; endCursor: string | null } }) {
+  return {
+    data: connection.edges.map((edge) => edge.node),
+    hasMore: connection.pageInfo.hasNextPage,
+    nextCursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null,
+  };
+}

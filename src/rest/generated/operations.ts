@@ -93,6 +93,16 @@ export type OrganizationQueryVariables = Exact<{
 
 export type OrganizationQuery = { organization: { id: string, name: string, parentId: string | null } | null };
 
+export type OrganizationsQueryVariables = Exact<{
+  children: boolean;
+  parentId: string | number;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type OrganizationsQuery = { organization?: { children: { edges: Array<{ node: { id: string, name: string, parentId: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null, viewer?: { organizations: { edges: Array<{ node: { id: string, name: string, parentId: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
+
 export type CreatePolicyMutationVariables = Exact<{
   input: CreatePolicyInput;
 }>;
