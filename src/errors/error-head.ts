@@ -16,7 +16,9 @@ export interface ErrorHead {
  * section 6), the headers a ServiceError carries, and `Retry-After` on every 503.
  */
 export function errorHead(error: GraphQLError): ErrorHead {
-  return headFor(safeError(error).safe.extensions.code, error instanceof ServiceError ? error.headers : {});
+  // A ServiceError thrown in a resolver arrives wrapped by graphql-js: its headers still count.
+  const carried = error instanceof ServiceError ? error : error.originalError instanceof ServiceError ? error.originalError : null;
+  return headFor(safeError(error).safe.extensions.code, carried?.headers ?? {});
 }
 
 /** The HTTP head of an error code (and the headers its error carries). */
@@ -39,6 +41,16 @@ export function beforeExecution<E extends GraphQLError>(error: E): E {
 }
 
 /**
+ * Whether Express routes this request to `app.use('/graphql', ...)`: that mount matches without
+ * regard to case and also below it (`/GraphQL`, `/graphql/`), so an exact comparison would
+ * answer those with problem+json instead of GraphQL's `{ errors }`.
+ */
+function servedByGraphql(req: Request): boolean {
+  const path = req.originalUrl.split('?')[0].toLowerCase();
+  return path === '/graphql' || path.startsWith('/graphql/');
+}
+
+/**
  * Answers a request with one expected error, shaped for where it was sent: GraphQL's
  * `{ errors }` on `/graphql`, RFC 9457 problem+json everywhere else.
  */
@@ -46,7 +58,7 @@ export function sendError(req: Request, res: Response, error: GraphQLError): voi
   const { status, headers } = errorHead(error);
   const { safe } = safeError(error);
   res.status(status).set(headers);
-  if (req.originalUrl.split('?')[0] === '/graphql') {
+  if (servedByGraphql(req)) {
     res.type('application/json').send(JSON.stringify({ errors: [safe] }));
     return;
   }

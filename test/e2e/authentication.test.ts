@@ -89,6 +89,15 @@ describe('authentication', () => {
     });
   });
 
+  it('answers a refused token on /graphql/ and /GraphQL (which Express routes to /graphql) as GraphQL, not problem+json', async () => {
+    for (const path of ['/graphql/', '/GraphQL', '/graphql?x=1']) {
+      const response = await request(service.url, 'POST', path, { body: { query: '{ viewer { sub } }' }, headers: { authorization: 'Bearer abc' } });
+      expect(response.status, path).toBe(401);
+      expect(response.headers.get('content-type'), path).toMatch(/^application\/json/);
+      expect(response.body.errors[0].extensions.code, path).toBe('UNAUTHENTICATED');
+    }
+  });
+
   it('accepts a valid token on every route', async () => {
     const token = await service.token({ sub: 'alice' });
     for (const [method, path, body] of routes()) {
