@@ -1,4 +1,4 @@
-import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { ApolloServerErrorCode, unwrapResolverError } from '@apollo/server/errors';
 import { DriverException, ConnectionException } from '@mikro-orm/core';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ERROR_STATUS, isErrorCode, ServiceError, unavailable } from './errors.js';
@@ -69,4 +69,14 @@ function isDatabaseUnavailable(cause: unknown): boolean {
       /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test((cause as Error).message);
   }
   return false;
+}
+
+/**
+ * Any thrown value as a GraphQL error: an unexpected one becomes a bare internal error with the
+ * cause kept for the log (safeError then makes a lost database a 503 and the rest a 500).
+ */
+export function asGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  const cause = unwrapResolverError(error);
+  return new GraphQLError('Internal server error.', { originalError: cause instanceof Error ? cause : undefined });
 }

@@ -1,15 +1,14 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { Kind, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { GraphQLLimits } from '../config.js';
 import { authenticationRefusal } from '../auth/authentication-gate.js';
 import type { RequestContext } from '../graphql/context.js';
 import { beforeExecution, headFor } from '../errors/error-head.js';
 import { badUserInput } from '../errors/errors.js';
-import { safeError } from '../errors/safe-errors.js';
+import { asGraphQLError, safeError } from '../errors/safe-errors.js';
 import { inputErrors } from '../input/check-input.js';
 import { assertQueryCost } from './query-cost.js';
 
@@ -130,10 +129,4 @@ function createFields(selectionSet: SelectionSetNode, document: DocumentNode): n
     }
   }
   return count;
-}
-
-function asGraphQLError(error: unknown): GraphQLError {
-  if (error instanceof GraphQLError) return error;
-  const cause = unwrapResolverError(error);
-  return new GraphQLError('Internal server error.', { originalError: cause instanceof Error ? cause : undefined });
 }

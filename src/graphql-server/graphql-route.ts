@@ -1,6 +1,6 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
-import { execute, getOperationAST, GraphQLError, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, getOperationAST, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import { errorHead } from '../errors/error-head.js';
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
@@ -9,7 +9,7 @@ import type { RateLimits } from '../limits/rate-limits.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
 import { badUserInput, responseTooLarge } from '../errors/errors.js';
 import { queryCost } from './query-cost.js';
-import { safeError } from '../errors/safe-errors.js';
+import { asGraphQLError, safeError } from '../errors/safe-errors.js';
 import { inputErrors } from '../input/check-input.js';
 
 export interface GraphqlRouteOptions {
@@ -168,8 +168,7 @@ function searchOf(url: string): string {
 
 /** An error as a GraphQL answer; an unexpected one is logged once, here (a lost database is a 503). */
 function errorAnswer(error: unknown, context?: RequestContext): GraphqlAnswer {
-  const graphqlError =
-    error instanceof GraphQLError ? error : new GraphQLError('Internal server error.', { originalError: error instanceof Error ? error : undefined });
+  const graphqlError = asGraphQLError(error);
   const { safe, unexpected } = safeError(graphqlError);
   if (unexpected) context?.logger.error({ err: graphqlError.originalError ?? graphqlError }, 'unexpected error in a GraphQL request');
   const { status, headers } = errorHead(graphqlError);

@@ -56,15 +56,15 @@ export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
 /** A policy's charges as one JSON array, in period order (a correlated subquery over `p`). */
 export const CHARGES_JSON = `(select coalesce(json_agg(${jsonObject(CHARGE_COLUMNS)} order by c.sequence), '[]') from charge c where c.policy_id = p.id)`;
 
-/** The statement of the access-checked read by number, given the access predicate (also for `npm run explain`). */
-export const POLICY_BY_NUMBER = (access: string) => `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
+/** The access-checked read of one policy by a unique column, given the access predicate. */
+const policyBy = (column: 'number' | 'id') => (access: string) =>
+  `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
      from policy p join organization o on o.id = p.organization_id
-     where p.number = ? and ${access}`;
+     where p.${column} = ? and ${access}`;
 
-/** The same read by the policy's id (for `node(id:)`). */
-export const POLICY_BY_ID = (access: string) => `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
-     from policy p join organization o on o.id = p.organization_id
-     where p.id = ? and ${access}`;
+/** By number (REST and `policy(number:)`; also for `npm run explain`), and by id (`node(id:)`). */
+export const POLICY_BY_NUMBER = policyBy('number');
+export const POLICY_BY_ID = policyBy('id');
 
 /** The policies pager's statement: one page per organization at once (see graphql-server/loaders.ts). */
 export const POLICIES_PAGE = (access: string) => `select * from (
@@ -88,17 +88,17 @@ export const policyNotFound = () => notFound('Policy not found.');
  * The policy with this number if the principal may access its organization, with its charges
  * and organization: one SQL statement.
  */
-export async function findAccessiblePolicy(em: EntityManager, principal: Principal, number: number): Promise<PolicyRead | null> {
-  if (!isPolicyNumber(number)) return null;
-  const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql(em, POLICY_BY_NUMBER(sql), [number, ...params]);
-  return row ? policyRead(row) : null;
+export function findAccessiblePolicy(em: EntityManager, principal: Principal, number: number): Promise<PolicyRead | null> {
+  return isPolicyNumber(number) ? findOne(em, principal, POLICY_BY_NUMBER, number) : Promise.resolve(null);
 }
 
-/** The policy with this id if the principal may access its organization; one SQL statement. */
-export async function findAccessiblePolicyById(em: EntityManager, principal: Principal, id: string): Promise<PolicyRead | null> {
-  if (!isUuid(id)) return null;
+/** The same by the policy's id. */
+export function findAccessiblePolicyById(em: EntityManager, principal: Principal, id: string): Promise<PolicyRead | null> {
+  return isUuid(id) ? findOne(em, principal, POLICY_BY_ID, id.toLowerCase()) : Promise.resolve(null);
+}
+
+async function findOne(em: EntityManager, principal: Principal, statement: (access: string) => string, key: unknown): Promise<PolicyRead | null> {
   const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql(em, POLICY_BY_ID(sql), [id.toLowerCase(), ...params]);
+  const [row] = await querySql(em, statement(sql), [key, ...params]);
   return row ? policyRead(row) : null;
 }

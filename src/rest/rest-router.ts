@@ -14,7 +14,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
 import { badUserInput, responseTooLarge, ServiceError } from '../errors/errors.js';
-import { safeError, statusOf } from '../errors/safe-errors.js';
+import { asGraphQLError, safeError, statusOf } from '../errors/safe-errors.js';
 import { errorHead, sendError } from '../errors/error-head.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
 import { readBackDocument } from '../idempotency/read-back.js';
@@ -226,12 +226,6 @@ function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown
     throw badUserInput([], 'The request body must be a JSON object.');
   }
   return { [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
-}
-
-/** Any error as a GraphQL error: safeError then makes a lost database a 503 and anything else a logged 500. */
-function asGraphQLError(error: unknown): GraphQLError {
-  if (error instanceof GraphQLError) return error;
-  return new GraphQLError('Internal server error.', { originalError: error instanceof Error ? error : undefined });
 }
 
 /** One problem for the request: the error with the highest status decides. */
