@@ -5,7 +5,7 @@ import { premiumSchedule } from '../src/policies/premium-schedule.js';
 import { isCalendarDate } from '../src/values/calendar-date.js';
 
 /**
- * The benchmark's baseline: the fastest honest code for the same four operations. node:http,
+ * The benchmark's baseline: the fastest honest code for the same operations. node:http,
  * pg and jose only: verify the same JWT (every request), run one SQL statement with the same
  * access check (PostgreSQL builds the JSON), write it. No framework, no GraphQL, no ORM.
  * Environment: DATABASE_URL, JWT_SECRET, PORT.
@@ -21,6 +21,17 @@ const CHARGES = `(select json_agg(json_build_object('id', c.id, 'type', c.type, 
 const POLICY = `select json_build_object('number', p.number, 'coverage', p.coverage, 'charges', ${CHARGES},
     'organization', json_build_object('id', o.id, 'name', o.name, 'parentId', o.parent_id))::text as body
   from policy p join organization o on o.id = p.organization_id where p.number = $1 and ${ACCESS}`;
+/** A page of 20 of a subtree's policies (spec section 10): the same policy_ancestor range the service reads. */
+const SUBTREE_PAGE = `with top as (select o.id from organization o where o.id = $1 and ${ACCESS}),
+  page as (select p.*, p.seq as position from top cross join lateral (
+    select p.* from policy_ancestor a join policy p on p.seq = a.policy_seq
+    where a.ancestor_id = top.id order by a.policy_seq limit 21) p)
+  select case when not exists (select 1 from top) then null else json_build_object(
+    'data', coalesce((select json_agg(json_build_object('id', p.id, 'number', p.number, 'coverage', p.coverage, 'charges', ${CHARGES},
+      'organization', (select json_build_object('id', o.id, 'name', o.name, 'parentId', o.parent_id) from organization o where o.id = p.organization_id))
+      order by p.position) from (select * from page order by position limit 20) p), '[]'),
+    'hasMore', (select count(*) > 20 from page),
+    'nextCursor', (select case when count(*) > 20 then encode(convert_to('policy:' || (select position from page order by position offset 19 limit 1), 'UTF8'), 'base64') end from page))::text end as body`;
 const ORGANIZATION = `select json_build_object('id', o.id, 'name', o.name, 'parentId', o.parent_id)::text as body
   from organization o where o.id = $1 and ${ACCESS}`;
 const CREATE_POLICY = `with org as (select o.id, o.name, o.parent_id from organization o where o.id = $1 and ${ACCESS}),
@@ -90,6 +101,10 @@ const server = createServer(async (req, res) => {
     }
     if (req.method === 'GET' && (match = /^\/api\/v1\/organization\/([0-9a-f-]{36})$/.exec(url))) {
       const body = await one(ORGANIZATION, [match[1], who.org, who.sub]);
+      return body ? send(res, 200, body) : send(res, 404, '{"code":"NOT_FOUND"}');
+    }
+    if (req.method === 'GET' && (match = /^\/api\/v1\/policy\?organizationId=([0-9a-f-]{36})&includeDescendants=true&limit=20$/.exec(url))) {
+      const body = await one(SUBTREE_PAGE, [match[1], who.org, who.sub]);
       return body ? send(res, 200, body) : send(res, 404, '{"code":"NOT_FOUND"}');
     }
     if (req.method === 'POST' && url === '/graphql') {

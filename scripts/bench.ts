@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
@@ -82,6 +83,8 @@ try {
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
+  // The parent of a deepest organization: a small subtree 19 levels down (two levels).
+  const deepParents = await deepParentsOf(database.url, trees);
   const tokens = await Promise.all(trees.map((tree) => mintToken(new TextEncoder().encode(JWT_SECRET), { sub: tree.ownerSub, org: tree.rootId, expiresIn: 3600 })));
   let turn = 0;
   const pick = () => {
@@ -96,6 +99,17 @@ try {
       const p = pick();
       const query = `query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } charges { ${charges} } organization { id name parentId } } }`;
       return { method: 'POST', path: '/graphql', token: p.token, body: JSON.stringify({ query, variables: { number: p.number } }) };
+    }],
+    // A page of 20 of a subtree's policies (spec section 10): the whole tree from its root, and
+    // the small subtree of a parent of the deepest level. Seeded with --width 5000, the root's
+    // subtree holds 95,001 organizations and about 950,000 policies (docs/benchmark.md).
+    ['REST GET policy list, root subtree', () => {
+      const p = pick();
+      return { method: 'GET', path: `/api/v1/policy?organizationId=${p.tree.rootId}&includeDescendants=true&limit=20`, token: p.token };
+    }],
+    ['REST GET policy list, deep subtree', () => {
+      const p = pick();
+      return { method: 'GET', path: `/api/v1/policy?organizationId=${deepParents.get(p.tree.rootId)}&includeDescendants=true&limit=20`, token: p.token };
     }],
     ['REST GET organization', () => { const p = pick(); return { method: 'GET', path: `/api/v1/organization/${p.org}`, token: p.token }; }],
     ['REST POST policy', () => {
@@ -328,4 +342,19 @@ function stop(child: ChildProcess): Promise<void> {
 function run(command: string, args: string[], extraEnv: Record<string, string> = {}, cwd?: string): void {
   const result = spawnSync(command, args, { stdio: 'inherit', cwd, env: { ...process.env, ...extraEnv } });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
+}
+
+/** Each tree's parent of its first deepest organization, by root id. */
+async function deepParentsOf(url: string, trees: SeedTree[]): Promise<Map<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; parent_id: string }>('select id, parent_id from organization where id = any($1::uuid[])', [
+      trees.map((tree) => tree.deepest[0]),
+    ]);
+    const parents = new Map(rows.map((row) => [row.id, row.parent_id]));
+    return new Map(trees.map((tree) => [tree.rootId, parents.get(tree.deepest[0])!]));
+  } finally {
+    await client.end();
+  }
 }

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { accessPredicate } from '../src/auth/access-rule.js';
 import { ORGANIZATION_BY_ID } from '../src/organizations/organization.reads.js';
-import { POLICY_BY_NUMBER } from '../src/policies/policy.reads.js';
+import { POLICY_BY_NUMBER, SUBTREE_POLICIES_PAGE } from '../src/policies/policy.reads.js';
 import { loadConfig } from '../src/config.js';
-import { positional } from '../src/database/sql.js';
+import { positional, uuidArray } from '../src/database/sql.js';
 import { createLogger } from '../src/logger.js';
 import type { SeedTree } from './seed.js';
 
@@ -28,11 +28,17 @@ try {
   const access = accessPredicate('o', principal);
   const [{ depth }] = (await client.query('select cardinality(path) as depth from organization where id = $1', [tree.deepest[0]])).rows;
   console.log(`dataset ${JSON.stringify(seed.summary)}\norganization ${tree.deepest[0]} at depth ${depth}\n`);
-  for (const [name, sql, first] of [
-    ['organization by id', ORGANIZATION_BY_ID(access.sql), tree.deepest[0]],
-    ['policy by number, with charges and organization', POLICY_BY_NUMBER(access.sql), tree.deepPolicies[0]],
+  const [{ parent_id: deepParent }] = (await client.query('select parent_id from organization where id = $1', [tree.deepest[0]])).rows;
+  const [{ count: subtreeSize }] = (await client.query('select count(*) from policy_ancestor where ancestor_id = $1', [tree.rootId])).rows;
+  // A page of 20 (21 rows asked: one more tells whether a next page exists), from the start.
+  const page = [0, 21];
+  for (const [name, sql, params] of [
+    ['organization by id', ORGANIZATION_BY_ID(access.sql), [tree.deepest[0], ...access.params]],
+    ['policy by number, with charges and organization', POLICY_BY_NUMBER(access.sql), [tree.deepPolicies[0], ...access.params]],
+    [`a page of the root's subtree policies (${subtreeSize} policies)`, SUBTREE_POLICIES_PAGE(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
+    ['a page of a deep subtree (the parent of the deepest level)', SUBTREE_POLICIES_PAGE(access.sql), [uuidArray([deepParent]), ...access.params, ...page]],
   ] as const) {
-    const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [first, ...access.params]);
+    const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [...params]);
     console.log(`-- ${name}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);
   }
 } finally {

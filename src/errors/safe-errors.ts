@@ -29,8 +29,9 @@ export function safeError(error: GraphQLError): { safe: SafeError; unexpected: b
     if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
       return { safe: { ...base, extensions: { code } }, unexpected: false };
     }
-    if (!cause && code === undefined) {
-      // graphql-js validation and coercion errors carry no code and no cause.
+    if (!cause && code === undefined && error.path === undefined) {
+      // graphql-js validation and coercion errors carry no code, no cause and no path; an error
+      // during execution with none (a null for a non-null field) is the service's fault: a 500.
       return { safe: { ...base, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }, unexpected: false };
     }
   }

@@ -13,7 +13,7 @@ import {
   type OrganizationRead,
   type OwnerRead,
 } from '../organizations/organization.reads.js';
-import { CHARGES_BY_POLICY, POLICIES_PAGE, policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
+import { CHARGES_BY_POLICY, POLICIES_PAGE, SUBTREE_POLICIES_PAGE, policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
 
 /** A page of a connection: the rows with their positions, and whether more follow. */
 export interface Page<T> {
@@ -41,6 +41,8 @@ export interface Loaders {
   organization: DataLoader<string, OrganizationRead | null>;
   children: DataLoader<PageKey, Page<OrganizationRead>, string>;
   policies: DataLoader<PageKey, Page<PolicyRead>, string>;
+  /** The policies of the organization and all its descendants (`includeDescendants`). */
+  subtreePolicies: DataLoader<PageKey, Page<PolicyRead>, string>;
   owners: DataLoader<string, OwnerRead[]>;
   bankAccounts: DataLoader<string, BankAccountRead[]>;
   charges: DataLoader<string, ChargeRead[]>;
@@ -108,6 +110,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
     organization,
     children: pager((access) => CHILDREN_PAGE(access.sql), (row) => row as unknown as OrganizationRead),
     policies: pager((access) => POLICIES_PAGE(access.sql), policyRead),
+    subtreePolicies: pager((access) => SUBTREE_POLICIES_PAGE(access.sql), policyRead),
     owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
     bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
     charges: byParent<ChargeRead>(CHARGES_BY_POLICY),

@@ -69,14 +69,23 @@ export class OrganizationResolver {
     return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }), after);
   }
 
-  @FieldResolver(() => PolicyConnection, { description: "The organization's own policies, oldest first" })
+  @FieldResolver(() => PolicyConnection, {
+    description: "The organization's own policies, oldest first; with includeDescendants, those of its whole subtree",
+  })
   async policies(
     @Root() organization: OrganizationRead,
     @Args(() => PageArgs) args: PageArgs,
+    @Arg('includeDescendants', () => Boolean, {
+      nullable: true,
+      defaultValue: false,
+      description: 'Also the policies of every descendant organization, in creation order',
+    })
+    includeDescendants: boolean | null,
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
-    return toConnection('policy', await ctx.loaders.policies.load({ ownerId: organization.id, first, after }), after);
+    const loader = includeDescendants ? ctx.loaders.subtreePolicies : ctx.loaders.policies;
+    return toConnection('policy', await loader.load({ ownerId: organization.id, first, after }), after);
   }
 
   @FieldResolver(() => [BankAccount], { complexity: listCost(MAX_BANK_ACCOUNTS) })

@@ -73,6 +73,24 @@ export const POLICIES_PAGE = (access: string) => `select * from (
   where p.organization_id = any(?::uuid[]) and ${access} and p.seq > ?::bigint
 ) page where rank <= ? order by owner, seq`;
 
+/**
+ * The same page over each organization's whole subtree (`includeDescendants`): per accessible
+ * organization, a range of `policy_ancestor`'s primary key joined to `policy` by its unique
+ * `seq`, so a page costs its own rows whatever the subtree's size (see the migration
+ * policy_ancestry and docs/access-rule.md). Descendants of an accessible organization are
+ * accessible, so the access rule is checked once, on the organization whose subtree it is.
+ * The parameters come in the same order as POLICIES_PAGE's: ids, access, after, page size.
+ */
+export const SUBTREE_POLICIES_PAGE = (access: string) => `with top as (
+  select o.id from organization o where o.id = any(?::uuid[]) and ${access}
+), position as (select ?::bigint as after, ?::int as size)
+select page.* from top cross join position cross join lateral (
+  select ${POLICY_SELECT}, top.id as owner, p.seq
+  from policy_ancestor a join policy p on p.seq = a.policy_seq
+  where a.ancestor_id = top.id and a.policy_seq > position.after
+  order by a.policy_seq limit position.size
+) page order by page.owner, page.seq`;
+
 /** Charges are only reached through a policy that passed the access rule. */
 export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c
   where c.policy_id = any(?::uuid[]) order by c.policy_id, c.sequence`;

@@ -7,7 +7,9 @@ import {
   isNonNullType,
   isObjectType,
   parse,
+  type FieldNode,
   type GraphQLField,
+  type GraphQLNamedType,
   type GraphQLInputField,
   type GraphQLInputType,
   type GraphQLOutputType,
@@ -41,15 +43,24 @@ const SCALARS: Record<string, JsonSchema> = {
   JSONObject: { type: 'object' },
 };
 
-/** The schema of a route's response: the operation's single root field, as selected. */
-export function responseSchema(schema: GraphQLSchema, document: string, overlays: SchemaOverlays): JsonSchema {
+/**
+ * The schema of a route's response: the operation's single root field, as selected; or, given
+ * a path of field names below it (`['policies', 'edges', 'node']`), the object selected there.
+ */
+export function responseSchema(schema: GraphQLSchema, document: string, overlays: SchemaOverlays, path: string[] = []): JsonSchema {
   const operation = getOperationAST(parse(document))!;
-  const root = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
-  const [field] = operation.selectionSet.selections;
-  if (field.kind !== 'Field' || !field.selectionSet) throw new Error('a REST document selects one object field');
-  const type = getNamedType(root.getFields()[field.name.value].type);
-  if (!isObjectType(type)) throw new Error(`${field.name.value} is not an object`);
-  return objectSchema(type.name, type.getFields(), field.selectionSet, overlays);
+  let type: GraphQLNamedType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+  let selectionSet = operation.selectionSet;
+  const [first] = selectionSet.selections;
+  if (first.kind !== 'Field') throw new Error('a REST document selects one object field');
+  for (const name of [first.name.value, ...path]) {
+    const field = selectionSet.selections.find((selection): selection is FieldNode => selection.kind === 'Field' && selection.name.value === name);
+    if (!field?.selectionSet || !isObjectType(type)) throw new Error(`the REST document selects no object at ${name}`);
+    type = getNamedType(type.getFields()[name].type);
+    selectionSet = field.selectionSet;
+  }
+  if (!isObjectType(type)) throw new Error(`${type.name} is not an object`);
+  return objectSchema(type.name, type.getFields(), selectionSet, overlays);
 }
 
 function objectSchema(

@@ -30,7 +30,6 @@ const rateLimitHeaders = {
 };
 
 const ERRORS = {
-  400: problem('The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`)'),
   401: problem('No token, or a refused token', {
     'WWW-Authenticate': { description: 'RFC 6750 challenge', schema: { type: 'string' } },
   }),
@@ -43,9 +42,14 @@ const ERRORS = {
 };
 const POST_ERRORS = {
   ...ERRORS,
+  400: problem('The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`)'),
   413: problem('The body is larger than 100 KB'),
   415: problem('The body is not application/json, or not UTF-8'),
   422: problem('The Idempotency-Key was already used with a different body (code IDEMPOTENCY_KEY_REUSED)'),
+};
+const LIST_ERRORS = {
+  ...ERRORS,
+  400: problem('A query parameter is invalid: `limit` not 1–100, `after` not a cursor of this list, a parameter given twice, or (policies) `includeDescendants` not true/false, or no `organizationId` and no org claim'),
 };
 const ORGANIZATION_POST_ERRORS = {
   ...POST_ERRORS,
@@ -121,6 +125,20 @@ const OVERLAYS: SchemaOverlays = {
   },
 };
 
+/** A REST list page (spec section 10): `{ data, hasMore, nextCursor }`. */
+function listSchema(item: string) {
+  return {
+    type: 'object',
+    required: ['data', 'hasMore', 'nextCursor'],
+    properties: {
+      data: { type: 'array', items: ref(item) },
+      hasMore: { type: 'boolean' },
+      nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last' },
+    },
+    additionalProperties: false,
+  };
+}
+
 function documentOf(method: RestRoute['method'], path: string): string {
   const route = REST_ROUTES.find((candidate) => candidate.method === method && candidate.path === path);
   if (!route) throw new Error(`no REST route ${method} ${path}`);
@@ -162,7 +180,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           responses: {
             200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('OrganizationList')) },
             404: problem('`parentId` names no organization the caller may access'),
-            ...ERRORS,
+            ...LIST_ERRORS,
           },
         },
         post: {
@@ -188,6 +206,31 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         },
       },
       '/api/v1/policy': {
+        get: {
+          operationId: 'listPolicies',
+          summary: 'List the policies of an organization, or of its whole subtree',
+          description:
+            'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
+            'every organization below it. Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`.',
+          tags: ['Policies'],
+          parameters: [
+            {
+              name: 'organizationId',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', format: 'uuid' },
+              description: 'Whose policies; without it, the token’s org (a token without one must send it)',
+            },
+            { name: 'includeDescendants', in: 'query', required: false, schema: { type: 'boolean', default: false }, description: 'Also every descendant’s policies' },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'The `nextCursor` of the previous page' },
+          ],
+          responses: {
+            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyList')) },
+            404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+            ...LIST_ERRORS,
+          },
+        },
         post: {
           operationId: 'createPolicy',
           summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing)',
@@ -266,16 +309,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         },
         OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
         OrganizationSummary: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
-      OrganizationList: {
-        type: 'object',
-        required: ['data', 'hasMore', 'nextCursor'],
-        properties: {
-          data: { type: 'array', items: ref('OrganizationSummary') },
-          hasMore: { type: 'boolean' },
-          nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last' },
-        },
-        additionalProperties: false,
-      },
+        OrganizationList: listSchema('OrganizationSummary'),
         CreatePolicyRequest: {
           ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS),
           description:
@@ -284,6 +318,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         },
         PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),
         Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
+        PolicyListItem: responseSchema(schema, documentOf('GET', '/api/v1/policy'), OVERLAYS, ['policies', 'edges', 'node']),
+        PolicyList: listSchema('PolicyListItem'),
       },
     },
   };

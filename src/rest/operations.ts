@@ -67,3 +67,22 @@ export const POLICY = /* GraphQL */ `
     }
   }
 `;
+
+/** A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec section 10). */
+export const POLICIES = /* GraphQL */ `
+  query Policies($organizationId: ID!, $includeDescendants: Boolean!, $first: Int!, $after: String) {
+    organization(id: $organizationId) {
+      policies(first: $first, after: $after, includeDescendants: $includeDescendants) {
+        edges {
+          node {
+            id number
+            coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+            charges { id type periodStart periodEnd dueDate amount currency status }
+            organization { id name parentId }
+          }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+`;

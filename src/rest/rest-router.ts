@@ -12,6 +12,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
+import type { Principal } from '../auth/principal.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
 import { badUserInput, responseTooLarge, ServiceError } from '../errors/errors.js';
 import { asGraphQLError, safeError, statusOf } from '../errors/safe-errors.js';
@@ -164,7 +165,7 @@ async function answerIdempotently(
   key: string,
 ): Promise<Answer> {
   assertIdempotencyKey(key);
-  const variables = await checkedVariables(schema, route, req);
+  const variables = await checkedVariables(schema, route, req, context.principal!);
   const { response, replayed } = await options.idempotency.run(
     context.em,
     { principal: context.principal!, operation: `${route.method} ${route.path}`, key, request: req.body },
@@ -183,12 +184,17 @@ async function answerIdempotently(
 
 /** Runs the route's document for this request; expected failures are answers too. */
 async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, context: RequestContext, req: Request): Promise<Answer> {
-  return executeRoute(route, context, await checkedVariables(schema, route, req));
+  return executeRoute(route, context, await checkedVariables(schema, route, req, context.principal!));
 }
 
 /** The request's variables, once every input check has passed (else BAD_USER_INPUT with the list). */
-async function checkedVariables(schema: GraphQLSchema, route: PreparedRoute, req: Request): Promise<Record<string, unknown>> {
-  const variables = variablesOf(route, req);
+async function checkedVariables(
+  schema: GraphQLSchema,
+  route: PreparedRoute,
+  req: Request,
+  principal: Principal,
+): Promise<Record<string, unknown>> {
+  const variables = variablesOf(route, req, principal);
   const invalid = await inputErrors(schema, route.operation, variables);
   if (invalid.length > 0) throw badUserInput(invalid);
   return variables;
@@ -220,8 +226,8 @@ async function rebuildAnswer(
   return { status: 200, contentType: 'application/json', body: JSON.stringify(route.response(result.data as Record<string, unknown>)), headers: {} };
 }
 
-function variablesOf(route: PreparedRoute, req: Request): Record<string, unknown> {
-  if (route.method === 'GET') return route.variables(req);
+function variablesOf(route: PreparedRoute, req: Request, principal: Principal): Record<string, unknown> {
+  if (route.method === 'GET') return route.variables(req, principal);
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }

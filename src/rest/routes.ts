@@ -3,9 +3,10 @@ import { policyNotFound } from '../policies/policy.reads.js';
 import { badUserInput } from '../errors/errors.js';
 import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
-import type { CreateOrganizationMutation, CreatePolicyMutation, OrganizationQuery, OrganizationsQuery, PolicyQuery } from './generated/operations.js';
+import type { Principal } from '../auth/principal.js';
+import type { CreateOrganizationMutation, CreatePolicyMutation, OrganizationQuery, OrganizationsQuery, PoliciesQuery, PolicyQuery } from './generated/operations.js';
 import { flattenAddress } from './input-from-body.js';
-import { CREATE_ORGANIZATION, CREATE_POLICY, ORGANIZATION, ORGANIZATIONS, POLICY } from './operations.js';
+import { CREATE_ORGANIZATION, CREATE_POLICY, ORGANIZATION, ORGANIZATIONS, POLICIES, POLICY } from './operations.js';
 
 /**
  * The REST compatibility layer as data: each `/api/v1` route is one GraphQL document
@@ -20,10 +21,13 @@ interface RouteOf<Data> {
   response: (data: Data) => unknown;
 }
 
-/** A read: path and query parameters become the variables; may throw NOT_FOUND for impossible ids, 400 for bad parameters. */
+/**
+ * A read: path and query parameters (and, for defaults, the caller's token) become the
+ * variables; may throw NOT_FOUND for impossible ids, 400 for bad parameters.
+ */
 export interface GetRoute<Data = never> extends RouteOf<Data> {
   method: 'GET';
-  variables: (request: Pick<Request, 'params' | 'query'>) => Record<string, unknown>;
+  variables: (request: Pick<Request, 'params' | 'query'>, principal: Principal) => Record<string, unknown>;
 }
 
 /** A create: the JSON body becomes this variable (mapped onto its input type). */
@@ -70,6 +74,24 @@ export const REST_ROUTES: RestRoute[] = [
     bodyVariable: 'input',
     response: (data) => data.createPolicy,
   }),
+  get<PoliciesQuery>({
+    path: '/api/v1/policy',
+    document: POLICIES,
+    // organizationId defaults to the token's org claim; with neither there is nothing to list.
+    variables: ({ query }, principal) => {
+      const organizationId = singleParameter(query, 'organizationId') ?? principal.org;
+      if (organizationId == null) {
+        throw badUserInput([{ path: 'organizationId', message: 'is required when the token has no org claim' }]);
+      }
+      return {
+        organizationId,
+        includeDescendants: booleanParameter(query, 'includeDescendants'),
+        first: pageLimit(query),
+        after: singleParameter(query, 'after') ?? null,
+      };
+    },
+    response: (data) => listBody(data.organization!.policies),
+  }),
   get<PolicyQuery>({
     path: '/api/v1/policy/:id',
     document: POLICY,
@@ -88,6 +110,14 @@ function singleParameter(query: Request['query'], name: string): string | undefi
   const value = query[name];
   if (value === undefined || typeof value === 'string') return value;
   throw badUserInput([{ path: name, message: 'must be given once, as text' }]);
+}
+
+/** `true` or `false`; absent is false. */
+function booleanParameter(query: Request['query'], name: string): boolean {
+  const value = singleParameter(query, name);
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw badUserInput([{ path: name, message: 'must be true or false' }]);
 }
 
 /** `limit`: 1 to MAX_PAGE_SIZE, default 20 (spec section 10). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
-import { insertOrganizations } from '../support/rows.js';
+import { insertOrganizations, insertPolicies } from '../support/rows.js';
 import { useTestService } from '../support/test-service.js';
 
 /** GET /api/v1/organization (spec section 10): children of parentId, or the caller's entry points. */
@@ -55,6 +55,100 @@ describe('GET /api/v1/organization', () => {
       expect(response.status, query).toBe(400);
       expect(response.body.code).toBe('BAD_USER_INPUT');
       expect(response.body.errors[0].path, query).toBe(query.startsWith('after') ? 'after' : 'limit');
+    }
+  });
+});
+
+/** GET /api/v1/policy (spec section 10): an organization's policies, or its whole subtree's. */
+describe('GET /api/v1/policy', () => {
+  const service = useTestService();
+
+  /** root ← child ← grandchild, and a sibling tree; owned by `sub`. */
+  const tree = async (sub: string) => {
+    const [root] = await insertOrganizations(service, [{ name: `${sub} root`, ownerSub: sub }]);
+    const [child] = await insertOrganizations(service, [{ name: `${sub} child`, parentId: root, ownerSub: sub }]);
+    const [grandchild] = await insertOrganizations(service, [{ name: `${sub} grandchild`, parentId: child, ownerSub: sub }]);
+    return { root, child, grandchild };
+  };
+  let nextNumber = 7_100_000;
+  const policiesIn = (organizationIds: string[]) =>
+    insertPolicies(service, organizationIds.map((organizationId) => ({ organizationId, number: nextNumber++ })));
+
+  const pageThrough = async (token: string, query: string, between?: (page: number) => Promise<void>) => {
+    const numbers: number[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const response = await request(service.url, 'GET', `/api/v1/policy?${query}${after ? `&after=${after}` : ''}`, { token });
+      expect(response.status, response.text).toBe(200);
+      numbers.push(...response.body.data.map((item: { number: number }) => item.number));
+      await between?.(pages);
+      after = response.body.nextCursor;
+      expect(response.body.hasMore).toBe(after !== null);
+      pages++;
+    } while (after && pages < 50);
+    return numbers;
+  };
+
+  it('an ancestor lists its whole subtree page by page, with no repeats or gaps while policies are inserted between pages', async () => {
+    const { root, child, grandchild } = await tree('plist-alice');
+    const start = nextNumber;
+    // Interleaved over the three levels, so creation order differs from any per-organization order.
+    for (let i = 0; i < 9; i++) await policiesIn([root, child, grandchild]);
+    const token = await service.token({ sub: 'plist-alice' });
+    const numbers = await pageThrough(token, `organizationId=${root}&includeDescendants=true&limit=10`, async (page) => {
+      if (page === 0) await policiesIn([grandchild, root]);
+    });
+    expect(numbers).toEqual(Array.from({ length: 29 }, (_, i) => start + i));
+    // Without includeDescendants: the organization's own policies only.
+    const own = await pageThrough(token, `organizationId=${child}&limit=4`);
+    expect(own).toEqual(Array.from({ length: 9 }, (_, i) => start + 1 + 3 * i));
+    // From the middle: the child and the grandchild, not the root.
+    const middle = await pageThrough(token, `organizationId=${child}&includeDescendants=true&limit=100`);
+    expect(middle).toEqual(numbers.filter((_, i) => i < 27 ? i % 3 !== 0 : i === 27));
+  });
+
+  it('items are the policy read shape plus id; organizationId defaults to the token’s org', async () => {
+    const { child, grandchild } = await tree('plist-bob');
+    await policiesIn([grandchild]);
+    const response = await request(service.url, 'GET', '/api/v1/policy?includeDescendants=true', {
+      token: await service.token({ sub: 'someone-else', org: child }),
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.hasMore).toBe(false);
+    const [item] = response.body.data;
+    expect(Object.keys(item).sort()).toEqual(['charges', 'coverage', 'id', 'number', 'organization']);
+    expect(item.organization).toEqual({ id: grandchild, name: 'plist-bob grandchild', parentId: child });
+    expect(item.coverage.slug).toBe('accident-only');
+  });
+
+  it('answers 404 for an organization out of reach or unknown, and 400 for bad parameters or nothing to list', async () => {
+    const { root } = await tree('plist-carol');
+    const stranger = await service.token({ sub: 'plist-dave' });
+    for (const organizationId of [root, '8b5e7d0e-3f43-4a7a-9d22-3c6f1b1c2d3e', 'not-a-uuid', '']) {
+      for (const includeDescendants of ['true', 'false']) {
+        const response = await request(service.url, 'GET', `/api/v1/policy?organizationId=${organizationId}&includeDescendants=${includeDescendants}`, { token: stranger });
+        expect(response.status, organizationId).toBe(404);
+        expect(response.body.code).toBe('NOT_FOUND');
+      }
+    }
+    const noOrg = await request(service.url, 'GET', '/api/v1/policy', { token: stranger });
+    expect(noOrg.status).toBe(400);
+    expect(noOrg.body.errors).toEqual([{ path: 'organizationId', message: 'is required when the token has no org claim' }]);
+    const carol = await service.token({ sub: 'plist-carol' });
+    const bad: Array<[string, string]> = [
+      ['includeDescendants=yes', 'includeDescendants'],
+      ['includeDescendants=true&includeDescendants=false', 'includeDescendants'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['after=nonsense', 'after'],
+      [`after=${Buffer.from('organization:1').toString('base64url')}`, 'after'],
+    ];
+    for (const [query, path] of bad) {
+      const response = await request(service.url, 'GET', `/api/v1/policy?organizationId=${root}&${query}`, { token: carol });
+      expect(response.status, query).toBe(400);
+      expect(response.body.code).toBe('BAD_USER_INPUT');
+      expect(response.body.errors[0].path, query).toBe(path);
     }
   });
 });

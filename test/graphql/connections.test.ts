@@ -172,6 +172,51 @@ describe('GraphQL connections', () => {
     expect(child.errors).toBeUndefined();
   });
 
+  describe('includeDescendants', () => {
+    const subtree = async (id: string, principal: Claims, first = 100) => {
+      const numbers: number[] = [];
+      let after: string | null = null;
+      do {
+        const response: { data?: any; errors?: unknown } = await api.run(
+          `query ($id: ID!, $first: Int!, $after: String) { organization(id: $id) {
+            policies(first: $first, after: $after, includeDescendants: true) { edges { node { number organization { id } } } pageInfo { hasNextPage endCursor } }
+          } }`,
+          { principal, variables: { id, first, after } },
+        );
+        expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
+        const page: any = response.data.organization.policies;
+        numbers.push(...page.edges.map((edge: any) => edge.node.number));
+        after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+      } while (after);
+      return numbers;
+    };
+    const policyNumbersUnder = async (id: string) =>
+      (await api.sql<{ number: string }>(
+        `select p.number from policy p join organization o on o.id = p.organization_id where $1::uuid = any(o.path) order by p.seq`, [id],
+      )).map((row) => Number(row.number));
+
+    it('pages the policies of the organization and every descendant, in creation order, each once', async () => {
+      const [grandchild] = await addChildren((await addChildren(org.B, 1, 'b-deep-'))[0], 1, 'b-deeper-');
+      await addPolicies(grandchild, 7, 300_000);
+      await addPolicies(org.R, 3, 310_000);
+      for (const id of [org.R, org.A, org.B]) {
+        const expected = await policyNumbersUnder(id);
+        expect(await subtree(id, alice, 100)).toEqual(expected);
+        expect(await subtree(id, alice, 7)).toEqual(expected);
+      }
+      expect(await subtree(org.B, alice)).toEqual([...Array.from({ length: 5 }, (_, i) => 200_001 + i), ...Array.from({ length: 7 }, (_, i) => 300_001 + i)]);
+    });
+
+    it("stays inside what the caller may access: B's token sees B's subtree, never R's other policies", async () => {
+      const bToken = { sub: 'someone', org: org.B };
+      const numbers = await subtree(org.B, bToken);
+      expect(numbers).toEqual(await policyNumbersUnder(org.B));
+      const response = await api.run(`{ organization(id: "${org.R}") { policies(includeDescendants: true) { edges { node { number } } } } }`, { principal: bToken });
+      expect(response.data?.organization).toBeNull();
+      expect(response.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    });
+  });
+
   describe('batched loading', () => {
     let statements: string[] = [];
     beforeAll(() => {
@@ -213,10 +258,11 @@ describe('GraphQL connections', () => {
         name parent { id } owners { firstname } bankAccounts { accountLast4 }
         children(first: 5) { edges { node { id } } }
         policies(first: 5) { edges { node { number organization { id } } } }
+        subtree: policies(first: 5, includeDescendants: true) { edges { node { number } } }
       } } } } }`;
       const { statements: sent, data } = await count(query, alice);
       expect(data.organization.children.edges).toHaveLength(50);
-      expect(sent.length).toBeLessThanOrEqual(7);
+      expect(sent.length).toBeLessThanOrEqual(8);
     });
   });
 });

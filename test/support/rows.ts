@@ -90,7 +90,10 @@ const POLICY_COLUMNS: Array<Column<Required<PolicyRow>>> = [
     name: 'coverage',
     type: 'jsonb',
     value: (row) => (row.coverage === undefined ? null : JSON.stringify(row.coverage)),
-    select: 'coalesce(given.coverage, (select to_jsonb(c) from coverage_plan c where c.slug = given.coverage_slug))',
+    // The snapshot as createPolicy writes it (camelCase, with the currency).
+    select: `coalesce(given.coverage, (select jsonb_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
+      'reimbursementRate', c.reimbursement_rate, 'annualLimit', c.annual_limit, 'monthlyPremium', c.monthly_premium, 'currency', c.currency)
+      from coverage_plan c where c.slug = given.coverage_slug))`,
   },
   { name: 'created_by_sub', type: 'text', value: (row) => row.createdBySub },
 ];

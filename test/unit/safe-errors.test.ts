@@ -34,6 +34,13 @@ describe('safeError', () => {
     expect(safe).toEqual({ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   });
 
+  it('treats a null for a non-null field (an execution error with a path and no cause) as the service\'s fault', () => {
+    const { safe, unexpected } = safeError(new GraphQLError('Cannot return null for non-nullable field Coverage.reimbursementRate.', { path: ['policy', 'coverage', 'reimbursementRate'] }));
+    expect(unexpected).toBe(true);
+    expect(safe.extensions.code).toBe('INTERNAL_SERVER_ERROR');
+    expect(safeError(new GraphQLError('Cannot query field "nope" on type "Query".')).safe.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
   it('reports a lost database as UNAVAILABLE', () => {
     const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     expect(safeError(new GraphQLError(cause.message, { originalError: cause })).safe.extensions.code).toBe('UNAVAILABLE');

@@ -116,3 +116,13 @@ export type PolicyQueryVariables = Exact<{
 
 
 export type PolicyQuery = { policy: { number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } | null };
+
+export type PoliciesQueryVariables = Exact<{
+  organizationId: string | number;
+  includeDescendants: boolean;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type PoliciesQuery = { organization: { policies: { edges: Array<{ node: { id: string, number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
