@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { GraphQLError } from 'graphql';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer } from 'node:http';
 import type { Logger } from 'pino';
@@ -6,10 +7,11 @@ import { authenticationGate } from './auth/authentication-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import type { CallerLimits, Config } from './config.js';
 import { corsPolicy } from './http/cors.js';
+import { developerPages } from './http/developer-pages.js';
 import { serviceVersion } from './http/version.js';
 import { createApolloServer, type ApolloOptions } from './graphql-server/apollo.js';
 import { createContextFactory } from './graphql/context.js';
-import { sendError } from './errors/error-head.js';
+import { sendError, servedByGraphql } from './errors/error-head.js';
 import { badUserInput, notFound, ServiceError, unavailable } from './errors/errors.js';
 import { graphqlRoute } from './graphql-server/graphql-route.js';
 import { buildServiceSchema } from './graphql-server/schema.js';
@@ -29,11 +31,12 @@ export interface ServiceDependencies {
   fingerprints: RequestFingerprints;
   logger: Logger;
   production: boolean;
-  graphql: Omit<ApolloOptions, 'production'>;
+  graphql: Omit<ApolloOptions, 'production' | 'developerPages'>;
   idempotencyRetentionSeconds: number;
   limits: CallerLimits;
   trustProxy: boolean | number | string;
   corsOrigins: Config['corsOrigins'];
+  developerPages: boolean;
 }
 
 /** Request bodies larger than this are refused with 413 (spec section 6). */
@@ -72,7 +75,7 @@ export async function createApp(deps: ServiceDependencies) {
   server.keepAliveTimeout = limits.http.keepAliveTimeoutSeconds * 1000;
   server.maxConnections = limits.http.maxConnections;
   const http = drainable(server);
-  const apollo = createApolloServer(schema, { production: deps.production, ...deps.graphql });
+  const apollo = createApolloServer(schema, { ...deps.graphql, production: deps.production, developerPages: deps.developerPages });
   await apollo.start();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -84,20 +87,8 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/version', (_req, res) => {
     res.json(version);
   });
-  // What is here, for a person or a tool arriving at the root.
-  app.get('/', (_req, res) => {
-    res.json({
-      service: 'Organization and Policy service',
-      version: version.version,
-      links: {
-        graphql: '/graphql',
-        openapi: '/api/v1/openapi.json',
-        healthz: '/healthz',
-        readyz: '/readyz',
-        version: '/version',
-      },
-    });
-  });
+  // GraphiQL, the REST reference and the index (spec section 9); else these paths are 404.
+  if (deps.developerPages) app.use(developerPages(version));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -126,6 +117,7 @@ export async function createApp(deps: ServiceDependencies) {
     '/graphql',
     ...graphqlRoute(schema, apollo, createContext, {
       production: deps.production,
+      developerPages: deps.developerPages,
       bodyParser: jsonBody(),
       idempotency,
       limits: rateLimits,
@@ -137,7 +129,7 @@ export async function createApp(deps: ServiceDependencies) {
     sendError(req, res, notFound(`No route for ${req.method} ${req.path}.`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = requestProblem(error);
+    const known = requestProblem(error, servedByGraphql(req));
     if (known) return sendError(req, res, known);
     deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unexpected error');
     sendError(req, res, new ServiceError('INTERNAL_SERVER_ERROR', 'Internal server error.'));
@@ -161,14 +153,20 @@ function jsonBody(): RequestHandler {
   };
 }
 
-/** Errors raised before any route ran (the body parser, the router's path decoding), as problems. */
-function requestProblem(error: unknown): ServiceError | null {
+/**
+ * Errors raised before any route ran (the body parser, the router's path decoding), as problems.
+ * On `/graphql` a body that is not JSON is not a GraphQL request at all: Apollo's BAD_REQUEST
+ * (400 whatever the client accepts, as GraphQL over HTTP recommends), not BAD_USER_INPUT.
+ */
+function requestProblem(error: unknown, graphql: boolean): GraphQLError | null {
   // A path parameter with malformed percent-encoding (`/api/v1/policy/%`) names nothing.
   if (error instanceof URIError) return notFound();
   const type = (error as { type?: string } | null)?.type;
   switch (type) {
     case 'entity.parse.failed':
-      return badUserInput([], 'The request body is not valid JSON.');
+      return graphql
+        ? new GraphQLError('The request body is not valid JSON.', { extensions: { code: 'BAD_REQUEST' } })
+        : badUserInput([], 'The request body is not valid JSON.');
     case 'entity.too.large':
       return new ServiceError('PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT}.`);
     case 'encoding.unsupported':

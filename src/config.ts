@@ -42,6 +42,8 @@ export interface Config {
    * http://127.0.0.1:<port>; a list, those exact origins; empty (production's default), none.
    */
   corsOrigins: '*' | 'localhost' | string[];
+  /** Spec section 9: GraphiQL, the REST reference, Sandbox and the index; on outside production unless DEVELOPER_PAGES=false. */
+  developerPages: boolean;
 }
 
 /** Per-caller budgets (0 = off) and per-request bounds; spec section 12. */
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     limits: parseCallerLimits(env),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS, nodeEnv),
+    developerPages: parseBoolean('DEVELOPER_PAGES', env.DEVELOPER_PAGES, nodeEnv !== 'production'),
   };
   const { http } = config.limits;
   // Node checks the headers timeout only within the request timeout.

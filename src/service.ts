@@ -53,6 +53,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       limits: config.limits,
       trustProxy: config.trustProxy,
       corsOrigins: config.corsOrigins,
+      developerPages: config.developerPages,
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -46,10 +46,10 @@ function refuse(description: string | null): Authentication {
 
 /**
  * The one rule for "does this request need a principal": every operation does, except an
- * introspection-only query outside production (so Apollo Sandbox can load the schema).
+ * introspection-only query while the developer pages are on (so Sandbox and GraphiQL can load the schema).
  */
-export function needsPrincipal(operation: OperationDefinitionNode, production: boolean): boolean {
-  if (production || operation.operation !== 'query') return true;
+export function needsPrincipal(operation: OperationDefinitionNode, anonymousIntrospection: boolean): boolean {
+  if (!anonymousIntrospection || operation.operation !== 'query') return true;
   return !operation.selectionSet.selections.every(
     (selection) => selection.kind === 'Field' && selection.name.value.startsWith('__'),
   );

@@ -19,7 +19,7 @@ export interface RequestAuthentication {
  * The one authentication gate, before any body is read: REST, `/graphql` and the rate limits
  * all take the principal from `res.locals.authentication`. It never answers by itself; each
  * route refuses what it must (REST: no principal; `/graphql`: a refused token, or no token in
- * production), so that a caller without a valid token learns that first, whatever its body.
+ * production, or rather with the developer pages off), so that a caller without a valid token learns that first, whatever its body.
  */
 export function authenticationGate(verify: TokenVerifier) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -54,15 +54,15 @@ function authorizationHeader(req: Request): string | undefined | typeof DUPLICAT
 /** Where a request is asked whether it may go on without a principal. */
 export type AuthenticationPoint =
   | { surface: 'rest' }
-  | { surface: 'graphql'; production: boolean }
-  | { surface: 'graphql'; production: boolean; operation: OperationDefinitionNode };
+  | { surface: 'graphql'; anonymousIntrospection: boolean }
+  | { surface: 'graphql'; anonymousIntrospection: boolean; operation: OperationDefinitionNode };
 
 /**
  * The one rule for refusing a request for want of a principal (its 401), asked by each surface
  * as soon as it can: REST before the body (every route needs a principal); `/graphql` before
- * the body for a token that was sent and refused, or for none in production; `/graphql` again
+ * the body for a token that was sent and refused, or for none with the developer pages off; `/graphql` again
  * once the operation is known (every operation needs one but an introspection-only query
- * outside production, so Apollo Sandbox can load the schema).
+ * while the developer pages are on, so Sandbox and GraphiQL can load the schema).
  */
 export function authenticationRefusal(
   authentication: Pick<RequestAuthentication, 'principal' | 'failure'> & { tokenSent?: boolean },
@@ -71,8 +71,8 @@ export function authenticationRefusal(
   const { principal, failure, tokenSent } = authentication;
   if (principal || !failure) return null;
   if (point.surface === 'rest') return failure;
-  if ('operation' in point) return needsPrincipal(point.operation, point.production) ? failure : null;
-  return tokenSent || point.production ? failure : null;
+  if ('operation' in point) return needsPrincipal(point.operation, point.anonymousIntrospection) ? failure : null;
+  return tokenSent || !point.anonymousIntrospection ? failure : null;
 }
 
 /** The rule as a step before the body is read: answers the 401, or lets the request on. */

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import Negotiator from 'negotiator';
 import type { GraphQLError } from 'graphql';
 import { RETRY_AFTER_SECONDS, ServiceError } from './errors.js';
 import { PROBLEM_JSON, problemBody } from './problem.js';
@@ -30,6 +31,54 @@ export function headFor(code: string, carried: Readonly<Record<string, string>> 
 }
 
 /**
+ * Codes for a GraphQL request that cannot run as sent: the document does not parse or
+ * validate, or its input breaks a rule (wherever the rule is checked: before execution or by
+ * a resolver). GraphQL over HTTP answers these 400 under `application/graphql-response+json`
+ * and 200 under `application/json`.
+ */
+const GRAPHQL_REQUEST_ERRORS = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+export const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
+
+/**
+ * The HTTP status of a `/graphql` answer, from its errors' codes alone (docs/spec.md section 6,
+ * "GraphQL over HTTP"), so that one code has one status whichever check found it:
+ * - `NOT_FOUND` is a field error: the field is null, the rest of `data` stands, HTTP 200;
+ * - any other code refuses the request as a whole: no `data`, and the status of its code: 400
+ *   (or 200 under `application/json`) for the request errors above, else the REST status
+ *   (`BAD_REQUEST`, a request that is not GraphQL at all, is 400);
+ * several refusals: the highest status.
+ */
+export function graphqlAnswerHead(codes: readonly string[], mediaType: string): { status: number; refused: boolean } {
+  let status = 200;
+  let refused = false;
+  for (const code of codes) {
+    if (code === 'NOT_FOUND') continue;
+    refused = true;
+    const codeStatus = GRAPHQL_REQUEST_ERRORS.has(code) ? (mediaType === GRAPHQL_RESPONSE_JSON ? 400 : 200) : statusOf(code);
+    status = Math.max(status, codeStatus);
+  }
+  return { status, refused };
+}
+
+/**
+ * The media type of a `/graphql` answer for this Accept header, as Apollo Server chooses it:
+ * `application/json` without one, or when it is preferred or tied.
+ */
+export function graphqlMediaType(accept: string | undefined): string {
+  if (!accept) return 'application/json';
+  const preferred = new Negotiator({ headers: { accept } }).mediaType(['application/json', GRAPHQL_RESPONSE_JSON]);
+  return preferred ?? 'application/json';
+}
+
+/**
  * An error that ends a `/graphql` request before execution, with its HTTP head in
  * `extensions.http`: Apollo Server merges that into the response and strips it from the body.
  * Errors raised during execution keep HTTP 200, as GraphQL over HTTP asks.
@@ -45,7 +94,7 @@ export function beforeExecution<E extends GraphQLError>(error: E): E {
  * regard to case and also below it (`/GraphQL`, `/graphql/`), so an exact comparison would
  * answer those with problem+json instead of GraphQL's `{ errors }`.
  */
-function servedByGraphql(req: Request): boolean {
+export function servedByGraphql(req: Request): boolean {
   const path = req.originalUrl.split('?')[0].toLowerCase();
   return path === '/graphql' || path.startsWith('/graphql/');
 }
@@ -59,7 +108,9 @@ export function sendError(req: Request, res: Response, error: GraphQLError): voi
   const { safe } = safeError(error);
   res.status(status).set(headers);
   if (servedByGraphql(req)) {
-    res.type('application/json').send(JSON.stringify({ errors: [safe] }));
+    const mediaType = graphqlMediaType(req.get('accept'));
+    res.status(graphqlAnswerHead([safe.extensions.code], mediaType).status);
+    res.type(mediaType).send(JSON.stringify({ errors: [safe] }));
     return;
   }
   const { errors } = safe.extensions as { errors?: [] };

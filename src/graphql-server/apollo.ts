@@ -6,20 +6,24 @@ import { Kind, type DocumentNode, type GraphQLSchema, type SelectionSetNode } fr
 import type { GraphQLLimits } from '../config.js';
 import { authenticationRefusal } from '../auth/authentication-gate.js';
 import type { RequestContext } from '../graphql/context.js';
-import { beforeExecution, headFor } from '../errors/error-head.js';
+import { beforeExecution, graphqlAnswerHead, graphqlMediaType, headFor } from '../errors/error-head.js';
 import { badUserInput } from '../errors/errors.js';
 import { asGraphQLError, safeError } from '../errors/safe-errors.js';
 import { inputErrors } from '../input/check-input.js';
 import { assertQueryCost } from './query-cost.js';
+import { oneMutationField } from './one-mutation-field.js';
+import { EXAMPLE_HEADERS, EXAMPLE_OPERATION } from '../http/developer-pages.js';
 
 export interface ApolloOptions {
   production: boolean;
+  /** Sandbox at GET /graphql in a browser (spec section 9). */
+  developerPages: boolean;
   introspection: boolean;
   limits: GraphQLLimits;
 }
 
 /**
- * Apollo Server for `/graphql`: Sandbox outside production, no stack traces ever, and limits
+ * Apollo Server for `/graphql`: Sandbox with the developer pages (outside production by default), no stack traces ever, and limits
  * checked before any resolver runs: tokens while parsing (graphql-js), depth, aliases and
  * directives while validating (GraphQL Armor), cost once the operation is known (query-cost.ts).
  * Field suggestions are hidden in production.
@@ -39,7 +43,7 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
   }).protect();
   return new ApolloServer<RequestContext>({
     schema,
-    validationRules: armor.validationRules,
+    validationRules: [...armor.validationRules, oneMutationField],
     parseOptions: { maxTokens: limits.tokens },
     allowBatchedHttpRequests: false,
     // Automatic persisted queries: no client of this API uses them, and each one is a cache
@@ -54,12 +58,20 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
     // Compact JSON: Apollo indents responses by default, which costs time and bytes on every answer.
     stringifyResult: (result) => JSON.stringify(result),
     plugins: [
-      production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      options.developerPages
+        ? ApolloServerPluginLandingPageLocalDefault({
+            embed: { runTelemetry: false, endpointIsEditable: false },
+            document: EXAMPLE_OPERATION,
+            headers: EXAMPLE_HEADERS,
+            includeCookies: false,
+            footer: false,
+          })
+        : ApolloServerPluginLandingPageDisabled(),
       // No cache hints are used (responses are per caller); computing them visits every field.
       ApolloServerPluginCacheControlDisabled(),
       // Armor ships CommonJS typings of Apollo; the plugins are plain objects either way.
       ...(armor.plugins as unknown as Array<ApolloServerPlugin<RequestContext>>),
-      requestChecks(production, limits.cost),
+      requestChecks(options.developerPages, limits.cost),
     ],
   });
 }
@@ -71,13 +83,13 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
  * GraphQL cost points, and its create fields from its creates (429 when over). Unexpected errors
  * are logged once, here, with the request id; the client sees only what `safeError` lets through.
  */
-function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin<RequestContext> {
+function requestChecks(anonymousIntrospection: boolean, maxCost: number): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
-          const refusal = authenticationRefusal({ principal: contextValue.principal, failure: contextValue.authFailure }, { surface: 'graphql', production, operation });
+          const refusal = authenticationRefusal({ principal: contextValue.principal, failure: contextValue.authFailure }, { surface: 'graphql', anonymousIntrospection, operation });
           if (refusal) throw refusal;
           const errors = await inputErrors(schema, operation, request.variables);
           if (errors.length > 0) {
@@ -88,14 +100,19 @@ function requestChecks(production: boolean, maxCost: number): ApolloServerPlugin
           await contextValue.spend.graphqlCost(cost);
           if (operation.operation === 'mutation') await contextValue.spend.creates(createFields(operation.selectionSet, document));
         },
-        async willSendResponse({ contextValue, response }) {
+        async willSendResponse({ contextValue, response, request }) {
           if (response.body.kind !== 'single') return;
-          const errors = (response.body.singleResult.errors ?? []) as ReadonlyArray<{ extensions?: Record<string, unknown> }>;
-          // The same status and header as REST when the database is away.
-          if (errors.some((error) => error.extensions?.code === 'UNAVAILABLE')) {
-            const { status, headers } = headFor('UNAVAILABLE');
-            response.http.status = status;
-            for (const [name, value] of Object.entries(headers)) response.http.headers.set(name, value);
+          const result = response.body.singleResult;
+          const errors = (result.errors ?? []) as ReadonlyArray<{ extensions?: Record<string, unknown> }>;
+          if (errors.length === 0) return;
+          // One status per code, whichever check raised it (error-head.ts): a refusal has no data.
+          const codes = errors.map((error) => String(error.extensions?.code));
+          const { status, refused } = graphqlAnswerHead(codes, graphqlMediaType(request.http?.headers.get('accept')));
+          response.http.status = status;
+          if (refused) delete (result as { data?: unknown }).data;
+          // The same Retry-After as REST when the database is away.
+          if (codes.includes('UNAVAILABLE')) {
+            for (const [name, value] of Object.entries(headFor('UNAVAILABLE').headers)) response.http.headers.set(name, value);
           }
           for (const error of errors) {
             if (error.extensions?.code === 'INTERNAL_SERVER_ERROR' && contextValue?.requestId) {

@@ -2,7 +2,7 @@ import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
 import { execute, getOperationAST, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
-import { errorHead } from '../errors/error-head.js';
+import { errorHead, graphqlAnswerHead, graphqlMediaType } from '../errors/error-head.js';
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
@@ -14,6 +14,8 @@ import { inputErrors } from '../input/check-input.js';
 
 export interface GraphqlRouteOptions {
   production: boolean;
+  /** With the developer pages on, Sandbox and GraphiQL load the schema without a token. */
+  developerPages: boolean;
   /** JSON body parsing, after the authentication check. */
   bodyParser: RequestHandler;
   idempotency: IdempotencyKeys;
@@ -29,7 +31,7 @@ interface GraphqlAnswer extends StoredResponse {
 /**
  * `/graphql`: Apollo Server's own request pipeline, called the way its Express integration
  * does, with what the service adds around it in one place:
- * - a refused token (or, in production, a missing one) is a 401 before the body is read;
+ * - a refused token (or a missing one, unless the developer pages are on) is a 401 before the body is read;
  * - `Idempotency-Key` on a create mutation (spec section 7, src/idempotency/);
  * - the request's deadline (503 when it passes) and the response-size cap.
  */
@@ -39,10 +41,11 @@ export function graphqlRoute(
   createContext: ContextFactory,
   options: GraphqlRouteOptions,
 ): RequestHandler[] {
-  // Outside production an introspection-only query needs no token (Apollo Sandbox loads the
+  // With the developer pages on (outside production by default) an introspection-only query
+  // needs no token (Apollo Sandbox and GraphiQL load the
   // schema that way), so a request without one is read first; a token that was sent and
   // refused is a 401 whatever the body.
-  const refuseUnauthenticated = requireAuthentication({ surface: 'graphql', production: options.production });
+  const refuseUnauthenticated = requireAuthentication({ surface: 'graphql', anonymousIntrospection: options.developerPages });
 
   const answer = async (req: Request, res: Response): Promise<void> => {
     const authentication = res.locals.authentication as RequestAuthentication;
@@ -60,16 +63,16 @@ export function graphqlRoute(
     const mutation = key !== undefined && authentication.principal ? parsedMutation(req.body) : null;
     // A request that waited its turn past its deadline is answered without being run.
     const work = context.deadline.expired
-      ? Promise.resolve(errorAnswer(context.deadline.error()))
+      ? Promise.resolve(errorAnswer(context.deadline.error(), req.get('accept')))
       : (mutation ? answerIdempotently(schema, apollo, context, options.idempotency, req, key!, mutation) : executeThroughApollo(apollo, req, context)).catch(
-          (error: unknown) => errorAnswer(error, context),
+          (error: unknown) => errorAnswer(error, req.get('accept'), context),
         );
     // The caller's place in flight is held until this work settles, even if the answer goes first.
     res.locals.holdSlot?.(work);
-    let result = await context.deadline.race(work, () => errorAnswer(context.deadline.error()));
+    let result = await context.deadline.race(work, () => errorAnswer(context.deadline.error(), req.get('accept')));
     if (Buffer.byteLength(result.body) > options.responseMaxBytes) {
       context.logger.warn({ bytes: Buffer.byteLength(result.body) }, 'response over RESPONSE_MAX_BYTES refused');
-      result = errorAnswer(responseTooLarge(options.responseMaxBytes));
+      result = errorAnswer(responseTooLarge(options.responseMaxBytes), req.get('accept'));
     }
     res.status(result.status).set(result.headers).type(result.contentType).send(result.body);
   };
@@ -134,9 +137,9 @@ async function answerIdempotently(
         const errors = result.errors?.map((error) => safeError(error).safe);
         return { status: 200, contentType: 'application/json', body: JSON.stringify(errors ? { errors, data: result.data } : { data: result.data }) };
       },
-      // Only an operation that ran is kept: an HTTP 400 is a refusal before execution (validation,
-      // cost, variables), and its corrected retry must run, not meet a 422.
-      keep: (answer) => answer.status === 200 && !passingFailure(answer.body),
+      // As on REST, every answer below 500 of a create that started is kept; not a refusal before
+      // execution (parse, validation, cost: its corrected retry must run, not meet a 422) nor a 429.
+      keep: (answer) => answer.status < 500 && answer.status !== 429 && !refusedBeforeExecution(answer.body),
     },
   );
   const headers = (response as Partial<GraphqlAnswer>).headers ?? {};
@@ -166,20 +169,25 @@ function searchOf(url: string): string {
   return start === -1 ? '' : url.slice(start);
 }
 
-/** An error as a GraphQL answer; an unexpected one is logged once, here (a lost database is a 503). */
-function errorAnswer(error: unknown, context?: RequestContext): GraphqlAnswer {
+/**
+ * An error as a GraphQL answer, with the status its code has on `/graphql` for the media type
+ * the client accepts; an unexpected one is logged once, here (a lost database is a 503).
+ */
+function errorAnswer(error: unknown, accept: string | undefined, context?: RequestContext): GraphqlAnswer {
   const graphqlError = asGraphQLError(error);
   const { safe, unexpected } = safeError(graphqlError);
   if (unexpected) context?.logger.error({ err: graphqlError.originalError ?? graphqlError }, 'unexpected error in a GraphQL request');
-  const { status, headers } = errorHead(graphqlError);
-  return { status, contentType: 'application/json', body: JSON.stringify({ errors: [safe] }), headers };
+  const { headers } = errorHead(graphqlError);
+  const contentType = graphqlMediaType(accept);
+  const { status } = graphqlAnswerHead([safe.extensions.code], contentType);
+  return { status, contentType, body: JSON.stringify({ errors: [safe] }), headers };
 }
 
-/** A GraphQL 200 can still carry a failure that a retry should not get replayed. */
-function passingFailure(body: string): boolean {
+/** Whether the answer is graphql-js's or Apollo's refusal of the document, before any resolver ran. */
+function refusedBeforeExecution(body: string): boolean {
   try {
     const { errors } = JSON.parse(body) as { errors?: Array<{ extensions?: { code?: string } }> };
-    return (errors ?? []).some((error) => ['INTERNAL_SERVER_ERROR', 'UNAVAILABLE', 'RATE_LIMITED'].includes(error.extensions?.code ?? ''));
+    return (errors ?? []).some((error) => ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST'].includes(error.extensions?.code ?? ''));
   } catch {
     return true;
   }

@@ -153,7 +153,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       title: 'Organization and Policy service: REST compatibility layer',
       version,
       description:
-        'The four operations of the interface document. Every route needs `Authorization: Bearer <JWT>`. ' +
+        'The four operations of the interface document and two lists (organizations, policies). Every route needs `Authorization: Bearer <JWT>`. ' +
         'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
         'whose `code` equals the GraphQL `extensions.code`.',
     },

@@ -1,17 +1,15 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestService } from '../support/test-service.js';
+import { launchChromium } from './chromium.js';
 
 /**
  * CORS in a real browser (spec section 9): a page served on another origin calls the service
  * with fetch, as a frontend would, and reads `X-Request-Id`; a page on an origin that is not
- * allowed is stopped by the browser itself. Chromium is Debian's (`apt-get install chromium`,
- * done by .ci/run); CHROMIUM_PATH points elsewhere.
+ * allowed is stopped by the browser itself.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** A page that calls the service from its own origin and leaves what it saw in `window.result`. */
 function pageServer(): Promise<{ server: Server; origin: string }> {
@@ -53,14 +51,7 @@ describe('pages on other origins, in headless Chromium', () => {
   const env: Record<string, string> = {};
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH.`);
-    }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // This machine has no internet: Chromium's own background traffic is turned off.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     allowed = await pageServer();
     other = await pageServer();
     env.CORS_ORIGINS = allowed.origin;

@@ -93,7 +93,7 @@ describe('authentication', () => {
     for (const path of ['/graphql/', '/GraphQL', '/graphql?x=1']) {
       const response = await request(service.url, 'POST', path, { body: { query: '{ viewer { sub } }' }, headers: { authorization: 'Bearer abc' } });
       expect(response.status, path).toBe(401);
-      expect(response.headers.get('content-type'), path).toMatch(/^application\/json/);
+      expect(response.headers.get('content-type'), path).toMatch(/^application\/(graphql-response\+)?json/);
       expect(response.body.errors[0].extensions.code, path).toBe('UNAUTHENTICATED');
     }
   });

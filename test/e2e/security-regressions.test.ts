@@ -140,7 +140,8 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
     it('refuses a 19-digit cursor with 400', async () => {
       const after = Buffer.from('policy:9999999999999999999').toString('base64url');
       const response = await graphql(service.url, `{ organization(id: "${organizationId}") { policies(first: 1, after: "${after}") { edges { cursor } } } }`, {}, token);
-      expect(response.status).toBe(200);
+      expect(response.status).toBe(400);
+      expect(response.body.data).toBeUndefined();
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ path: 'after' }] });
     });
 

@@ -19,6 +19,11 @@ export interface RequestOptions {
 /** Plain HTTP against the running server, as an integrator's client would send it. */
 export async function request(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
   const headers: Record<string, string> = { ...options.headers };
+  // As GraphQL clients send it today (Apollo Client 4, graphql-http): the status then tells a
+  // refused request from an answered one. test/e2e/graphql-statuses covers application/json.
+  if (path.toLowerCase().startsWith('/graphql') && !Object.keys(headers).some((name) => name.toLowerCase() === 'accept')) {
+    headers.accept = 'application/graphql-response+json, application/json;q=0.9';
+  }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;
   if (options.body !== undefined) {

@@ -1,0 +1,166 @@
+import { Router, type Request, type Response } from 'express';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { ServiceVersion } from './version.js';
+
+/**
+ * The developer pages of spec section 9: GraphiQL at `/graphiql`, Swagger UI at `/api/v1/docs`
+ * and an index at `/`. Every script, style and font comes from the service itself (from the
+ * packages in node_modules), so they work with no internet, and the Content-Security-Policy
+ * below lets a page load and call nothing but this origin. Apollo Sandbox at `/graphql` is
+ * Apollo's landing page (graphql-server/apollo.ts); it loads from Apollo's CDN, so GraphiQL is
+ * the page for offline use.
+ */
+
+/** The example operation preloaded in GraphiQL and Sandbox. */
+export const EXAMPLE_OPERATION = `# Mint a token (npm run -s token -- --sub me), put it in the Authorization header, then run.
+query Example {
+  viewer {
+    sub
+    organizations(first: 10) {
+      edges { node { id name } }
+    }
+  }
+  coverages { slug name monthlyPremium }
+}
+`;
+
+/** The header placeholder preloaded with it: never a real token. */
+export const EXAMPLE_HEADERS = { Authorization: 'Bearer <token>' };
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Swagger UI and GraphiQL set styles from script; their fonts and icons are data: URLs.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const require = createRequire(import.meta.url);
+const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+
+/** Each served asset: its URL under /assets/ and its file in node_modules. */
+const ASSETS: Record<string, string> = {
+  'react.js': join(packageDir('react'), 'umd/react.production.min.js'),
+  'react-dom.js': join(packageDir('react-dom'), 'umd/react-dom.production.min.js'),
+  'graphiql.js': join(packageDir('graphiql'), 'graphiql.min.js'),
+  'graphiql.css': join(packageDir('graphiql'), 'graphiql.min.css'),
+  'swagger-ui.js': join(packageDir('swagger-ui-dist'), 'swagger-ui-bundle.js'),
+  'swagger-ui.css': join(packageDir('swagger-ui-dist'), 'swagger-ui.css'),
+};
+
+/** The pages' own start-up scripts: files of their own, so the policy needs no inline script. */
+const SCRIPTS: Record<string, string> = {
+  'graphiql-start.js': `
+const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).href });
+ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, {
+  fetcher,
+  defaultQuery: ${JSON.stringify(EXAMPLE_OPERATION)},
+  defaultHeaders: ${JSON.stringify(JSON.stringify(EXAMPLE_HEADERS, null, 2))},
+  defaultEditorToolsVisibility: 'headers',
+  shouldPersistHeaders: false,
+}));
+`,
+  'swagger-ui-start.js': `
+window.ui = SwaggerUIBundle({
+  url: '/api/v1/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  tryItOutEnabled: true,
+  persistAuthorization: false,
+  validatorUrl: null,
+});
+`,
+};
+
+const page = (title: string, head: string, body: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+${head}
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+
+const GRAPHIQL_PAGE = page(
+  'GraphiQL: Organization and Policy service',
+  '<link rel="stylesheet" href="/assets/graphiql.css">\n<link rel="stylesheet" href="/assets/pages.css">',
+  `<div id="graphiql">Loading GraphiQL…</div>
+<script src="/assets/react.js"></script>
+<script src="/assets/react-dom.js"></script>
+<script src="/assets/graphiql.js"></script>
+<script src="/assets/graphiql-start.js"></script>`,
+);
+
+const DOCS_PAGE = page(
+  'REST reference: Organization and Policy service',
+  '<link rel="stylesheet" href="/assets/swagger-ui.css">',
+  `<div id="swagger-ui"></div>
+<script src="/assets/swagger-ui.js"></script>
+<script src="/assets/swagger-ui-start.js"></script>`,
+);
+
+const PAGES_CSS = 'html, body, #graphiql { height: 100%; margin: 0; }\nbody { font-family: system-ui, sans-serif; }\n';
+
+/** What is here, for a person (HTML) or a tool (JSON) arriving at the root. */
+const LINKS = {
+  graphql: { href: '/graphql', title: 'GraphQL endpoint; Apollo Sandbox in a browser (loads from Apollo’s CDN)' },
+  graphiql: { href: '/graphiql', title: 'GraphiQL, served entirely by this service (works offline)' },
+  docs: { href: '/api/v1/docs', title: 'REST reference (Swagger UI)' },
+  openapi: { href: '/api/v1/openapi.json', title: 'OpenAPI 3.1 document of the REST layer' },
+  healthz: { href: '/healthz', title: 'Liveness' },
+  readyz: { href: '/readyz', title: 'Readiness: database reachable and migrated' },
+  version: { href: '/version', title: 'Version and commit' },
+};
+
+function indexPage(version: ServiceVersion): string {
+  const items = Object.values(LINKS)
+    .map((link) => `<li><a href="${link.href}"><code>${link.href}</code></a>: ${link.title}</li>`)
+    .join('\n');
+  return page(
+    'Organization and Policy service',
+    '<link rel="stylesheet" href="/assets/pages.css">',
+    `<main style="max-width: 48rem; margin: 2rem auto; padding: 0 1rem">
+<h1>Organization and Policy service</h1>
+<p>Version ${version.version}${version.commit ? ` (${version.commit.slice(0, 12)})` : ''}. Every API call needs <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<ul>
+${items}
+</ul>
+</main>`,
+  );
+}
+
+const sendPage = (res: Response, html: string) => res.set('content-security-policy', CSP).type('html').send(html);
+
+/** The pages and their assets, mounted before authentication: none needs a token. */
+export function developerPages(version: ServiceVersion): Router {
+  const router = Router();
+  router.get('/', (req: Request, res: Response) => {
+    if (req.accepts(['json', 'html']) === 'html') return sendPage(res, indexPage(version));
+    res.json({
+      service: 'Organization and Policy service',
+      version: version.version,
+      links: Object.fromEntries(Object.entries(LINKS).map(([name, link]) => [name, link.href])),
+    });
+  });
+  router.get('/graphiql', (_req, res) => sendPage(res, GRAPHIQL_PAGE));
+  router.get('/api/v1/docs', (_req, res) => sendPage(res, DOCS_PAGE));
+  for (const [name, file] of Object.entries(ASSETS)) {
+    router.get(`/assets/${name}`, (_req, res) => res.set('cache-control', 'public, max-age=3600').sendFile(file));
+  }
+  for (const [name, source] of Object.entries(SCRIPTS)) {
+    router.get(`/assets/${name}`, (_req, res) => res.set('cache-control', 'no-cache').type('js').send(source));
+  }
+  router.get('/assets/pages.css', (_req, res) => res.type('css').send(PAGES_CSS));
+  return router;
+}

@@ -1,0 +1,128 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestService } from '../support/test-service.js';
+import { launchChromium } from './chromium.js';
+
+/**
+ * The developer pages in headless Chromium (spec section 9): each page renders, is screenshot
+ * into test-results/screenshots/, and asks nothing of any host but the service (every request
+ * the page makes is recorded). GraphiQL also runs its preloaded example with a real token.
+ * Apollo Sandbox is Apollo's page from Apollo's CDN: it is checked for what the service
+ * controls (preloaded, no token, telemetry off) and its outside requests are blocked and listed.
+ */
+const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
+
+/** The page's document, inside tab.evaluate (the tests compile without the DOM's types). */
+declare const document: { querySelector(selector: string): unknown; querySelectorAll(selector: string): Iterable<unknown> };
+
+describe('developer pages in headless Chromium', () => {
+  let browser: Browser;
+  const service = useTestService();
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Opens a page, recording every request and every Content-Security-Policy complaint. */
+  const open = async (path: string) => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const requests: string[] = [];
+    const complaints: string[] = [];
+    tab.on('request', (request) => requests.push(request.url()));
+    tab.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) complaints.push(message.text());
+    });
+    await tab.goto(service.url + path, { waitUntil: 'load' });
+    return { tab, requests, complaints };
+  };
+  const outside = (requests: string[]) => requests.filter((url) => !url.startsWith(service.url + '/') && !/^(data|blob):/.test(url));
+  const screenshot = (tab: Page, name: string) => tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+
+  it('GraphiQL renders from the service alone and runs the example with a token put in its headers', async () => {
+    const { tab, requests, complaints } = await open('/graphiql');
+    try {
+      await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
+      const editorText = await tab.evaluate(() => (document.querySelector('.graphiql-query-editor .CodeMirror') as any).CodeMirror.getValue());
+      expect(editorText).toContain('query Example');
+      // The headers tab holds the placeholder, never a token; a user pastes theirs.
+      const token = await service.token({ sub: 'graphiql-user' });
+      const headers = await tab.evaluate((value) => {
+        const editors = [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')] as any[];
+        const editor = editors.find((element) => element.CodeMirror.getValue().includes('Authorization'));
+        const before = editor.CodeMirror.getValue();
+        editor.CodeMirror.setValue(JSON.stringify({ Authorization: `Bearer ${value}` }));
+        return before;
+      }, token);
+      expect(headers).toContain('Bearer <token>');
+      await tab.click('.graphiql-execute-button');
+      await tab.waitForFunction(() => (document.querySelector('.graphiql-response .CodeMirror') as any)?.CodeMirror.getValue().includes('graphiql-user'));
+      const result = JSON.parse(await tab.evaluate(() => (document.querySelector('.graphiql-response .CodeMirror') as any).CodeMirror.getValue()));
+      expect(result.data.viewer.sub).toBe('graphiql-user');
+      expect(result.data.coverages).toHaveLength(4);
+      await screenshot(tab, 'graphiql');
+      expect(outside(requests)).toEqual([]);
+      expect(complaints).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('the REST reference renders every operation from the service alone', async () => {
+    const { tab, requests, complaints } = await open('/api/v1/docs');
+    try {
+      await tab.waitForSelector('.swagger-ui .info .title');
+      expect(await tab.textContent('.swagger-ui .info .title')).toContain('Organization and Policy service');
+      await tab.waitForSelector('.opblock');
+      const operations = await tab.$$eval('.opblock-summary-path', (paths) => paths.map((path) => path.textContent?.trim()));
+      expect(operations).toEqual(expect.arrayContaining(['/api/v1/organization', '/api/v1/organization/{id}', '/api/v1/policy', '/api/v1/policy/{id}']));
+      expect(operations.length).toBe(6);
+      await screenshot(tab, 'rest-reference');
+      expect(outside(requests)).toEqual([]);
+      expect(complaints).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('the index links every page, from the service alone', async () => {
+    const { tab, requests, complaints } = await open('/');
+    try {
+      const links = await tab.$$eval('a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+      expect(links).toEqual(['/graphql', '/graphiql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz', '/version']);
+      await screenshot(tab, 'index');
+      expect(outside(requests)).toEqual([]);
+      expect(complaints).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("Sandbox at /graphql: preloaded, no token, telemetry off; what it asks of Apollo's CDN is blocked and listed", async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const blocked: string[] = [];
+    await tab.route('**/*', (route) => {
+      if (route.request().url().startsWith(service.url + '/')) return route.continue();
+      blocked.push(new URL(route.request().url()).host);
+      return route.abort();
+    });
+    try {
+      const response = await tab.goto(service.url + '/graphql', { waitUntil: 'load' });
+      expect(response?.status()).toBe(200);
+      const html = await response!.text();
+      expect(html).toContain('"runTelemetry":false');
+      expect(html).toContain('query Example');
+      expect(html).not.toMatch(/Bearer ey/);
+      await screenshot(tab, 'sandbox-offline');
+      // Apollo's page asks for its CDN and Google Fonts (README, "Developer pages"): nothing else.
+      expect([...new Set(blocked)].filter((host) => !host.endsWith('.apollographql.com') && host !== 'fonts.googleapis.com')).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+});

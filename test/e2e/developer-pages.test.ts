@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../support/test-service.js';
+
+/**
+ * The developer pages over HTTP (spec section 9): on outside production, off in production
+ * unless DEVELOPER_PAGES=true; every asset from the service itself. test/browser renders them.
+ */
+const PAGES = ['/graphiql', '/api/v1/docs'];
+const ASSETS = ['/assets/react.js', '/assets/react-dom.js', '/assets/graphiql.js', '/assets/graphiql.css', '/assets/swagger-ui.js', '/assets/swagger-ui.css', '/assets/graphiql-start.js', '/assets/swagger-ui-start.js', '/assets/pages.css'];
+const html = { accept: 'text/html,application/xhtml+xml' };
+
+describe('developer pages outside production', () => {
+  const service = useTestService();
+
+  it('serves GraphiQL and the REST reference without a token, with a policy that lets them reach only this origin', async () => {
+    for (const path of PAGES) {
+      const response = await fetch(service.url + path, { headers: html });
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'.*connect-src 'self'/);
+      const page = await response.text();
+      // Every script and style is a path on this service: nothing from another host.
+      const sources = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+      expect(sources.length).toBeGreaterThan(1);
+      for (const source of sources) expect(source, path).toMatch(/^\/assets\//);
+    }
+  });
+
+  it('serves every asset the pages name, with its type', async () => {
+    for (const path of ASSETS) {
+      const response = await fetch(service.url + path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type'), path).toMatch(path.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      expect((await response.arrayBuffer()).byteLength, path).toBeGreaterThan(50);
+    }
+  });
+
+  it('preloads GraphiQL with the example operation and a header placeholder, never a token', async () => {
+    const script = await (await fetch(service.url + '/assets/graphiql-start.js')).text();
+    expect(script).toContain('query Example');
+    expect(script).toContain('Bearer <token>');
+    expect(script).toContain("new URL('/graphql', location.href)");
+  });
+
+  it('serves Sandbox at GET /graphql to a browser, preloaded, telemetry off', async () => {
+    const response = await fetch(service.url + '/graphql', { headers: html });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('"runTelemetry":false');
+    expect(page).toContain('query Example');
+    expect(page).toContain('"Authorization":"Bearer \\u003ctoken\\u003e"');
+    expect(page).toContain('"includeCookies":false');
+  });
+
+  it('answers / with JSON for a tool and HTML for a browser, both linking every page', async () => {
+    const json = (await (await fetch(service.url + '/')).json()) as { links: Record<string, string> };
+    expect(json.links).toEqual({
+      graphql: '/graphql',
+      graphiql: '/graphiql',
+      docs: '/api/v1/docs',
+      openapi: '/api/v1/openapi.json',
+      healthz: '/healthz',
+      readyz: '/readyz',
+      version: '/version',
+    });
+    const page = await (await fetch(service.url + '/', { headers: html })).text();
+    for (const link of Object.values(json.links)) expect(page).toContain(`href="${link}"`);
+  });
+});
+
+describe('developer pages in production', () => {
+  const off = useTestService({ NODE_ENV: 'production' });
+  const on = useTestService({ NODE_ENV: 'production', DEVELOPER_PAGES: 'true' });
+
+  it('are 404 by default (and Sandbox is not served)', async () => {
+    for (const path of ['/', ...PAGES, ...ASSETS]) {
+      const response = await fetch(off.url + path, { headers: html });
+      expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { code: string }).code).toBe('NOT_FOUND');
+    }
+    const sandbox = await fetch(off.url + '/graphql', { headers: html });
+    expect(await sandbox.text()).not.toContain('embeddable-sandbox');
+    // The rest of what is public stays public.
+    for (const path of ['/version', '/healthz', '/api/v1/openapi.json']) expect((await fetch(off.url + path)).status, path).toBe(200);
+  });
+
+  it('are served with DEVELOPER_PAGES=true', async () => {
+    for (const path of ['/', ...PAGES, ...ASSETS]) expect((await fetch(on.url + path, { headers: html })).status, path).toBe(200);
+    expect(await (await fetch(on.url + '/graphql', { headers: html })).text()).toContain('embeddable-sandbox');
+  });
+});
