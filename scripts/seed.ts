@@ -55,9 +55,9 @@ const embedded = config.databaseUrl
 const orm = await openDatabase(config.databaseUrl ?? embedded!.url, { migrate: true, logger });
 const started = Date.now();
 try {
-  const trees = await seedOrganizations(orm);
+  const trees = await withoutTreeCounting(orm, () => seedOrganizations(orm));
   const organizationsDone = Date.now();
-  await seedPolicies(orm, trees);
+  await withoutTreeCounting(orm, () => seedPolicies(orm, trees));
   const summary = {
     organizations: orgCount,
     policies: policyCount,
@@ -160,6 +160,31 @@ async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
       [pgArray(tree.deepest)],
     );
     tree.deepPolicies = rows.map((row) => Number(row.number));
+  }
+}
+
+/**
+ * The per-tree counters (tree_usage, contract section 12) are kept by a deferred row trigger,
+ * one update of the tree's row per insert: right for the service's one create per transaction,
+ * but a bulk insert of 100,000 policies into one tree would update one row 100,000 times in a
+ * transaction, each update walking the row's growing chain of versions. The seed turns the
+ * triggers off for its bulk inserts and counts every tree once afterwards.
+ */
+async function withoutTreeCounting<T>(orm: MikroORM, work: () => Promise<T>): Promise<T> {
+  const connection = orm.em.getConnection();
+  await connection.execute('alter table organization disable trigger organization_tree_usage; alter table policy disable trigger policy_tree_usage');
+  try {
+    return await work();
+  } finally {
+    await connection.execute(`
+      alter table organization enable trigger organization_tree_usage;
+      alter table policy enable trigger policy_tree_usage;
+      insert into tree_usage as u (root_id, organizations, policies)
+      select o.path[1], count(*), 0 from organization o group by o.path[1]
+      on conflict (root_id) do update set organizations = excluded.organizations;
+      update tree_usage u set policies = c.n
+        from (select o.path[1] as root, count(*) as n from policy p join organization o on o.id = p.organization_id group by o.path[1]) c
+        where u.root_id = c.root`);
   }
 }
 

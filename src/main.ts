@@ -38,12 +38,22 @@ async function main(): Promise<void> {
 }
 
 async function printWelcome(config: Config, url: string): Promise<void> {
-  const lines = [``, `Organization and Policy service: ${url}`, `  GraphQL and Apollo Sandbox: ${url}/graphql`, `  REST: ${url}/api/v1/...`];
+  const lines = [``, `Organization and Policy service: ${url}`];
+  if (config.developerPages) {
+    lines.push(
+      `  Developer pages: ${url}/`,
+      `  GraphiQL (works offline): ${url}/graphiql`,
+      `  GraphQL and Apollo Sandbox: ${url}/graphql`,
+      `  REST reference: ${url}/api/v1/docs`,
+    );
+  } else {
+    lines.push(`  GraphQL: ${url}/graphql`, `  REST: ${url}/api/v1/... (OpenAPI: ${url}/api/v1/openapi.json)`);
+  }
   if (usesDevelopmentSecret(config)) {
     const { secret, issuer, audience } = verificationKeys(config);
     const token = await mintToken(secret!, { sub: 'dev', expiresIn: 24 * 3600, issuer, audience });
     lines.push(
-      `  Development token (sub "dev", valid 24 h; more with npm run token -- --sub alice --org <id>):`,
+      `  Development token (sub "dev", valid 24 h; more with TOKEN=$(npm run -s token -- --sub alice --org <id>)):`,
       ``,
       `export TOKEN=${token}`,
       ``,

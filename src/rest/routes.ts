@@ -81,7 +81,7 @@ export const REST_ROUTES: RestRoute[] = [
     variables: ({ query }, principal) => {
       const organizationId = singleParameter(query, 'organizationId') ?? principal.org;
       if (organizationId == null) {
-        throw badUserInput([{ path: 'organizationId', message: 'is required when the token has no org claim' }]);
+        throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
       }
       return {
         organizationId,

@@ -152,14 +152,43 @@ describe('odd input (property-based)', () => {
       'query ($id: ID!) { node(id: $id) { id } }',
       'query ($first: Int!, $after: String) { viewer { organizations(first: $first, after: $after) { pageInfo { hasNextPage startCursor } } } }',
       'query ($id: ID!, $first: Int!, $after: String) { organization(id: $id) { children(first: $first, after: $after) { pageInfo { hasPreviousPage } } } }',
+      'query ($id: ID!, $first: Int!, $after: String, $all: Boolean) { organization(id: $id) { policies(first: $first, after: $after, includeDescendants: $all) { edges { node { id } } } } }',
     ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...QUERIES), fc.oneof(oddValue, fc.constant('root')), fc.oneof(oddValue, fc.integer({ min: -5, max: 200 })), cursor, async (query, id, first, after) => {
-        const response = await graphql(service.url, query, { id: id === 'root' ? rootId : id, first, after }, token);
+        const response = await graphql(service.url, query, { id: id === 'root' ? rootId : id, first, after, all: first === 0 ? null : typeof first === 'number' && first % 2 === 0 }, token);
         expect(response.status, response.text).toBeLessThan(500);
         for (const error of response.body.errors ?? []) expect(typeof error.extensions?.code, response.text).toBe('string');
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('REST lists: odd query parameters never give a 5xx, and refusals are problems with a code', async () => {
+    const parameter = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.constantFrom('root', 'true', 'false', '0', '1', '100', '101', '-1', '1e2', '%', '%00', '%ZZ', '9007199254740993', '__proto__'),
+      fc.bigInt({ min: 0n, max: 10n ** 25n }).map((n) => Buffer.from(`policy:${n}`).toString('base64url')),
+    );
+    const NAMES = ['organizationId', 'parentId', 'includeDescendants', 'limit', 'after', 'other', 'limit[]', 'after[x]'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/api/v1/policy', '/api/v1/organization'),
+        fc.array(fc.tuple(fc.constantFrom(...NAMES), parameter), { maxLength: 5 }),
+        async (path, parameters) => {
+          const query = parameters
+            .map(([name, value]) => `${encodeURIComponent(name)}=${value === 'root' ? rootId : /^%/.test(value) ? value : encodeURIComponent(value)}`)
+            .join('&');
+          const response = await request(service.url, 'GET', `${path}?${query}`, { token });
+          expect(response.status, `${path}?${query} ${response.text}`).toBeLessThan(500);
+          if (response.status >= 400) {
+            expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+            expect(typeof response.body.code).toBe('string');
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

@@ -134,7 +134,7 @@ describe('GET /api/v1/policy', () => {
     }
     const noOrg = await request(service.url, 'GET', '/api/v1/policy', { token: stranger });
     expect(noOrg.status).toBe(400);
-    expect(noOrg.body.errors).toEqual([{ path: 'organizationId', message: 'is required when the token has no org claim' }]);
+    expect(noOrg.body.errors).toEqual([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
     const carol = await service.token({ sub: 'plist-carol' });
     const bad: Array<[string, string]> = [
       ['includeDescendants=yes', 'includeDescendants'],
