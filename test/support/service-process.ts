@@ -18,7 +18,7 @@ export async function startMain(env: Record<string, string>): Promise<Started> {
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const deadline = Date.now() + 60_000;
-  while (!/REST: http/.test(output)) {
+  while (!/GraphQL[^\n]*: http/.test(output)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
