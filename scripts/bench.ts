@@ -35,6 +35,9 @@ const { values } = parseArgs({
     // `npm ci` there): its build is compared with this one, pair by pair, instead of the
     // limits and fairness sections.
     against: { type: 'string' },
+    // Only the scenarios whose name contains this text, against the baseline, and nothing
+    // else (e.g. `--only 'policy list'` for the subtree pages on a big seed).
+    only: { type: 'string' },
   },
 });
 const connections = Number(values.connections);
@@ -120,135 +123,140 @@ try {
   ];
 
   const rows: string[] = [];
-  for (const [name, next] of scenarios) {
+  const measured = values.only ? scenarios.filter(([name]) => name.includes(values.only!)) : scenarios;
+  for (const [name, next] of measured) {
     const ours = await load(servicePort, next);
     const theirs = await load(baselinePort, next);
     rows.push(`| ${name} | ${fmt(ours)} | ${fmt(theirs)} | **${(ours.rps / theirs.rps).toFixed(2)}x** |`);
     console.log(rows.at(-1));
   }
 
-  // The cost of the limits, three ways. (1) In this process, the limits' own work per request:
-  // repeatable. (2) The same reads on two processes, limits on (too high to trigger) and off,
-  // each round a fresh pair loaded at the same time with half the connections each, so that
-  // whatever else the machine does falls on both alike; the ratio is the median of the rounds'.
-  // (3) The same with both processes off, the control: how far two processes of the same code
-  // differ here. Besides throughput, the CPU time per answered request (from /proc).
-  const ownWork = JSON.parse(spawnSync('node', ['dist/scripts/bench-limits.js'], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } }).stdout) as {
-    on: number;
-    off: number;
-  };
-  type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
-  const comparePair = async (
-    configs: [Record<string, string>, Record<string, string>],
-    reads: typeof scenarios,
-    count: number,
-    entries: [string, string] = ['dist/src/main.js', 'dist/src/main.js'],
-  ) => {
-    const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
-    for (let round = 0; round < count; round++) {
-      // Which of the two starts first alternates, in case starting first matters.
-      const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      const started: Array<{ port: number; child: ChildProcess }> = [];
-      for (const index of order) {
-        const port = await freePort();
-        const child = spawn('node', [entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
-        await ready(port);
-        started[index] = { port, child };
-      }
-      const pair = started;
-      for (const [name, next] of reads) {
-        await Promise.all(pair.map((server) => load(server.port, next, connections / 2, { duration: 3 })));
-        const before = pair.map(({ child }) => cpuMillis(child.pid!));
-        const [a, b] = await Promise.all(pair.map((server) => load(server.port, next, connections / 2)));
-        const [aCpu, bCpu] = pair.map(({ child }, index) => (cpuMillis(child.pid!) - before[index]) / ([a, b][index].rps * duration));
-        rounds.get(name)!.push({ a, b, aCpu, bCpu });
-      }
-      for (const { child } of pair) await stop(child);
-    }
-    return rounds;
-  };
-  const medianOf = (values: number[]) => {
-    const sorted = [...values].sort((x, y) => x - y);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  };
-  const compareRow = (name: string, measured: Round[]) => {
-    const ratios = measured.map(({ a, b }) => a.rps / b.rps);
-    const [aCpu, bCpu] = [medianOf(measured.map((round) => round.aCpu)), medianOf(measured.map((round) => round.bCpu))];
-    const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
-    return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
-  };
-  if (against) {
-    // This build against another, on fresh pairs loaded at the same time (as for the limits).
-    const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, ['dist/src/main.js', join(against, 'dist/src/main.js')]);
-    console.log(`\nThis build against ${against}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
-    console.log('| scenario | this build | the other build | throughput this / other (each round) | CPU per request this / other: capacity |');
-    console.log('|---|---|---|---|---|');
-    console.log(scenarios.map(([name]) => compareRow(name, builds.get(name)!)).join('\n'));
+  if (values.only) {
+    console.log(`\nDataset: ${JSON.stringify(seed.summary)}; service peak RSS ${peakRss(service.pid!)} MB`);
   } else {
-    const reads = scenarios.filter(([name]) => !name.includes('POST'));
-    const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 6);
-    const limitRows = reads.map(([name]) => compareRow(name, limitRounds.get(name)!));
-    const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 6);
-    const controlRow = compareRow(`${reads[0][0]} (control: off against off)`, controlRounds.get(reads[0][0])!);
-    const readCpu = medianOf(limitRounds.get(reads[0][0])!.map((round) => round.aCpu)) * 1000;
-    console.log([...limitRows, controlRow].join('\n'));
+    // The cost of the limits, three ways. (1) In this process, the limits' own work per request:
+    // repeatable. (2) The same reads on two processes, limits on (too high to trigger) and off,
+    // each round a fresh pair loaded at the same time with half the connections each, so that
+    // whatever else the machine does falls on both alike; the ratio is the median of the rounds'.
+    // (3) The same with both processes off, the control: how far two processes of the same code
+    // differ here. Besides throughput, the CPU time per answered request (from /proc).
+    const ownWork = JSON.parse(spawnSync('node', ['dist/scripts/bench-limits.js'], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } }).stdout) as {
+      on: number;
+      off: number;
+    };
+    type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
+    const comparePair = async (
+      configs: [Record<string, string>, Record<string, string>],
+      reads: typeof scenarios,
+      count: number,
+      entries: [string, string] = ['dist/src/main.js', 'dist/src/main.js'],
+    ) => {
+      const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
+      for (let round = 0; round < count; round++) {
+        // Which of the two starts first alternates, in case starting first matters.
+        const order = round % 2 === 0 ? [0, 1] : [1, 0];
+        const started: Array<{ port: number; child: ChildProcess }> = [];
+        for (const index of order) {
+          const port = await freePort();
+          const child = spawn('node', [entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+          await ready(port);
+          started[index] = { port, child };
+        }
+        const pair = started;
+        for (const [name, next] of reads) {
+          await Promise.all(pair.map((server) => load(server.port, next, connections / 2, { duration: 3 })));
+          const before = pair.map(({ child }) => cpuMillis(child.pid!));
+          const [a, b] = await Promise.all(pair.map((server) => load(server.port, next, connections / 2)));
+          const [aCpu, bCpu] = pair.map(({ child }, index) => (cpuMillis(child.pid!) - before[index]) / ([a, b][index].rps * duration));
+          rounds.get(name)!.push({ a, b, aCpu, bCpu });
+        }
+        for (const { child } of pair) await stop(child);
+      }
+      return rounds;
+    };
+    const medianOf = (values: number[]) => {
+      const sorted = [...values].sort((x, y) => x - y);
+      const middle = Math.floor(sorted.length / 2);
+      return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    };
+    const compareRow = (name: string, measured: Round[]) => {
+      const ratios = measured.map(({ a, b }) => a.rps / b.rps);
+      const [aCpu, bCpu] = [medianOf(measured.map((round) => round.aCpu)), medianOf(measured.map((round) => round.bCpu))];
+      const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
+      return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
+    };
+    if (against) {
+      // This build against another, on fresh pairs loaded at the same time (as for the limits).
+      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, ['dist/src/main.js', join(against, 'dist/src/main.js')]);
+      console.log(`\nThis build against ${against}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
+      console.log('| scenario | this build | the other build | throughput this / other (each round) | CPU per request this / other: capacity |');
+      console.log('|---|---|---|---|---|');
+      console.log(scenarios.map(([name]) => compareRow(name, builds.get(name)!)).join('\n'));
+    } else {
+      const reads = scenarios.filter(([name]) => !name.includes('POST'));
+      const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 6);
+      const limitRows = reads.map(([name]) => compareRow(name, limitRounds.get(name)!));
+      const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 6);
+      const controlRow = compareRow(`${reads[0][0]} (control: off against off)`, controlRounds.get(reads[0][0])!);
+      const readCpu = medianOf(limitRounds.get(reads[0][0])!.map((round) => round.aCpu)) * 1000;
+      console.log([...limitRows, controlRow].join('\n'));
 
-    // Fairness: one caller reads at a steady 50 requests a second, alone, then while another
-    // caller floods the service from a process of its own with 4x the connections (so that the
-    // reader's measurement does not share the flood's event loop). The service runs its default
-    // limits: 6,000 requests a minute and 16 in flight per caller; refusals wait a second.
-    const [victimTree, flooderTree] = [trees[0], trees[1]];
-    const readPolicy = () => ({ method: 'GET', path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`, token: tokens[0] });
-    const reader = { connections: 4, rate: 50, seconds: duration * 2 };
-    // p99 of a thousand answers turns on a few of them: three runs, and the median ratio.
-    const fairnessRuns: Array<{ alone: Measured; flooded: Measured; flood: Measured }> = [];
-    for (let run = 0; run < 3; run++) {
-      const alone = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
-      const flooder = spawn(
-        'node_modules/.bin/autocannon',
-        ['-j', '-c', String(connections * 4), '-d', String(reader.seconds), '-H', `authorization=Bearer ${tokens[1]}`, `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`],
-        { stdio: ['ignore', 'pipe', 'ignore'] },
+      // Fairness: one caller reads at a steady 50 requests a second, alone, then while another
+      // caller floods the service from a process of its own with 4x the connections (so that the
+      // reader's measurement does not share the flood's event loop). The service runs its default
+      // limits: 6,000 requests a minute and 16 in flight per caller; refusals wait a second.
+      const [victimTree, flooderTree] = [trees[0], trees[1]];
+      const readPolicy = () => ({ method: 'GET', path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`, token: tokens[0] });
+      const reader = { connections: 4, rate: 50, seconds: duration * 2 };
+      // p99 of a thousand answers turns on a few of them: three runs, and the median ratio.
+      const fairnessRuns: Array<{ alone: Measured; flooded: Measured; flood: Measured }> = [];
+      for (let run = 0; run < 3; run++) {
+        const alone = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
+        const flooder = spawn(
+          'node_modules/.bin/autocannon',
+          ['-j', '-c', String(connections * 4), '-d', String(reader.seconds), '-H', `authorization=Bearer ${tokens[1]}`, `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`],
+          { stdio: ['ignore', 'pipe', 'ignore'] },
+        );
+        let flooderOutput = '';
+        flooder.stdout!.on('data', (chunk) => (flooderOutput += chunk));
+        const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
+        await new Promise((resolve) => flooder.once('exit', resolve));
+        const result = JSON.parse(flooderOutput) as autocannon.Result;
+        const flood = { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+        fairnessRuns.push({ alone, flooded, flood });
+        // The flooder's allowance resets with its window; the next run starts from a fresh one.
+        if (run < 2) await new Promise((resolve) => setTimeout(resolve, 60_000 - ((2 * reader.seconds * 1000) % 60_000)));
+      }
+      const fairnessRatios = fairnessRuns.map(({ alone, flooded }) => flooded.p99 / alone.p99);
+      const fairnessMedian = [...fairnessRatios].sort((a, b) => a - b)[1];
+      const fairness = fairnessRuns.flatMap(({ alone, flooded, flood }, run) => [
+        `| ${run + 1} | the reader alone (${reader.rate} req/s) | ${fmt(alone)} | ${alone.p90} |`,
+        `| ${run + 1} | the reader during the flood | ${fmt(flooded)} | ${flooded.p90} |`,
+        `| ${run + 1} | the flooder (${connections * 4} connections) | ${fmt(flood)} | ${flood.p90} |`,
+      ]);
+      console.log(fairness.join('\n'));
+
+      const rss = peakRss(service.pid!);
+      console.log(`\nDataset: ${JSON.stringify(seed.summary)}`);
+      console.log(`autocannon: ${connections} connections, ${duration} s per run; service peak RSS ${rss} MB\n`);
+      console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
+      console.log('|---|---|---|---|');
+      for (const row of rows) console.log(row);
+      console.log('\nLimits of spec section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
+      console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
+      console.log('|---|---|---|---|---|');
+      for (const row of [...limitRows, controlRow]) console.log(row);
+      console.log(
+        `\nThe limits' own work, in-process: ${ownWork.on.toFixed(1)} µs a request with them on, ${ownWork.off.toFixed(1)} µs off: ` +
+          `${(ownWork.on - ownWork.off).toFixed(1)} µs, ${((100 * (ownWork.on - ownWork.off)) / readCpu).toFixed(1)}% of the ${readCpu.toFixed(0)} µs of CPU a ${reads[0][0]} costs.`,
       );
-      let flooderOutput = '';
-      flooder.stdout!.on('data', (chunk) => (flooderOutput += chunk));
-      const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
-      await new Promise((resolve) => flooder.once('exit', resolve));
-      const result = JSON.parse(flooderOutput) as autocannon.Result;
-      const flood = { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
-      fairnessRuns.push({ alone, flooded, flood });
-      // The flooder's allowance resets with its window; the next run starts from a fresh one.
-      if (run < 2) await new Promise((resolve) => setTimeout(resolve, 60_000 - ((2 * reader.seconds * 1000) % 60_000)));
+      console.log(
+        `\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${fairnessMedian.toFixed(2)}x its p99 alone (median of ${fairnessRatios.map((ratio) => ratio.toFixed(2)).join(', ')}):\n`,
+      );
+      console.log('| run | who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
+      console.log('|---|---|---|---|');
+      for (const row of fairness) console.log(row);
     }
-    const fairnessRatios = fairnessRuns.map(({ alone, flooded }) => flooded.p99 / alone.p99);
-    const fairnessMedian = [...fairnessRatios].sort((a, b) => a - b)[1];
-    const fairness = fairnessRuns.flatMap(({ alone, flooded, flood }, run) => [
-      `| ${run + 1} | the reader alone (${reader.rate} req/s) | ${fmt(alone)} | ${alone.p90} |`,
-      `| ${run + 1} | the reader during the flood | ${fmt(flooded)} | ${flooded.p90} |`,
-      `| ${run + 1} | the flooder (${connections * 4} connections) | ${fmt(flood)} | ${flood.p90} |`,
-    ]);
-    console.log(fairness.join('\n'));
-
-    const rss = peakRss(service.pid!);
-    console.log(`\nDataset: ${JSON.stringify(seed.summary)}`);
-    console.log(`autocannon: ${connections} connections, ${duration} s per run; service peak RSS ${rss} MB\n`);
-    console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
-    console.log('|---|---|---|---|');
-    for (const row of rows) console.log(row);
-    console.log('\nLimits of spec section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
-    console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
-    console.log('|---|---|---|---|---|');
-    for (const row of [...limitRows, controlRow]) console.log(row);
-    console.log(
-      `\nThe limits' own work, in-process: ${ownWork.on.toFixed(1)} µs a request with them on, ${ownWork.off.toFixed(1)} µs off: ` +
-        `${(ownWork.on - ownWork.off).toFixed(1)} µs, ${((100 * (ownWork.on - ownWork.off)) / readCpu).toFixed(1)}% of the ${readCpu.toFixed(0)} µs of CPU a ${reads[0][0]} costs.`,
-    );
-    console.log(
-      `\nOne caller flooding, another reading (default limits); the reader's p99 during the flood is ${fairnessMedian.toFixed(2)}x its p99 alone (median of ${fairnessRatios.map((ratio) => ratio.toFixed(2)).join(', ')}):\n`,
-    );
-    console.log('| run | who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
-    console.log('|---|---|---|---|');
-    for (const row of fairness) console.log(row);
   }
 } finally {
   for (const child of [service, defaults, baseline]) await stop(child);

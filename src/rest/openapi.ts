@@ -47,6 +47,11 @@ const POST_ERRORS = {
   415: problem('The body is not application/json, or not UTF-8'),
   422: problem('The Idempotency-Key was already used with a different body (code IDEMPOTENCY_KEY_REUSED)'),
 };
+/** The paging parameters of every list (spec section 10). */
+const PAGE_PARAMETERS = [
+  { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+  { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'The `nextCursor` of the previous page' },
+];
 const LIST_ERRORS = {
   ...ERRORS,
   400: problem('A query parameter is invalid: `limit` not 1–100, `after` not a cursor of this list, a parameter given twice, or (policies) `includeDescendants` not true/false, or no `organizationId` and no org claim'),
@@ -174,8 +179,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Organizations'],
           parameters: [
             { name: 'parentId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: 'List its children' },
-            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-            { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'The `nextCursor` of the previous page' },
+            ...PAGE_PARAMETERS,
           ],
           responses: {
             200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('OrganizationList')) },
@@ -222,8 +226,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               description: 'Whose policies; without it, the token’s org (a token without one must send it)',
             },
             { name: 'includeDescendants', in: 'query', required: false, schema: { type: 'boolean', default: false }, description: 'Also every descendant’s policies' },
-            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-            { name: 'after', in: 'query', required: false, schema: { type: 'string' }, description: 'The `nextCursor` of the previous page' },
+            ...PAGE_PARAMETERS,
           ],
           responses: {
             200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyList')) },

@@ -29,8 +29,11 @@ describe('developer pages in headless Chromium', () => {
     await browser?.close();
   });
 
-  /** Opens a page, recording every request and every Content-Security-Policy complaint. */
-  const open = async (path: string) => {
+  /**
+   * Opens a page, lets `inspect` check it, screenshots it, and checks that it asked nothing of
+   * any host but the service and broke no Content-Security-Policy rule.
+   */
+  const visit = async (path: string, name: string, inspect: (tab: Page) => Promise<void>) => {
     const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const requests: string[] = [];
     const complaints: string[] = [];
@@ -38,15 +41,19 @@ describe('developer pages in headless Chromium', () => {
     tab.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) complaints.push(message.text());
     });
-    await tab.goto(service.url + path, { waitUntil: 'load' });
-    return { tab, requests, complaints };
+    try {
+      await tab.goto(service.url + path, { waitUntil: 'load' });
+      await inspect(tab);
+      await tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+      expect(requests.filter((url) => !url.startsWith(service.url + '/') && !/^(data|blob):/.test(url))).toEqual([]);
+      expect(complaints).toEqual([]);
+    } finally {
+      await tab.close();
+    }
   };
-  const outside = (requests: string[]) => requests.filter((url) => !url.startsWith(service.url + '/') && !/^(data|blob):/.test(url));
-  const screenshot = (tab: Page, name: string) => tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
 
   it('GraphiQL renders from the service alone and runs the example with a token put in its headers', async () => {
-    const { tab, requests, complaints } = await open('/graphiql');
-    try {
+    await visit('/graphiql', 'graphiql', async (tab) => {
       await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
       const editorText = await tab.evaluate(() => (document.querySelector('.graphiql-query-editor .CodeMirror') as any).CodeMirror.getValue());
       expect(editorText).toContain('query Example');
@@ -65,42 +72,25 @@ describe('developer pages in headless Chromium', () => {
       const result = JSON.parse(await tab.evaluate(() => (document.querySelector('.graphiql-response .CodeMirror') as any).CodeMirror.getValue()));
       expect(result.data.viewer.sub).toBe('graphiql-user');
       expect(result.data.coverages).toHaveLength(4);
-      await screenshot(tab, 'graphiql');
-      expect(outside(requests)).toEqual([]);
-      expect(complaints).toEqual([]);
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('the REST reference renders every operation from the service alone', async () => {
-    const { tab, requests, complaints } = await open('/api/v1/docs');
-    try {
+    await visit('/api/v1/docs', 'rest-reference', async (tab) => {
       await tab.waitForSelector('.swagger-ui .info .title');
       expect(await tab.textContent('.swagger-ui .info .title')).toContain('Organization and Policy service');
       await tab.waitForSelector('.opblock');
       const operations = await tab.$$eval('.opblock-summary-path', (paths) => paths.map((path) => path.textContent?.trim()));
       expect(operations).toEqual(expect.arrayContaining(['/api/v1/organization', '/api/v1/organization/{id}', '/api/v1/policy', '/api/v1/policy/{id}']));
       expect(operations.length).toBe(6);
-      await screenshot(tab, 'rest-reference');
-      expect(outside(requests)).toEqual([]);
-      expect(complaints).toEqual([]);
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('the index links every page, from the service alone', async () => {
-    const { tab, requests, complaints } = await open('/');
-    try {
+    await visit('/', 'index', async (tab) => {
       const links = await tab.$$eval('a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
       expect(links).toEqual(['/graphql', '/graphiql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz', '/version']);
-      await screenshot(tab, 'index');
-      expect(outside(requests)).toEqual([]);
-      expect(complaints).toEqual([]);
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it("Sandbox at /graphql: preloaded, no token, telemetry off; what it asks of Apollo's CDN is blocked and listed", async () => {
@@ -118,7 +108,7 @@ describe('developer pages in headless Chromium', () => {
       expect(html).toContain('"runTelemetry":false');
       expect(html).toContain('query Example');
       expect(html).not.toMatch(/Bearer ey/);
-      await screenshot(tab, 'sandbox-offline');
+      await tab.screenshot({ path: join(SCREENSHOTS, 'sandbox-offline.png') });
       // Apollo's page asks for its CDN and Google Fonts (README, "Developer pages"): nothing else.
       expect([...new Set(blocked)].filter((host) => !host.endsWith('.apollographql.com') && host !== 'fonts.googleapis.com')).toEqual([]);
     } finally {
