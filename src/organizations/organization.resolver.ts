@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { findAccessibleOrganization, organizationNotFound } from './organization.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
@@ -16,6 +16,17 @@ import type { PolicyRead } from '../policies/policy.reads.js';
 
 
 export const OrganizationConnection = ConnectionType('Organization', Organization);
+
+/** A page of policies, optionally the whole subtree's (spec section 10): one args class, so the arguments keep one order in the schema. */
+@ArgsType()
+class PoliciesArgs extends PageArgs {
+  @Field(() => Boolean, {
+    nullable: true,
+    defaultValue: false,
+    description: 'Also the policies of every descendant organization, in creation order',
+  })
+  includeDescendants?: boolean | null;
+}
 const PolicyConnection = ConnectionType('Policy', Policy);
 
 @Resolver(() => Organization)
@@ -74,17 +85,11 @@ export class OrganizationResolver {
   })
   async policies(
     @Root() organization: OrganizationRead,
-    @Args(() => PageArgs) args: PageArgs,
-    @Arg('includeDescendants', () => Boolean, {
-      nullable: true,
-      defaultValue: false,
-      description: 'Also the policies of every descendant organization, in creation order',
-    })
-    includeDescendants: boolean | null,
+    @Args(() => PoliciesArgs) args: PoliciesArgs,
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
-    const loader = includeDescendants ? ctx.loaders.subtreePolicies : ctx.loaders.policies;
+    const loader = args.includeDescendants ? ctx.loaders.subtreePolicies : ctx.loaders.policies;
     return toConnection('policy', await loader.load({ ownerId: organization.id, first, after }), after);
   }
 
