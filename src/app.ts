@@ -37,6 +37,7 @@ export interface ServiceDependencies {
   trustProxy: boolean | number | string;
   corsOrigins: Config['corsOrigins'];
   developerPages: boolean;
+  webhookUrls: { publicOnly: boolean };
 }
 
 /** Request bodies larger than this are refused with 413 (spec section 6). */

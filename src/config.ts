@@ -44,6 +44,24 @@ export interface Config {
   corsOrigins: '*' | 'localhost' | string[];
   /** Spec section 9: GraphiQL, the REST reference, Sandbox and the index; on outside production unless DEVELOPER_PAGES=false. */
   developerPages: boolean;
+  /** Spec section 11: webhook delivery. */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Run delivery workers on this instance (WEBHOOK_DELIVERY). */
+  delivery: boolean;
+  /** Only https URLs resolving to public addresses (production unless WEBHOOK_ALLOW_PRIVATE_URLS=true). */
+  publicUrlsOnly: boolean;
+  /** Attempts before an undelivered event is marked failed, and the backoff's first step. */
+  maxAttempts: number;
+  retryBaseSeconds: number;
+  /** No attempt is made after this long from the event (3 days). */
+  retryWindowSeconds: number;
+  /** One attempt's time limit (10 s). */
+  timeoutSeconds: number;
+  /** Events and their deliveries are deleted after this long (30 days). */
+  retentionSeconds: number;
 }
 
 /** Per-caller budgets (0 = off) and per-request bounds; spec section 12. */
@@ -134,6 +152,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: parseCallerLimits(env),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS, nodeEnv),
     developerPages: parseBoolean('DEVELOPER_PAGES', env.DEVELOPER_PAGES, nodeEnv !== 'production'),
+    webhooks: {
+      delivery: parseBoolean('WEBHOOK_DELIVERY', env.WEBHOOK_DELIVERY, true),
+      publicUrlsOnly: nodeEnv === 'production' && !parseBoolean('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
+      maxAttempts: parseLimit('WEBHOOK_MAX_ATTEMPTS', env.WEBHOOK_MAX_ATTEMPTS, 13),
+      retryBaseSeconds: parseLimit('WEBHOOK_RETRY_BASE_SECONDS', env.WEBHOOK_RETRY_BASE_SECONDS, 60),
+      retryWindowSeconds: parseLimit('WEBHOOK_RETRY_WINDOW_SECONDS', env.WEBHOOK_RETRY_WINDOW_SECONDS, 3 * 24 * 3600),
+      timeoutSeconds: parseLimit('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
+      retentionSeconds: parseLimit('EVENT_RETENTION_SECONDS', env.EVENT_RETENTION_SECONDS, 30 * 24 * 3600),
+    },
   };
   const { http } = config.limits;
   // Node checks the headers timeout only within the request timeout.

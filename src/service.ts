@@ -12,6 +12,7 @@ import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { quotaSettings } from './limits/quotas.js';
 import { FieldCipher } from './crypto/field-cipher.js';
 import { RequestFingerprints } from './crypto/request-fingerprint.js';
+import { startDelivery } from './webhooks/delivery.js';
 
 export interface RunningService {
   /** e.g. http://127.0.0.1:4000 */
@@ -54,11 +55,16 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       trustProxy: config.trustProxy,
       corsOrigins: config.corsOrigins,
       developerPages: config.developerPages,
+      webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
+    // Webhook delivery (spec section 11): the relay, the workers and the retention of events.
+    const delivery = config.webhooks.delivery
+      ? await startDelivery({ databaseUrl, settings: config.webhooks, cipher, logger })
+      : null;
     // Kept responses past their retention are ignored at once and deleted here, now and then.
     const cleanOrm = orm;
     const cleanUp = () =>
@@ -80,6 +86,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         clearInterval(cleaner);
         await drain(7_000);
         await apollo.stop();
+        // An attempt cut here is run again by another instance, or after the restart.
+        await delivery?.stop().catch((error) => logger.warn({ err: error }, 'webhook delivery did not stop cleanly'));
         await openOrm.close();
         await embedded?.stop();
       },

@@ -13,6 +13,7 @@ import {
   type OrganizationRead,
   type OwnerRead,
 } from '../organizations/organization.reads.js';
+import { DELIVERIES_BY_EVENT, type DeliveryRead } from '../events/event.reads.js';
 import { CHARGES_BY_POLICY, POLICIES_PAGE, SUBTREE_POLICIES_PAGE, policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
 
 /** A page of a connection: the rows with their positions, and whether more follow. */
@@ -46,6 +47,8 @@ export interface Loaders {
   owners: DataLoader<string, OwnerRead[]>;
   bankAccounts: DataLoader<string, BankAccountRead[]>;
   charges: DataLoader<string, ChargeRead[]>;
+  /** An event's deliveries; events are only reached through the access rule. */
+  deliveries: DataLoader<string, DeliveryRead[]>;
 }
 
 type Row = Record<string, unknown>;
@@ -114,6 +117,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
     owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
     bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
     charges: byParent<ChargeRead>(CHARGES_BY_POLICY),
+    deliveries: byParent<DeliveryRead>(DELIVERIES_BY_EVENT),
   };
 }
 

@@ -3,6 +3,8 @@ import { buildSchema } from 'type-graphql';
 import { AddressResolver } from '../organizations/address.type.js';
 import { OrganizationResolver } from '../organizations/organization.resolver.js';
 import { PolicyResolver } from '../policies/policy.resolver.js';
+import { EventResolver, OrganizationEventsResolver } from '../events/event.resolver.js';
+import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.js';
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
@@ -14,7 +16,7 @@ import type { RequestContext } from '../graphql/context.js';
  */
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, PolicyResolver, AddressResolver],
+    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, PolicyResolver, AddressResolver, EventResolver, OrganizationEventsResolver, WebhookEndpointResolver],
     authChecker: ({ context }: { context: RequestContext }) => {
       if (!context.principal) throw context.authFailure;
       return true;

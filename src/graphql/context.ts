@@ -19,6 +19,8 @@ export interface RequestContext {
   /** Batch loaders that apply the access rule; only for requests with a principal. */
   loaders: Loaders;
   cipher: FieldCipher;
+  /** Webhook URLs: only https to public addresses (spec section 11; production by default). */
+  webhookUrls: { publicOnly: boolean };
   logger: Logger;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: creates mark it in their own transaction. */
@@ -33,6 +35,7 @@ export interface RequestContext {
 export interface ContextDependencies {
   orm: MikroORM;
   cipher: FieldCipher;
+  webhookUrls: { publicOnly: boolean };
   logger: Logger;
   deadlineSeconds: number;
 }
@@ -70,6 +73,7 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
         }));
       },
       cipher: deps.cipher,
+      webhookUrls: deps.webhookUrls,
       get logger() {
         return (logger ??= deps.logger.child({ requestId, sub: principal?.sub }));
       },

@@ -60,6 +60,29 @@ export const HttpUrl = () =>
     ),
   );
 
+/** A required absolute http(s) URL without credentials in it (a webhook's address). */
+export const RequiredHttpUrl = (max = 2048) =>
+  compose(
+    maxLength(max),
+    rule('httpUrl', 'must be an absolute http or https URL without user or password', (value) => {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.hostname !== '';
+    }),
+  );
+
+/** A list whose every item is one of `values`, without repeats, and not empty when given. */
+export const EachAmong = (values: readonly string[]) =>
+  compose(
+    Extensions({ maxItems: values.length }) as FieldDecorator,
+    optional(
+      rule(
+        'eachAmong',
+        `must be a non-empty list of distinct values among ${values.join(', ')}`,
+        (list: string[]) => list.length > 0 && new Set(list).size === list.length && list.every((value) => values.includes(value)),
+      ),
+    ),
+  );
+
 export const Phone = () =>
   optional(rule('phone', 'must be 7 to 20 digits, spaces or +-().', (value) => /^[0-9 +\-().]{7,20}$/.test(value)));
 

@@ -6,6 +6,7 @@ import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
 import { notFound } from '../errors/errors.js';
+import { recordEvent } from '../events/record-event.js';
 import { withQuotas } from '../limits/quotas.js';
 import { lastFour } from '../crypto/field-cipher.js';
 import type { StoredAddress } from './address.type.js';
@@ -92,7 +93,10 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
     if (bankAccounts.length > 0) await em.insertMany(BankAccount, bankAccounts);
     if (owners.length > 0) await em.insertMany(Owner, owners);
     await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
-    return organizationReadOf(organization, bankAccounts, owners);
+    const created = organizationReadOf(organization, bankAccounts, owners);
+    // Masked as every read is: account and tax id last fours only (organization.reads.ts).
+    await recordEvent(em, { type: 'organization.created', organizationId: organization.id, object: created });
+    return created;
   }));
 }
 

@@ -12,6 +12,7 @@ import { Charge } from './charge.entity.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { querySql } from '../database/sql.js';
 import { premiumSchedule } from './premium-schedule.js';
+import { recordEvent } from '../events/record-event.js';
 import type { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
 import { pickColumns } from '../database/read-model.js';
@@ -87,7 +88,9 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
         await em.insert(Policy, policy);
         await em.insertMany(Charge, charges);
         await scope.idempotency?.recordCreated(em, { type: 'policy', number });
-        return createdPolicyRead(policy, organization, charges);
+        const created = createdPolicyRead(policy, organization, charges);
+        await recordEvent(em, { type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) });
+        return created;
       }));
       return view;
     } catch (error) {
@@ -106,6 +109,11 @@ function createdPolicyRead(policy: { number: number }, organization: Organizatio
     organization,
     charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead),
   };
+}
+
+/** The event's object: the policy as created, its organization as the read shape names it. */
+function policyEventObject({ organization, organizationId: _organizationId, ...policy }: PolicyRead): object {
+  return { ...policy, organization: { id: organization!.id, name: organization!.name, parentId: organization!.parentId } };
 }
 
 /** The next free number of the policy sequence (a SQL function skips numbers clients took). */

@@ -86,6 +86,7 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
     const createContext = createContextFactory({
       orm,
       cipher: new FieldCipher(config.dataEncryptionKey!, config.previousDataEncryptionKeys),
+      webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
       logger,
       deadlineSeconds: config.limits.requestDeadlineSeconds,
     });

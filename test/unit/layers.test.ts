@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS = [
   ['main.ts', 'service.ts', 'app.ts'],
   ['graphql-server', 'rest'],
-  ['organizations', 'policies', 'viewer'],
+  ['organizations', 'policies', 'viewer', 'events', 'webhooks'],
   ['graphql', 'idempotency', 'limits'],
   ['auth', 'input', 'http'],
   ['errors', 'database', 'crypto', 'values'],
@@ -23,7 +23,7 @@ const ALLOWED_BACK_UP = {
   'graphql/context.ts -> graphql-server/loaders.ts': 'the context carries the per-request loaders',
 };
 
-const FEATURES = ['organizations', 'policies', 'viewer'];
+const FEATURES = ['organizations', 'policies', 'viewer', 'events', 'webhooks'];
 const HOSTS = ['graphql-server', 'rest'];
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');

@@ -5,6 +5,7 @@ import { Migration20261122020000_idempotency } from './Migration20261122020000_i
 import { Migration20261123000000_caller_limits } from './Migration20261123000000_caller_limits.js';
 import { Migration20261123010000_entry_points } from './Migration20261123010000_entry_points.js';
 import { Migration20261123020000_policy_ancestry } from './Migration20261123020000_policy_ancestry.js';
+import { Migration20261123030000_events } from './Migration20261123030000_events.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000_caller_limits', class: Migration20261123000000_caller_limits },
   { name: 'Migration20261123010000_entry_points', class: Migration20261123010000_entry_points },
   { name: 'Migration20261123020000_policy_ancestry', class: Migration20261123020000_policy_ancestry },
+  { name: 'Migration20261123030000_events', class: Migration20261123030000_events },
 ];

@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { accessPredicate } from '../auth/access-rule.js';
+import type { Principal } from '../auth/principal.js';
+import { querySql } from '../database/sql.js';
+import { notFound } from '../errors/errors.js';
+import { isUuid } from '../values/identifiers.js';
+import type { Event, WebhookDelivery } from './event.type.js';
+
+/** RFC 3339 in UTC, with milliseconds, from a timestamptz. */
+export const rfc3339 = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** An event as reads serve it and as webhooks carry it (over the row alias `e`). */
+export const EVENT_SELECT = `e.id, e.type, ${rfc3339('e.created_at')} as "createdAt", e.organization_id as "organizationId", e.data`;
+
+export type EventRead = Event;
+
+/** The event by id if its organization is accessible: one statement. */
+export async function findAccessibleEvent(em: EntityManager, principal: Principal, id: string): Promise<EventRead | null> {
+  if (!isUuid(id)) return null;
+  const access = accessPredicate('o', principal);
+  const [row] = await querySql<EventRead>(
+    em,
+    `select ${EVENT_SELECT} from event e join organization o on o.id = e.organization_id where e.id = ? and ${access.sql}`,
+    [id.toLowerCase(), ...access.params],
+  );
+  return row ?? null;
+}
+
+export const eventNotFound = () => notFound('Event not found.');
+
+/**
+ * A page of the events of an organization's subtree, in creation order, optionally of some
+ * types: one range of `event_ancestor`'s primary key per organization, as for subtree policies
+ * (docs/access-rule.md). A type filter is applied along that range.
+ */
+export async function subtreeEventsPage(
+  em: EntityManager,
+  principal: Principal,
+  organizationId: string,
+  types: string[] | null,
+  first: number,
+  after: string,
+): Promise<{ items: Array<{ node: EventRead; seq: string }>; hasNextPage: boolean } | null> {
+  if (!isUuid(organizationId)) return null;
+  const access = accessPredicate('o', principal);
+  const [top] = await querySql<{ id: string }>(em, `select o.id from organization o where o.id = ? and ${access.sql}`, [
+    organizationId.toLowerCase(),
+    ...access.params,
+  ]);
+  if (!top) return null;
+  const rows = await querySql<EventRead & { seq: string }>(
+    em,
+    `select ${EVENT_SELECT}, e.seq from event_ancestor a join event e on e.seq = a.event_seq
+     where a.ancestor_id = ? and a.event_seq > ?::bigint and (?::text[] is null or e.type = any(?::text[]))
+     order by a.event_seq limit ?`,
+    [top.id, after, types ? `{${types.join(',')}}` : null, types ? `{${types.join(',')}}` : null, first + 1],
+  );
+  return pageOf(rows, first);
+}
+
+/**
+ * A page of every event the caller may access, in creation order: along the events' order,
+ * each checked by the access rule on its organization. Cheap when most events are the
+ * caller's; `organizationId` (a subtree's range) is the bounded way for a narrow caller.
+ */
+export async function accessibleEventsPage(
+  em: EntityManager,
+  principal: Principal,
+  types: string[] | null,
+  first: number,
+  after: string,
+): Promise<{ items: Array<{ node: EventRead; seq: string }>; hasNextPage: boolean }> {
+  const access = accessPredicate('o', principal);
+  const rows = await querySql<EventRead & { seq: string }>(
+    em,
+    `select ${EVENT_SELECT}, e.seq from event e join organization o on o.id = e.organization_id
+     where e.seq > ?::bigint and ${access.sql} and (?::text[] is null or e.type = any(?::text[]))
+     order by e.seq limit ?`,
+    [after, ...access.params, types ? `{${types.join(',')}}` : null, types ? `{${types.join(',')}}` : null, first + 1],
+  );
+  return pageOf(rows, first);
+}
+
+function pageOf(rows: Array<EventRead & { seq: string }>, first: number) {
+  return {
+    items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as EventRead, seq: String(seq) })),
+    hasNextPage: rows.length > first,
+  };
+}
+
+/** The deliveries of events already access-checked, by event id (batched by a loader). */
+export const DELIVERIES_BY_EVENT = `select d.endpoint_id as "endpointId", d.status, d.attempts, d.last_status as "lastStatus",
+  d.last_error as "lastError", ${rfc3339('d.last_attempt_at')} as "lastAttemptAt",
+  case when d.status = 'pending' then ${rfc3339('d.next_attempt_at')} end as "nextAttemptAt",
+  ${rfc3339('d.delivered_at')} as "deliveredAt", d.event_id as parent
+  from webhook_delivery d where d.event_id = any(?::uuid[]) order by d.event_id, d.created_at`;
+
+export type DeliveryRead = WebhookDelivery;

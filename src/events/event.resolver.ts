@@ -1,0 +1,87 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { Principal } from '../auth/principal.js';
+import { badUserInput } from '../errors/errors.js';
+import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
+import type { RequestContext } from '../graphql/context.js';
+import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { listCost } from '../graphql/list-cost.js';
+import { Organization } from '../organizations/organization.entity.js';
+import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
+import { accessibleEventsPage, eventNotFound, findAccessibleEvent, subtreeEventsPage, type DeliveryRead, type EventRead } from './event.reads.js';
+import { Event, WebhookDelivery } from './event.type.js';
+import { EVENT_TYPES } from './record-event.js';
+
+const EventConnection = ConnectionType('Event', Event);
+
+@ArgsType()
+class EventsArgs extends PageArgs {
+  @Field(() => [String], { nullable: true, description: `Only these types (${EVENT_TYPES.join(', ')}); all when absent` })
+  types?: string[] | null;
+}
+
+@ArgsType()
+class AccessibleEventsArgs extends EventsArgs {
+  @Field(() => ID, { nullable: true, description: "Only this organization's subtree" })
+  organizationId?: string | null;
+}
+
+/** Types must be known ones: a typo would silently match nothing. */
+function checkedTypes(types: string[] | null | undefined): string[] | null {
+  if (types == null) return null;
+  const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+  if (unknown.length > 0) throw badUserInput([{ path: 'types', message: `must be among ${EVENT_TYPES.join(', ')}` }]);
+  return types;
+}
+
+/** Events (spec section 11): by id, listed, and on an organization for its subtree. */
+@Resolver(() => Event)
+export class EventResolver {
+  @Authorized()
+  @Query(() => Event, { nullable: true, description: 'An event of an organization the caller may access; else null and NOT_FOUND' })
+  async event(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<EventRead> {
+    const event = await findAccessibleEvent(ctx.em, principal, id);
+    if (!event) throw eventNotFound();
+    return event;
+  }
+
+  @Authorized()
+  @Query(() => EventConnection, { description: 'The events the caller may access, oldest first; organizationId narrows to a subtree' })
+  async events(
+    @Args(() => AccessibleEventsArgs) args: AccessibleEventsArgs,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<EventRead>> {
+    const { first, after } = pagePosition('event', args);
+    const types = checkedTypes(args.types);
+    ctx.deadline.assertOpen();
+    if (args.organizationId == null) return toConnection('event', await accessibleEventsPage(ctx.em, principal, types, first, after), after);
+    const page = await subtreeEventsPage(ctx.em, principal, args.organizationId, types, first, after);
+    if (!page) throw organizationNotFound();
+    return toConnection('event', page, after);
+  }
+
+  // Charged as 25 deliveries (one per endpoint on the event's path; not a hard limit yet).
+  @FieldResolver(() => [WebhookDelivery], { description: "Each endpoint's delivery of this event", complexity: listCost(25) })
+  deliveries(@Root() event: EventRead, @Ctx() ctx: RequestContext): Promise<DeliveryRead[]> {
+    return ctx.loaders.deliveries.load(event.id);
+  }
+}
+
+/** `Organization.events`: its subtree's events. */
+@Resolver(() => Organization)
+export class OrganizationEventsResolver {
+  @FieldResolver(() => EventConnection, { description: 'The events of this organization and every descendant, oldest first' })
+  async events(
+    @Root() organization: OrganizationRead,
+    @Args(() => EventsArgs) args: EventsArgs,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<EventRead>> {
+    const { first, after } = pagePosition('event', args);
+    const types = checkedTypes(args.types);
+    ctx.deadline.assertOpen();
+    const page = await subtreeEventsPage(ctx.em, principal, organization.id, types, first, after);
+    if (!page) throw organizationNotFound();
+    return toConnection('event', page, after);
+  }
+}

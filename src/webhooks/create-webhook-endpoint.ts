@@ -1,0 +1,58 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/principal.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
+import { querySql } from '../database/sql.js';
+import { badUserInput, notFound } from '../errors/errors.js';
+import { findAccessibleOrganization, organizationNotFound } from '../organizations/organization.reads.js';
+import type { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
+import { ENDPOINT_SELECT, type EndpointRead } from './webhook-endpoint.reads.js';
+import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
+
+export interface CreateEndpointScope {
+  em: EntityManager;
+  principal: Principal;
+  cipher: FieldCipher;
+  urls: UrlPolicy;
+}
+
+/** `whsec_` and base64 of 24 random bytes, as Standard Webhooks and Stripe write secrets. */
+function newSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/**
+ * Registers an endpoint on `organizationId`, else the caller's org (accessible, else 404), for
+ * the given event types (all when absent). The URL is checked against the policy (DNS
+ * included); the secret is sealed at rest and returned only in this answer.
+ */
+export async function createWebhookEndpoint(scope: CreateEndpointScope, input: CreateWebhookEndpointInput): Promise<EndpointRead & { secret: string }> {
+  const { em, principal } = scope;
+  const given = input.organizationId !== undefined && input.organizationId !== null;
+  const organizationId = given ? input.organizationId! : principal.org;
+  if (organizationId === null) {
+    throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
+  }
+  const problem = await webhookUrlProblem(input.url, scope.urls);
+  if (problem) throw badUserInput([{ path: 'url', message: problem }]);
+  const organization = await findAccessibleOrganization(em, principal, organizationId);
+  if (!organization) throw given ? organizationNotFound() : notFound("The token's organization was not found.");
+  const secret = newSecret();
+  const sealed = scope.cipher.seal(secret, 'webhook_endpoint.secret');
+  const [row] = await querySql<EndpointRead>(
+    em,
+    `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
+     values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning ${ENDPOINT_SELECT}`,
+    [
+      randomUUID(),
+      organization.id,
+      input.url,
+      input.events ? `{${input.events.join(',')}}` : null,
+      input.description ?? null,
+      sealed.ciphertext,
+      sealed.keyId,
+      principal.sub,
+    ],
+  );
+  return { ...row, secret };
+}

@@ -1,0 +1,243 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { WebhookSettings } from '../config.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
+import { rfc3339 } from '../events/event.reads.js';
+import { checkedLookup, isPublicAddress } from './webhook-url.js';
+
+/**
+ * Webhook delivery (spec section 11) on pg-boss, a PostgreSQL job queue: each attempt is a job,
+ * claimed by exactly one worker of any instance (SKIP LOCKED); a job whose worker died expires
+ * and pg-boss runs it again. The schedule is ours, so that the next attempt is known and shown:
+ * an attempt's outcome, and the job of the next attempt (exponential backoff with jitter), are
+ * written in one transaction, through pg-boss's `db` option. Deliveries the create's trigger
+ * made are handed to pg-boss by a relay, in the same way: marked and enqueued together.
+ */
+const QUEUE = 'webhook-delivery';
+
+interface Job {
+  deliveryId: string;
+  /** The attempt this job makes (1-based): a stale duplicate finds the count moved on. */
+  attempt: number;
+}
+
+interface DeliveryRow {
+  status: string;
+  attempts: number;
+  url: string;
+  deleted: boolean;
+  secret_ciphertext: string;
+  secret_key_id: string;
+  event_id: string;
+  expired: boolean;
+  body: string;
+}
+
+export interface DeliveryOptions {
+  databaseUrl: string;
+  settings: WebhookSettings;
+  cipher: FieldCipher;
+  logger: Logger;
+  /** How often the relay looks for new deliveries, and workers for due jobs (tests shorten it). */
+  pollSeconds?: number;
+}
+
+export interface DeliveryWorkers {
+  stop(): Promise<void>;
+}
+
+/** Starts the relay, the workers and the retention job on this instance. */
+export async function startDelivery(options: DeliveryOptions): Promise<DeliveryWorkers> {
+  const { settings, logger } = options;
+  const pollSeconds = options.pollSeconds ?? 1;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+  pool.on('error', (error) => logger.warn({ err: error }, 'webhook delivery pool error'));
+  const boss = new PgBoss({
+    connectionString: options.databaseUrl,
+    max: 4,
+    // An attempt lasts at most the timeout; a job active well past it lost its worker.
+    maintenanceIntervalSeconds: Math.max(5, settings.timeoutSeconds * 2),
+  });
+  boss.on('error', (error) => logger.warn({ err: error }, 'webhook delivery queue error'));
+  await boss.start();
+  await boss.createQueue(QUEUE, {
+    name: QUEUE,
+    // pg-boss's own retries only cover a worker that died mid-attempt (the job expired).
+    retryLimit: 5,
+    retryDelay: 5,
+    expireInSeconds: settings.timeoutSeconds + 20,
+    retentionDays: 1,
+  });
+  const db = (client: pg.PoolClient) => ({ executeSql: (text: string, values: unknown[]) => client.query(text, values) });
+
+  /** Hands new deliveries to the queue: marked and enqueued in one transaction, by one instance. */
+  const relay = async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<{ id: string }>(
+        `select id from webhook_delivery where not enqueued order by created_at limit 200 for update skip locked`,
+      );
+      if (rows.length > 0) {
+        await boss.insert(rows.map((row) => ({ name: QUEUE, data: { deliveryId: row.id, attempt: 1 } satisfies Job })), { db: db(client) });
+        await client.query('update webhook_delivery set enqueued = true where id = any($1::uuid[])', [rows.map((row) => row.id)]);
+      }
+      await client.query('commit');
+      return rows.length;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+
+  const attempt = async (job: Job) => {
+    const { rows } = await pool.query<DeliveryRow>(
+      `select d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
+         e.created_at < now() - make_interval(secs => $2) as expired,
+         json_build_object('id', e.id, 'type', e.type, 'createdAt', ${rfc3339('e.created_at')},
+           'organizationId', e.organization_id, 'data', e.data)::text as body
+       from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
+       where d.id = $1`,
+      [job.deliveryId, settings.retryWindowSeconds],
+    );
+    const delivery = rows[0];
+    // Delivered, failed, or already attempted (a duplicate of a job that ran): nothing to do.
+    if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
+    if (delivery.deleted || delivery.expired) {
+      await pool.query(`update webhook_delivery set status = 'failed', last_error = $2 where id = $1 and status = 'pending'`, [
+        job.deliveryId,
+        delivery.deleted ? 'the endpoint was deleted' : 'no attempt succeeded within the retry window',
+      ]);
+      return;
+    }
+    const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
+    const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings);
+    await record(job, outcome);
+    if (outcome.error || outcome.status! >= 300) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
+  };
+
+  /** The attempt's outcome, and the next attempt's job when one is due, in one transaction. */
+  const record = async (job: Job, outcome: Outcome) => {
+    const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+    const last = job.attempt >= settings.maxAttempts;
+    const delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const { rowCount } = await client.query(
+        `update webhook_delivery set attempts = $2, last_status = $3, last_error = $4, last_attempt_at = now(),
+           status = case when $5 then 'delivered' when $6 then 'failed' else 'pending' end,
+           delivered_at = case when $5 then now() end,
+           next_attempt_at = now() + make_interval(secs => $7)
+         where id = $1 and attempts = $2 - 1 and status = 'pending'`,
+        [job.deliveryId, job.attempt, outcome.status ?? null, outcome.error ?? null, delivered, last, delaySeconds],
+      );
+      if (rowCount === 1 && !delivered && !last) {
+        await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, { startAfter: delaySeconds, db: db(client) });
+      }
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+
+  await boss.work<Job>(QUEUE, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, pollSeconds) }, async ([job]) => attempt(job.data));
+
+  let stopped = false;
+  const relayLoop = async () => {
+    while (!stopped) {
+      const moved = await relay().catch((error) => {
+        logger.warn({ err: error }, 'webhook relay failed; retrying');
+        return 0;
+      });
+      // A full batch: more may be waiting.
+      if (moved < 200) await new Promise((resolve) => setTimeout(resolve, pollSeconds * 1000));
+    }
+  };
+  const relaying = relayLoop();
+
+  const purge = () =>
+    pool
+      .query('delete from event where created_at < now() - make_interval(secs => $1)', [settings.retentionSeconds])
+      .then(({ rowCount }) => rowCount && logger.info({ count: rowCount }, 'deleted events past their retention'))
+      .catch((error) => logger.warn({ err: error }, 'could not delete old events'));
+  void purge();
+  const purger = setInterval(purge, 10 * 60_000).unref();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(purger);
+      await relaying;
+      await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
+      await pool.end();
+    },
+  };
+}
+
+/** Exponential backoff with full jitter: between half and all of base × 2^(attempt − 1). */
+export function backoffSeconds(attempt: number, baseSeconds: number): number {
+  const ceiling = baseSeconds * 2 ** Math.min(attempt - 1, 16);
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+interface Outcome {
+  status?: number;
+  error?: string;
+}
+
+/**
+ * One POST, signed as Standard Webhooks asks; no redirects followed (node's http never does),
+ * a time limit, and in production a connection only to a public address (the lookup refuses
+ * others; an address literal is checked here, since it skips the lookup).
+ */
+function post(url: string, eventId: string, body: string, secret: string, settings: WebhookSettings): Promise<Outcome> {
+  const target = new URL(url);
+  const policy = { publicOnly: settings.publicUrlsOnly };
+  const literal = target.hostname.replace(/^\[|\]$/g, '');
+  if (policy.publicOnly && (target.protocol !== 'https:' || (isIP(literal) && !isPublicAddress(literal)))) {
+    return Promise.resolve({ error: 'the URL is not https to a public address' });
+  }
+  const timestamp = new Date();
+  const signature = new Webhook(secret).sign(eventId, timestamp, body);
+  const send = target.protocol === 'https:' ? https.request : http.request;
+  return new Promise((resolve) => {
+    const request = send(
+      target,
+      {
+        method: 'POST',
+        lookup: checkedLookup(policy) as never,
+        timeout: settings.timeoutSeconds * 1000,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'org-policy-service-webhooks',
+          'webhook-id': eventId,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode }));
+        response.on('error', (error) => resolve({ status: response.statusCode, error: error.message }));
+      },
+    );
+    // A whole-attempt limit: the socket timeout alone restarts with every byte received.
+    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${settings.timeoutSeconds} s`)), settings.timeoutSeconds * 1000);
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${settings.timeoutSeconds} s`)));
+    request.on('error', (error) => resolve({ error: error.message.slice(0, 200) }));
+    request.on('close', () => clearTimeout(deadline));
+    request.end(body);
+  });
+}

@@ -1,0 +1,21 @@
+import { Field, ID, InputType } from 'type-graphql';
+import { EachAmong, OptionalText, RequiredHttpUrl } from '../input/rules.js';
+import { EVENT_TYPES } from '../events/record-event.js';
+
+@InputType('CreateWebhookEndpointInput')
+export class CreateWebhookEndpointInput {
+  @Field(() => String, {
+    description: 'Where events are POSTed: an absolute URL; in production https and not a private or loopback address',
+  })
+  @RequiredHttpUrl()
+  url!: string;
+
+  @Field(() => ID, { nullable: true, description: "Whose subtree's events; defaults to the token's org" })
+  organizationId?: string | null;
+
+  @Field(() => [String], { nullable: true, description: `Event types to receive (${EVENT_TYPES.join(', ')}); all when absent` })
+  @EachAmong(EVENT_TYPES)
+  events?: string[] | null;
+
+  @Field(() => String, { nullable: true }) @OptionalText(1000) description?: string | null;
+}

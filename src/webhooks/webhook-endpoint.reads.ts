@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { accessPredicate } from '../auth/access-rule.js';
+import type { Principal } from '../auth/principal.js';
+import { querySql } from '../database/sql.js';
+import { notFound } from '../errors/errors.js';
+import { rfc3339 } from '../events/event.reads.js';
+import { EVENT_TYPES } from '../events/record-event.js';
+import { isUuid } from '../values/identifiers.js';
+import type { WebhookEndpoint } from './webhook-endpoint.type.js';
+
+/** An endpoint as reads serve it (alias `w`); never its secret. No filter stored means every type. */
+export const ENDPOINT_SELECT = `w.id, w.url, w.organization_id as "organizationId",
+  coalesce(w.events, '{${EVENT_TYPES.join(',')}}'::text[]) as events, w.description, ${rfc3339('w.created_at')} as "createdAt"`;
+
+export type EndpointRead = WebhookEndpoint;
+
+export const endpointNotFound = () => notFound('Webhook endpoint not found.');
+
+/** A live endpoint by id if its organization is accessible. */
+export async function findAccessibleEndpoint(em: EntityManager, principal: Principal, id: string): Promise<EndpointRead | null> {
+  if (!isUuid(id)) return null;
+  const access = accessPredicate('o', principal);
+  const [row] = await querySql<EndpointRead>(
+    em,
+    `select ${ENDPOINT_SELECT} from webhook_endpoint w join organization o on o.id = w.organization_id
+     where w.id = ? and w.deleted_at is null and ${access.sql}`,
+    [id.toLowerCase(), ...access.params],
+  );
+  return row ?? null;
+}
+
+/** A page of the live endpoints registered on one (already access-checked) organization. */
+export async function endpointsPage(em: EntityManager, organizationId: string, first: number, after: string) {
+  const rows = await querySql<EndpointRead & { seq: string }>(
+    em,
+    `select ${ENDPOINT_SELECT}, w.seq from webhook_endpoint w
+     where w.organization_id = ? and w.deleted_at is null and w.seq > ?::bigint order by w.seq limit ?`,
+    [organizationId, after, first + 1],
+  );
+  return {
+    items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as EndpointRead, seq: String(seq) })),
+    hasNextPage: rows.length > first,
+  };
+}
+
+/** Marks a live, accessible endpoint deleted (its pending deliveries then fail); whether it was. */
+export async function deleteAccessibleEndpoint(em: EntityManager, principal: Principal, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const access = accessPredicate('o', principal);
+  const rows = await querySql(
+    em,
+    `update webhook_endpoint w set deleted_at = now() from organization o
+     where w.id = ? and w.deleted_at is null and o.id = w.organization_id and ${access.sql} returning w.id`,
+    [id.toLowerCase(), ...access.params],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,65 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { Principal } from '../auth/principal.js';
+import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
+import type { RequestContext } from '../graphql/context.js';
+import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { badUserInput, notFound } from '../errors/errors.js';
+import { findAccessibleOrganization, organizationNotFound } from '../organizations/organization.reads.js';
+import { createWebhookEndpoint } from './create-webhook-endpoint.js';
+import { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
+import { deleteAccessibleEndpoint, endpointNotFound, endpointsPage, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
+import { CreatedWebhookEndpoint, WebhookEndpoint } from './webhook-endpoint.type.js';
+
+const WebhookEndpointConnection = ConnectionType('WebhookEndpoint', WebhookEndpoint);
+
+@ArgsType()
+class EndpointsArgs extends PageArgs {
+  @Field(() => ID, { nullable: true, description: "Whose endpoints; defaults to the token's org" })
+  organizationId?: string | null;
+}
+
+/** Webhook endpoints (spec section 11), through the access rule on their organization. */
+@Resolver(() => WebhookEndpoint)
+export class WebhookEndpointResolver {
+  @Authorized()
+  @Mutation(() => CreatedWebhookEndpoint, { description: "Registers an endpoint for an organization's subtree; its secret is shown only here" })
+  createWebhookEndpoint(
+    @Arg('input', () => CreateWebhookEndpointInput) input: CreateWebhookEndpointInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<EndpointRead & { secret: string }> {
+    ctx.deadline.assertOpen();
+    return createWebhookEndpoint({ em: ctx.em, principal, cipher: ctx.cipher, urls: ctx.webhookUrls }, input);
+  }
+
+  @Authorized()
+  @Mutation(() => ID, { description: 'Deletes an endpoint: it receives nothing more; returns its id' })
+  async deleteWebhookEndpoint(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<string> {
+    ctx.deadline.assertOpen();
+    if (!(await deleteAccessibleEndpoint(ctx.em, principal, id))) throw endpointNotFound();
+    return id;
+  }
+
+  @Authorized()
+  @Query(() => WebhookEndpoint, { nullable: true, description: 'An endpoint of an organization the caller may access; else null and NOT_FOUND' })
+  async webhookEndpoint(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<EndpointRead> {
+    const endpoint = await findAccessibleEndpoint(ctx.em, principal, id);
+    if (!endpoint) throw endpointNotFound();
+    return endpoint;
+  }
+
+  @Authorized()
+  @Query(() => WebhookEndpointConnection, { description: 'The endpoints registered on an organization, oldest first' })
+  async webhookEndpoints(
+    @Args(() => EndpointsArgs) args: EndpointsArgs,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<EndpointRead>> {
+    const { first, after } = pagePosition('webhookEndpoint', args);
+    const organizationId = args.organizationId ?? principal.org;
+    if (organizationId == null) throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
+    const organization = await findAccessibleOrganization(ctx.em, principal, organizationId);
+    if (!organization) throw args.organizationId ? organizationNotFound() : notFound("The token's organization was not found.");
+    return toConnection('webhookEndpoint', await endpointsPage(ctx.em, organization.id, first, after), after);
+  }
+}

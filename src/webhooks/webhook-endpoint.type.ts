@@ -1,0 +1,30 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+
+/** Where an organization's subtree's events are POSTed (spec section 11). */
+@ObjectType('WebhookEndpoint', { simpleResolvers: true })
+export class WebhookEndpoint {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  url!: string;
+
+  @Field(() => ID, { description: 'It receives the events of this organization and every descendant' })
+  organizationId!: string;
+
+  @Field(() => [String], { description: 'The event types it receives' })
+  events!: string[];
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => String, { description: 'RFC 3339' })
+  createdAt!: string;
+}
+
+/** The endpoint as created: the only time its signing secret is shown. */
+@ObjectType('CreatedWebhookEndpoint', { simpleResolvers: true })
+export class CreatedWebhookEndpoint extends WebhookEndpoint {
+  @Field(() => String, { description: 'whsec_… : verifies the webhook-signature header; shown only here' })
+  secret!: string;
+}
