@@ -122,6 +122,8 @@ const OVERLAYS: SchemaOverlays = {
     'CreateOrganizationInput.parentId': { format: undefined },
     'CreatePolicyInput.organizationId': { format: undefined },
     'CreatePolicyInput.number': { minimum: 1 },
+    'CreateWebhookEndpointInput.organizationId': { format: undefined },
+    'CreateWebhookEndpointInput.url': { format: 'uri' },
     'BankAccount.accountLast4': { maxLength: 4 },
     'Owner.taxIdLast4': { maxLength: 4 },
     'Charge.type': { const: 'premium' },
@@ -158,7 +160,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       title: 'Organization and Policy service: REST compatibility layer',
       version,
       description:
-        'The four operations of the interface document and two lists (organizations, policies). Every route needs `Authorization: Bearer <JWT>`. ' +
+        'The four operations of the interface document, two lists (organizations, policies), events and webhook endpoints. Every route needs `Authorization: Bearer <JWT>`. ' +
         'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
         'whose `code` equals the GraphQL `extensions.code`.',
     },
@@ -166,6 +168,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
     tags: [
       { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
+      { name: 'Events', description: 'What happened (organization.created, policy.created), kept 30 days, with the state of each webhook delivery' },
+      { name: 'Webhooks', description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way" },
     ],
     security: [{ bearerAuth: [] }],
     paths: {
@@ -264,6 +268,89 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           },
         },
       },
+      '/api/v1/events': {
+        get: {
+          operationId: 'listEvents',
+          summary: 'List the events the caller may access, oldest first',
+          description: 'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`.',
+          tags: ['Events'],
+          parameters: [
+            { name: 'organizationId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: "Only this organization's subtree" },
+            { name: 'type', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated event types, e.g. `policy.created`' },
+            ...PAGE_PARAMETERS,
+          ],
+          responses: {
+            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('EventList')) },
+            404: problem('`organizationId` names no organization the caller may access'),
+            ...LIST_ERRORS,
+          },
+        },
+      },
+      '/api/v1/events/{id}': {
+        get: {
+          operationId: 'getEvent',
+          summary: 'Read an event with the state of its deliveries',
+          tags: ['Events'],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+          responses: {
+            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Event')) },
+            404: problem('No such event, or the caller may not access it'),
+            ...ERRORS,
+          },
+        },
+      },
+      '/api/v1/webhook-endpoints': {
+        get: {
+          operationId: 'listWebhookEndpoints',
+          summary: 'List the webhook endpoints registered on an organization',
+          tags: ['Webhooks'],
+          parameters: [
+            { name: 'organizationId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Default: the token’s org' },
+            ...PAGE_PARAMETERS,
+          ],
+          responses: {
+            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpointList')) },
+            404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+            ...LIST_ERRORS,
+          },
+        },
+        post: {
+          operationId: 'createWebhookEndpoint',
+          summary: "Register an endpoint for the events of an organization's whole subtree; the secret is shown only here",
+          tags: ['Webhooks'],
+          requestBody: { required: true, content: json(ref('CreateWebhookEndpointRequest')) },
+          responses: {
+            200: { description: 'Created', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpointCreated')) },
+            ...POST_ERRORS,
+            400: problem('The body breaks the rules, the URL is not allowed (in production: https to a public address), or an Idempotency-Key was sent (not supported on this route yet)'),
+            404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+          },
+        },
+      },
+      '/api/v1/webhook-endpoints/{id}': {
+        get: {
+          operationId: 'getWebhookEndpoint',
+          summary: 'Read a webhook endpoint (never its secret)',
+          tags: ['Webhooks'],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+          responses: {
+            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpoint')) },
+            404: problem('No such endpoint, or the caller may not access it'),
+            ...ERRORS,
+          },
+        },
+        delete: {
+          operationId: 'deleteWebhookEndpoint',
+          summary: 'Delete a webhook endpoint: it receives nothing more',
+          tags: ['Webhooks'],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+          responses: {
+            204: { description: 'Deleted', headers: { ...requestIdHeader, ...rateLimitHeaders } },
+            404: problem('No such endpoint, or the caller may not access it'),
+            ...ERRORS,
+          },
+        },
+      },
     },
     components: {
       securitySchemes: {
@@ -323,6 +410,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
         PolicyListItem: responseSchema(schema, documentOf('GET', '/api/v1/policy'), OVERLAYS, ['policies', 'edges', 'node']),
         PolicyList: listSchema('PolicyListItem'),
+        EventListItem: responseSchema(schema, documentOf('GET', '/api/v1/events'), OVERLAYS, ['edges', 'node']),
+        EventList: listSchema('EventListItem'),
+        Event: responseSchema(schema, documentOf('GET', '/api/v1/events/:id'), OVERLAYS),
+        CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS),
+        WebhookEndpointCreated: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints'), OVERLAYS),
+        WebhookEndpoint: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id'), OVERLAYS),
+        WebhookEndpointList: listSchema('WebhookEndpoint'),
       },
     },
   };

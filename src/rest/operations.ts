@@ -86,3 +86,50 @@ export const POLICIES = /* GraphQL */ `
     }
   }
 `;
+
+/** Events (spec section 11): a page of those the caller may access, or one with its deliveries. */
+export const EVENTS = /* GraphQL */ `
+  query Events($organizationId: ID, $types: [String!], $first: Int!, $after: String) {
+    events(organizationId: $organizationId, types: $types, first: $first, after: $after) {
+      edges { node { id type createdAt organizationId data } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`;
+
+export const EVENT = /* GraphQL */ `
+  query Event($id: ID!) {
+    event(id: $id) {
+      id type createdAt organizationId data
+      deliveries { endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
+    }
+  }
+`;
+
+/** Webhook endpoints (spec section 11): the secret only in the create's answer. */
+export const CREATE_WEBHOOK_ENDPOINT = /* GraphQL */ `
+  mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {
+    createWebhookEndpoint(input: $input) { id url organizationId events description createdAt secret }
+  }
+`;
+
+export const WEBHOOK_ENDPOINT = /* GraphQL */ `
+  query WebhookEndpoint($id: ID!) {
+    webhookEndpoint(id: $id) { id url organizationId events description createdAt }
+  }
+`;
+
+export const WEBHOOK_ENDPOINTS = /* GraphQL */ `
+  query WebhookEndpoints($organizationId: ID, $first: Int!, $after: String) {
+    webhookEndpoints(organizationId: $organizationId, first: $first, after: $after) {
+      edges { node { id url organizationId events description createdAt } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`;
+
+export const DELETE_WEBHOOK_ENDPOINT = /* GraphQL */ `
+  mutation DeleteWebhookEndpoint($id: ID!) {
+    deleteWebhookEndpoint(id: $id)
+  }
+`;

@@ -66,6 +66,7 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
     const handler = (req: Request, res: Response, next: NextFunction) =>
       run(schema, route, createContext, options, req, res).catch(next);
     if (route.method === 'GET') router.get(route.path, requirePrincipal, handler);
+    else if (route.method === 'DELETE') router.delete(route.path, requirePrincipal, handler);
     else router.post(route.path, requirePrincipal, spendCreate(options.limits), requireJsonBody, options.bodyParser, handler);
   }
   for (const [path, methods] of paths) {
@@ -110,7 +111,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
   const operation = getOperationAST(parsed)!;
   const compiled = compileQuery(schema, parsed);
   if (!isCompiledQuery(compiled)) throw new Error(`REST document for ${route.method} ${route.path} does not compile`);
-  if (route.method === 'GET') return { ...route, parsed, operation, compiled };
+  if (route.method !== 'POST') return { ...route, parsed, operation, compiled };
   const bodyType = variableTypes(schema, operation).find((variable) => variable.name === route.bodyVariable)?.type;
   if (!bodyType) throw new Error(`REST document for POST ${route.path} declares no $${route.bodyVariable}`);
   return { ...route, parsed, operation, compiled, bodyType };
@@ -135,6 +136,10 @@ async function run(
     },
   });
   const key = route.method === 'POST' ? req.get('idempotency-key') : undefined;
+  if (key !== undefined && route.method === 'POST' && route.idempotent === false) {
+    res.locals.holdSlot?.(Promise.resolve());
+    return sendError(req, res, badUserInput([{ path: 'Idempotency-Key', message: 'is not supported on this route yet' }]));
+  }
   // A request that waited its turn past its deadline is answered without being run.
   const work = context.deadline.expired
     ? Promise.resolve(errorAnswer(context, [context.deadline.error()]))
@@ -204,8 +209,10 @@ async function executeRoute(route: PreparedRoute, context: RequestContext, varia
   try {
     const result = await route.compiled.query(undefined, context, variables);
     if (result.errors?.length) return errorAnswer(context, result.errors);
-    const body = JSON.stringify(route.response(result.data as Record<string, unknown>));
-    return { status: 200, contentType: 'application/json', body, headers: {} };
+    const response = route.response(result.data as Record<string, unknown>);
+    // A DELETE that happened answers 204 with no body.
+    if (route.method === 'DELETE') return { status: 204, contentType: 'application/json', body: '', headers: {} };
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(response), headers: {} };
   } catch (error) {
     if (error instanceof ServiceError) return errorAnswer(context, [error]);
     throw error;
@@ -227,7 +234,7 @@ async function rebuildAnswer(
 }
 
 function variablesOf(route: PreparedRoute, req: Request, principal: Principal): Record<string, unknown> {
-  if (route.method === 'GET') return route.variables(req, principal);
+  if (route.method !== 'POST') return route.variables(req, principal);
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }

@@ -4,9 +4,35 @@ import { badUserInput } from '../errors/errors.js';
 import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
 import type { Principal } from '../auth/principal.js';
-import type { CreateOrganizationMutation, CreatePolicyMutation, OrganizationQuery, OrganizationsQuery, PoliciesQuery, PolicyQuery } from './generated/operations.js';
+import type {
+  CreateOrganizationMutation,
+  CreatePolicyMutation,
+  CreateWebhookEndpointMutation,
+  DeleteWebhookEndpointMutation,
+  EventQuery,
+  EventsQuery,
+  OrganizationQuery,
+  OrganizationsQuery,
+  PoliciesQuery,
+  PolicyQuery,
+  WebhookEndpointQuery,
+  WebhookEndpointsQuery,
+} from './generated/operations.js';
 import { flattenAddress } from './input-from-body.js';
-import { CREATE_ORGANIZATION, CREATE_POLICY, ORGANIZATION, ORGANIZATIONS, POLICIES, POLICY } from './operations.js';
+import {
+  CREATE_ORGANIZATION,
+  CREATE_POLICY,
+  CREATE_WEBHOOK_ENDPOINT,
+  DELETE_WEBHOOK_ENDPOINT,
+  EVENT,
+  EVENTS,
+  ORGANIZATION,
+  ORGANIZATIONS,
+  POLICIES,
+  POLICY,
+  WEBHOOK_ENDPOINT,
+  WEBHOOK_ENDPOINTS,
+} from './operations.js';
 
 /**
  * The REST compatibility layer as data: each `/api/v1` route is one GraphQL document
@@ -26,7 +52,8 @@ interface RouteOf<Data> {
  * variables; may throw NOT_FOUND for impossible ids, 400 for bad parameters.
  */
 export interface GetRoute<Data = never> extends RouteOf<Data> {
-  method: 'GET';
+  /** DELETE routes are built the same way and answer 204 once their document ran without error. */
+  method: 'GET' | 'DELETE';
   variables: (request: Pick<Request, 'params' | 'query'>, principal: Principal) => Record<string, unknown>;
 }
 
@@ -34,11 +61,17 @@ export interface GetRoute<Data = never> extends RouteOf<Data> {
 export interface PostRoute<Data = never> extends RouteOf<Data> {
   method: 'POST';
   bodyVariable: string;
+  /**
+   * Whether Idempotency-Key is honoured. Not yet for webhook endpoints: their answer holds the
+   * signing secret, which the kept answers would store in clear (refused with 400 until then).
+   */
+  idempotent?: false;
 }
 
 export type RestRoute = GetRoute<any> | PostRoute<any>;
 
 const get = <Data>(route: Omit<GetRoute<Data>, 'method'>): GetRoute<Data> => ({ method: 'GET', ...route });
+const del = <Data>(route: Omit<GetRoute<Data>, 'method' | 'response'>): GetRoute<Data> => ({ method: 'DELETE', response: () => null, ...route });
 const post = <Data>(route: Omit<PostRoute<Data>, 'method'>): PostRoute<Data> => ({ method: 'POST', ...route });
 
 export const REST_ROUTES: RestRoute[] = [
@@ -103,7 +136,58 @@ export const REST_ROUTES: RestRoute[] = [
     },
     response: (data) => data.policy,
   }),
+  get<EventsQuery>({
+    path: '/api/v1/events',
+    document: EVENTS,
+    variables: ({ query }) => ({
+      organizationId: singleParameter(query, 'organizationId') ?? null,
+      types: listParameter(query, 'type'),
+      first: pageLimit(query),
+      after: singleParameter(query, 'after') ?? null,
+    }),
+    response: (data) => listBody(data.events),
+  }),
+  get<EventQuery>({
+    path: '/api/v1/events/:id',
+    document: EVENT,
+    variables: ({ params }) => ({ id: params.id }),
+    response: (data) => data.event,
+  }),
+  post<CreateWebhookEndpointMutation>({
+    path: '/api/v1/webhook-endpoints',
+    document: CREATE_WEBHOOK_ENDPOINT,
+    bodyVariable: 'input',
+    idempotent: false,
+    response: (data) => data.createWebhookEndpoint,
+  }),
+  get<WebhookEndpointsQuery>({
+    path: '/api/v1/webhook-endpoints',
+    document: WEBHOOK_ENDPOINTS,
+    variables: ({ query }) => ({
+      organizationId: singleParameter(query, 'organizationId') ?? null,
+      first: pageLimit(query),
+      after: singleParameter(query, 'after') ?? null,
+    }),
+    response: (data) => listBody(data.webhookEndpoints),
+  }),
+  get<WebhookEndpointQuery>({
+    path: '/api/v1/webhook-endpoints/:id',
+    document: WEBHOOK_ENDPOINT,
+    variables: ({ params }) => ({ id: params.id }),
+    response: (data) => data.webhookEndpoint,
+  }),
+  del<DeleteWebhookEndpointMutation>({
+    path: '/api/v1/webhook-endpoints/:id',
+    document: DELETE_WEBHOOK_ENDPOINT,
+    variables: ({ params }) => ({ id: params.id }),
+  }),
 ];
+
+/** A comma-separated list parameter (`type=a,b`), given once; absent is null. */
+function listParameter(query: Request['query'], name: string): string[] | null {
+  const value = singleParameter(query, name);
+  return value === undefined ? null : value.split(',');
+}
 
 /** A query parameter given once (repeated or nested parameters are refused with 400). */
 function singleParameter(query: Request['query'], name: string): string | undefined {

@@ -82,7 +82,7 @@ describe('developer pages in headless Chromium', () => {
       await tab.waitForSelector('.opblock');
       const operations = await tab.$$eval('.opblock-summary-path', (paths) => paths.map((path) => path.textContent?.trim()));
       expect(operations).toEqual(expect.arrayContaining(['/api/v1/organization', '/api/v1/organization/{id}', '/api/v1/policy', '/api/v1/policy/{id}']));
-      expect(operations.length).toBe(6);
+      expect(operations.length).toBe(12);
     });
   });
 

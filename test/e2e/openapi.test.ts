@@ -14,10 +14,14 @@ describe('the OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(response.body.paths).sort()).toEqual([
+      '/api/v1/events',
+      '/api/v1/events/{id}',
       '/api/v1/organization',
       '/api/v1/organization/{id}',
       '/api/v1/policy',
       '/api/v1/policy/{id}',
+      '/api/v1/webhook-endpoints',
+      '/api/v1/webhook-endpoints/{id}',
     ]);
   });
 

@@ -145,7 +145,7 @@ describe('events and webhooks', () => {
 
     // A tampered body, or an old timestamp, fails the same verification.
     const [first] = branchHooks.received;
-    expect(() => verifier.verify(first.body.replace('Leaf', 'Lief'), first.headers as Record<string, string>)).toThrow();
+    expect(() => verifier.verify(first.body.replace('{', '{ '), first.headers as Record<string, string>)).toThrow();
     const old = String(Math.floor(Date.now() / 1000) - 3600);
     const resigned = { ...first.headers, 'webhook-timestamp': old, 'webhook-signature': verifier.sign(String(first.headers['webhook-id']), new Date(Number(old) * 1000), first.body) };
     expect(() => verifier.verify(first.body, resigned as unknown as Record<string, string>)).toThrow();
@@ -185,6 +185,48 @@ describe('events and webhooks', () => {
       return events[0]?.deliveries[0]?.status === 'failed' ? events : undefined;
     }, 'the last attempt', 40_000);
     expect(event.deliveries[0]).toMatchObject({ status: 'failed', attempts: 4, lastStatus: null });
+  });
+
+  it('over REST: endpoints are created, read without their secret, listed and deleted; events are listed and read with their deliveries', async () => {
+    const hooks = await receiver();
+    servers.push(hooks.server);
+    const own = await createOrganization({ legalName: 'REST Tree' });
+    const created = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+      token,
+      body: { url: hooks.url, organizationId: own, events: ['policy.created'], description: 'ops' },
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({ url: hooks.url, organizationId: own, events: ['policy.created'], description: 'ops' });
+    expect(created.body.secret).toMatch(/^whsec_/);
+    const id = created.body.id as string;
+    const read = await request(service.url, 'GET', `/api/v1/webhook-endpoints/${id}`, { token });
+    expect(read.status).toBe(200);
+    expect(read.body.secret).toBeUndefined();
+    const listed = await request(service.url, 'GET', `/api/v1/webhook-endpoints?organizationId=${own}`, { token });
+    expect(listed.body).toMatchObject({ data: [{ id }], hasMore: false, nextCursor: null });
+    const keyed = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url: hooks.url, organizationId: own }, headers: { 'idempotency-key': 'k1' } });
+    expect(keyed.status).toBe(400);
+
+    const number = await createPolicy(own);
+    await until(() => hooks.received.length === 1 || undefined, 'the delivery');
+    const events = await request(service.url, 'GET', `/api/v1/events?organizationId=${own}&type=policy.created`, { token });
+    expect(events.status, events.text).toBe(200);
+    expect(events.body.data).toHaveLength(1);
+    expect(events.body.data[0]).toMatchObject({ type: 'policy.created', organizationId: own, data: { object: { number } } });
+    const event = await until(async () => {
+      const response = await request(service.url, 'GET', `/api/v1/events/${events.body.data[0].id}`, { token });
+      return response.body.deliveries?.[0]?.status === 'delivered' ? response : undefined;
+    }, 'the delivered state');
+    expect(event.body.deliveries).toEqual([expect.objectContaining({ endpointId: id, status: 'delivered', attempts: 1, lastStatus: 200, nextAttemptAt: null })]);
+    expect(event.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+    const stranger = await service.token({ sub: 'hooks-stranger' });
+    expect((await request(service.url, 'GET', `/api/v1/events/${events.body.data[0].id}`, { token: stranger })).status).toBe(404);
+    expect((await request(service.url, 'DELETE', `/api/v1/webhook-endpoints/${id}`, { token: stranger })).status).toBe(404);
+    const deleted = await request(service.url, 'DELETE', `/api/v1/webhook-endpoints/${id}`, { token });
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    expect((await request(service.url, 'GET', `/api/v1/webhook-endpoints/${id}`, { token })).status).toBe(404);
   });
 
   it('records no event for a create that fails, and keeps no secret in the events table', async () => {

@@ -48,7 +48,12 @@ function build(document: any): ResponseChecker {
     } else {
       const declared = operation.responses[String(response.status)];
       if (!declared) throw new Error(`${method} ${path}: status ${response.status} is not in the OpenAPI document`);
-      if (!declared.content?.[mediaType]) throw new Error(`${method} ${path}: ${response.status} as ${mediaType} is not in the OpenAPI document`);
+      // A response declared without content (204) must come without a body.
+      if (!declared.content) {
+        if (response.text !== '') throw new Error(`${method} ${path}: ${response.status} has a body the OpenAPI document does not declare`);
+        return;
+      }
+      if (!declared.content[mediaType]) throw new Error(`${method} ${path}: ${response.status} as ${mediaType} is not in the OpenAPI document`);
       where = pointer('paths', match.template, method.toLowerCase(), 'responses', String(response.status), 'content', mediaType, 'schema');
     }
     let validate = compiled.get(where);

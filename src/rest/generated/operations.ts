@@ -65,6 +65,16 @@ export type CreatePolicyInput = {
   petName: string;
 };
 
+export type CreateWebhookEndpointInput = {
+  description: string | null | undefined;
+  /** Event types to receive (organization.created, policy.created); all when absent */
+  events: Array<string> | null | undefined;
+  /** Whose subtree's events; defaults to the token's org */
+  organizationId: string | number | null | undefined;
+  /** Where events are POSTed: an absolute URL; in production https and not a private or loopback address */
+  url: string;
+};
+
 export type OwnerInput = {
   address: AddressInput | null | undefined;
   /** YYYY-MM-DD, not in the future */
@@ -126,3 +136,50 @@ export type PoliciesQueryVariables = Exact<{
 
 
 export type PoliciesQuery = { organization: { policies: { edges: Array<{ node: { id: string, number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type EventsQueryVariables = Exact<{
+  organizationId: string | number | null | undefined;
+  types: Array<string> | string | null | undefined;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type EventsQuery = { events: { edges: Array<{ node: { id: string, type: string, createdAt: string, organizationId: string, data: Record<string, unknown> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type EventQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type EventQuery = { event: { id: string, type: string, createdAt: string, organizationId: string, data: Record<string, unknown>, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } | null };
+
+export type CreateWebhookEndpointMutationVariables = Exact<{
+  input: CreateWebhookEndpointInput;
+}>;
+
+
+export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, secret: string } };
+
+export type WebhookEndpointQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type WebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string } | null };
+
+export type WebhookEndpointsQueryVariables = Exact<{
+  organizationId: string | number | null | undefined;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type DeleteWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteWebhookEndpointMutation = { deleteWebhookEndpoint: string };
