@@ -19,6 +19,7 @@ import { checkedLookup, isPublicAddress } from './webhook-url.js';
  * made are handed to pg-boss by a relay, in the same way: marked and enqueued together.
  */
 const QUEUE = 'webhook-delivery';
+const WORKERS = 4;
 
 interface Job {
   deliveryId: string;
@@ -151,7 +152,10 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     }
   };
 
-  await boss.work<Job>(QUEUE, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, pollSeconds) }, async ([job]) => attempt(job.data));
+  // Four attempts at a time per instance (four pg-boss workers): a slow receiver does not hold up the others.
+  for (let worker = 0; worker < WORKERS; worker++) {
+    await boss.work<Job>(QUEUE, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, pollSeconds) }, async ([job]) => attempt(job.data));
+  }
 
   let stopped = false;
   const relayLoop = async () => {
