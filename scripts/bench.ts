@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -129,6 +130,44 @@ try {
     const theirs = await load(baselinePort, next);
     rows.push(`| ${name} | ${fmt(ours)} | ${fmt(theirs)} | **${(ours.rps / theirs.rps).toFixed(2)}x** |`);
     console.log(rows.at(-1));
+  }
+
+  // Creates with one webhook endpoint on every tree (spec section 11): their throughput against
+  // the plain creates measured above, and whether delivery keeps up (the queue of pending
+  // deliveries, sampled during the run, does not grow).
+  const withoutEndpoint = rows.find((row) => row.startsWith('| REST POST policy |'));
+  if (withoutEndpoint) {
+    const post = scenarios.find(([name]) => name === 'REST POST policy')![1];
+    const hooks = createServer((req, res) => req.resume().on('end', () => res.end())).listen(0, '127.0.0.1');
+    await new Promise((resolve) => hooks.once('listening', resolve));
+    const hooksUrl = `http://127.0.0.1:${(hooks.address() as { port: number }).port}/`;
+    for (const [index, tree] of trees.entries()) {
+      const response = await fetch(`http://127.0.0.1:${servicePort}/api/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens[index]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: hooksUrl, organizationId: tree.rootId, events: ['policy.created'] }),
+      });
+      if (!response.ok) throw new Error(`could not register a webhook endpoint: ${response.status} ${await response.text()}`);
+    }
+    const queue = new pg.Client({ connectionString: database.url });
+    await queue.connect();
+    const pending = async () => Number((await queue.query(`select count(*) from webhook_delivery where status = 'pending'`)).rows[0].count);
+    const depths: number[] = [await pending()];
+    const sampler = setInterval(() => void pending().then((depth) => depths.push(depth)), 1000);
+    const withEndpoint = await load(servicePort, post);
+    clearInterval(sampler);
+    depths.push(await pending());
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const after = await pending();
+    const delivered = Number((await queue.query(`select count(*) from webhook_delivery where status = 'delivered'`)).rows[0].count);
+    await queue.end();
+    hooks.close();
+    const plainRps = Number(/^\| REST POST policy \| (\d+),/.exec(withoutEndpoint)![1]);
+    rows.push(
+      `| REST POST policy with one webhook endpoint | ${fmt(withEndpoint)} | (the same run without an endpoint: ${plainRps} req/s) | **${(withEndpoint.rps / plainRps).toFixed(2)}x** of the plain creates |`,
+    );
+    console.log(rows.at(-1));
+    console.log(`pending deliveries, sampled each second during the run: ${depths.join(', ')}; 3 s after: ${after}; delivered: ${delivered}`);
   }
 
   if (values.only) {

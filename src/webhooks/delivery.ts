@@ -172,8 +172,13 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
 
   const purge = () =>
     pool
-      .query('delete from event where created_at < now() - make_interval(secs => $1)', [settings.retentionSeconds])
-      .then(({ rowCount }) => rowCount && logger.info({ count: rowCount }, 'deleted events past their retention'))
+      .query(
+        `with gone as (delete from event where created_at < now() - make_interval(secs => $1) returning seq),
+           cleared as (delete from event_ancestor a using gone where a.event_seq = gone.seq)
+         select count(*)::int as count from gone`,
+        [settings.retentionSeconds],
+      )
+      .then(({ rows }) => rows[0].count > 0 && logger.info({ count: rows[0].count }, 'deleted events past their retention'))
       .catch((error) => logger.warn({ err: error }, 'could not delete old events'));
   void purge();
   const purger = setInterval(purge, 10 * 60_000).unref();

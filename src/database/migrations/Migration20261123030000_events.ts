@@ -30,6 +30,8 @@ export class Migration20261123030000_events extends Migration {
         event_seq bigint not null,
         primary key (ancestor_id, event_seq)
       );
+      -- For the retention purge, which deletes by event.
+      create index event_ancestor_event_index on event_ancestor (event_seq);
 
       create table webhook_endpoint (
         id uuid primary key,
