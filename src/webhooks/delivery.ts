@@ -75,6 +75,12 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     expireInSeconds: settings.timeoutSeconds + 20,
     retentionDays: 1,
   });
+  // Connections are kept open between attempts to the same host (a new TCP and TLS handshake per
+  // event cost more than the event); a kept connection was checked by the lookup when it opened.
+  const agents: Agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: WORKERS * BATCH, timeout: 30_000 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: WORKERS * BATCH, timeout: 30_000 }),
+  };
   const db = (client: pg.PoolClient) => ({ executeSql: (text: string, values: unknown[]) => client.query(text, values) });
 
   /** Hands new deliveries to the queue: marked and enqueued in one transaction, by one instance. */
@@ -120,7 +126,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       return;
     }
     const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
-    const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings);
+    const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
     await record(job, outcome);
     if (outcome.error || outcome.status! >= 300) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
   };
@@ -201,6 +207,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       await relaying;
       await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
       await pool.end();
+      agents.http.destroy();
+      agents.https.destroy();
     },
   };
 }
@@ -211,12 +219,10 @@ export function backoffSeconds(attempt: number, baseSeconds: number): number {
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-/**
- * Connections are kept open between attempts to the same host (a new TCP and TLS handshake per
- * event cost more than the event). A kept connection was checked by the lookup when it opened.
- */
-const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 50, timeout: 30_000 });
-const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 50, timeout: 30_000 });
+interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+}
 
 interface Outcome {
   status?: number;
@@ -228,7 +234,7 @@ interface Outcome {
  * a time limit, and in production a connection only to a public address (the lookup refuses
  * others; an address literal is checked here, since it skips the lookup).
  */
-function post(url: string, eventId: string, body: string, secret: string, settings: WebhookSettings): Promise<Outcome> {
+function post(url: string, eventId: string, body: string, secret: string, settings: WebhookSettings, agents: Agents): Promise<Outcome> {
   const target = new URL(url);
   const policy = { publicOnly: settings.publicUrlsOnly };
   const literal = target.hostname.replace(/^\[|\]$/g, '');
@@ -238,7 +244,7 @@ function post(url: string, eventId: string, body: string, secret: string, settin
   const timestamp = new Date();
   const signature = new Webhook(secret).sign(eventId, timestamp, body);
   const send = target.protocol === 'https:' ? https.request : http.request;
-  const agent = target.protocol === 'https:' ? httpsAgent : httpAgent;
+  const agent = target.protocol === 'https:' ? agents.https : agents.http;
   return new Promise((resolve) => {
     const request = send(
       target,
