@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { cliOptions } from './cli.js';
 import { mintToken } from '../src/auth/token-minter.js';
 import { verificationKeys } from '../src/auth/verification-keys.js';
 import { ConfigError, loadConfig, usesDevelopmentSecret } from '../src/config.js';
@@ -18,29 +18,14 @@ Signs with JWT_SECRET, else with the development secret the service keeps in DAT
 (default .data); run it with the same DATA_DIR as the server. Capture it with
   TOKEN=$(npm run -s token -- --sub alice)`;
 
-/** One line on stderr and exit 2: a usage error, never a stack trace. */
-function fail(reason: string): never {
-  console.error(`npm run token: ${reason} (--help for usage)`);
-  process.exit(2);
-}
-
-let values: { sub?: string; org?: string; 'expires-in'?: string; help?: boolean };
-try {
-  ({ values } = parseArgs({
-    options: {
-      sub: { type: 'string', default: 'dev' },
-      org: { type: 'string' },
-      'expires-in': { type: 'string', default: '3600' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }));
-} catch (error) {
-  fail((error as Error).message.split('\n')[0]);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const cli = cliOptions<{ sub?: string; org?: string; 'expires-in'?: string }>('token', USAGE, {
+  sub: { type: 'string', default: 'dev' },
+  org: { type: 'string' },
+  'expires-in': { type: 'string', default: '3600' },
+});
+const { values } = cli;
+// Annotated, so that TypeScript narrows after a call (a `never` function must be declared so).
+const fail: (reason: string) => never = cli.fail;
 
 let config: ReturnType<typeof loadConfig>;
 try {

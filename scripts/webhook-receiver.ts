@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { parseArgs } from 'node:util';
+import { cliOptions } from './cli.js';
 import { Webhook } from 'standardwebhooks';
 
 const USAGE = `Receives webhooks locally and prints each one verified with the standardwebhooks package.
@@ -15,28 +15,14 @@ Register http://127.0.0.1:4100/ as the endpoint's url (outside production, http 
 are allowed). Each delivery prints one JSON line: verified or not, webhook-id, type, and the
 event; a delivery that fails verification is answered 400.`;
 
-function fail(reason: string): never {
-  console.error(`npm run webhook-receiver: ${reason} (--help for usage)`);
-  process.exit(2);
-}
-
-let values: { secret?: string; port?: string; fail?: string; help?: boolean };
-try {
-  ({ values } = parseArgs({
-    options: {
-      secret: { type: 'string' },
-      port: { type: 'string', default: '4100' },
-      fail: { type: 'string', default: '0' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  }));
-} catch (error) {
-  fail((error as Error).message.split('\n')[0]);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const cli = cliOptions<{ secret?: string; port?: string; fail?: string }>('webhook-receiver', USAGE, {
+  secret: { type: 'string' },
+  port: { type: 'string', default: '4100' },
+  fail: { type: 'string', default: '0' },
+});
+const { values } = cli;
+// Annotated, so that TypeScript narrows after a call (a `never` function must be declared so).
+const fail: (reason: string) => never = cli.fail;
 if (!values.secret?.startsWith('whsec_')) fail('--secret must be the endpoint secret (whsec_...)');
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 1 || port > 65535) fail('--port must be a port number');

@@ -51,13 +51,11 @@ export class EventResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<EventRead>> {
+    if (args.organizationId != null) return subtreeEvents(ctx, principal, args.organizationId, args);
     const { first, after } = pagePosition('event', args);
     const types = checkedTypes(args.types);
     ctx.deadline.assertOpen();
-    if (args.organizationId == null) return toConnection('event', await accessibleEventsPage(ctx.em, principal, types, first, after), after);
-    const page = await subtreeEventsPage(ctx.em, principal, args.organizationId, types, first, after);
-    if (!page) throw organizationNotFound();
-    return toConnection('event', page, after);
+    return toConnection('event', await accessibleEventsPage(ctx.em, principal, types, first, after), after);
   }
 
   // Charged as 25 deliveries (one per endpoint on the event's path; not a hard limit yet).
@@ -77,11 +75,16 @@ export class OrganizationEventsResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<EventRead>> {
-    const { first, after } = pagePosition('event', args);
-    const types = checkedTypes(args.types);
-    ctx.deadline.assertOpen();
-    const page = await subtreeEventsPage(ctx.em, principal, organization.id, types, first, after);
-    if (!page) throw organizationNotFound();
-    return toConnection('event', page, after);
+    return subtreeEvents(ctx, principal, organization.id, args);
   }
+}
+
+/** A page of an organization's subtree's events; the organization out of reach is NOT_FOUND. */
+async function subtreeEvents(ctx: RequestContext, principal: Principal, organizationId: string, args: EventsArgs): Promise<Connection<EventRead>> {
+  const { first, after } = pagePosition('event', args);
+  const types = checkedTypes(args.types);
+  ctx.deadline.assertOpen();
+  const page = await subtreeEventsPage(ctx.em, principal, organizationId, types, first, after);
+  if (!page) throw organizationNotFound();
+  return toConnection('event', page, after);
 }

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { startMain, stopMain } from '../support/service-process.js';
-import { useTestService } from '../support/test-service.js';
+import { startTestService, useTestService } from '../support/test-service.js';
 
 /**
  * Delivery across instances and crashes (spec section 11): two instances on one database share
@@ -163,4 +163,30 @@ describe('a SIGKILLed instance', () => {
       expect((await stopMain(secondRun.child)).code).toBe(0);
     }
   }, 120_000);
+});
+
+describe('event retention', () => {
+  const first = useTestService({ EVENT_RETENTION_SECONDS: '1' });
+
+  it('deletes events past EVENT_RETENTION_SECONDS with their ancestor rows (an instance purges when it starts, then every 10 minutes)', async () => {
+    const count = async () => (await first.sql<{ events: number; ancestors: number }>(
+      'select (select count(*)::int from event) as events, (select count(*)::int from event_ancestor) as ancestors',
+    ))[0];
+    const token = await first.token({ sub: 'retention' });
+    expect((await request(first.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).status).toBe(200);
+    // The instance purged at start-up, before this event was written; it is old after 1 s.
+    expect((await count()).events).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const second = await startTestService({ EVENT_RETENTION_SECONDS: '1' }, { sameDatabaseAs: first });
+    try {
+      let left = await count();
+      for (let i = 0; i < 50 && left.events > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        left = await count();
+      }
+      expect(left).toEqual({ events: 0, ancestors: 0 });
+    } finally {
+      await second.stop();
+    }
+  });
 });
