@@ -55,6 +55,7 @@ export async function createApp(deps: ServiceDependencies) {
   const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger);
   const idempotency = new IdempotencyKeys({
     fingerprints: deps.fingerprints,
+    cipher: deps.cipher,
     retentionSeconds: deps.idempotencyRetentionSeconds,
     keptResponseMaxBytes: limits.idempotencyKeptResponseMaxBytes,
     // A claim outlives the request's deadline and its last statement; after that (a crash), a

@@ -5,6 +5,7 @@ import stringify from 'safe-stable-stringify';
 import type { Principal } from '../auth/principal.js';
 import { badUserInput, conflict, ServiceError } from '../errors/errors.js';
 import type { RequestFingerprints } from '../crypto/request-fingerprint.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
 
 /** A response as kept for replay. */
 export interface StoredResponse {
@@ -14,7 +15,10 @@ export interface StoredResponse {
 }
 
 /** What a create made, recorded on its key so that its answer can be rebuilt from the record. */
-export type CreatedRecord = { type: 'policy'; number: number } | { type: 'organization'; id: string };
+export type CreatedRecord =
+  | { type: 'policy'; number: number }
+  | { type: 'organization'; id: string }
+  | { type: 'webhookEndpoint'; id: string };
 
 /** Handed to a create through its request context while the request holds a key. */
 export interface IdempotencyRecorder {
@@ -33,6 +37,11 @@ export interface IdempotentRequest {
 
 export interface IdempotencySettings {
   fingerprints: RequestFingerprints;
+  /**
+   * Kept answers are sealed at rest: they hold personal data, and a webhook endpoint's answer
+   * its signing secret. A row kept before (no prefix) is read as it is.
+   */
+  cipher: FieldCipher;
   /** How long a key and its answer are kept (spec: 24 hours). */
   retentionSeconds: number;
   /** A larger answer is not kept: its replay is rebuilt from the record it created. */
@@ -52,6 +61,9 @@ export interface IdempotentRun {
    */
   keep(response: StoredResponse): boolean;
 }
+
+const SEALED = 'sealed:';
+const KEPT_BODY_COLUMN = 'idempotency_key.body';
 
 /** 1 to 255 printable ASCII characters (spec section 7). */
 const KEY = /^[\x20-\x7e]{1,255}$/;
@@ -147,7 +159,7 @@ export class IdempotencyKeys {
       if (kept.fingerprint !== '' && !fingerprints.matches(body, kept.fingerprint)) {
         throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
       }
-      if (kept.status !== null) return { kept: { status: kept.status, contentType: kept.content_type!, body: kept.body! }, created: null };
+      if (kept.status !== null) return { kept: { status: kept.status, contentType: kept.content_type!, body: this.open(kept.body!) }, created: null };
       if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
       if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       // An earlier run crashed, or its answer was too large to keep: take over the key.
@@ -157,6 +169,17 @@ export class IdempotencyKeys {
       );
       return { kept: null, created: kept.created };
     }
+  }
+
+  private seal(body: string): string {
+    const { ciphertext, keyId } = this.settings.cipher.seal(body, KEPT_BODY_COLUMN);
+    return `${SEALED}${keyId}:${ciphertext}`;
+  }
+
+  private open(body: string): string {
+    if (!body.startsWith(SEALED)) return body;
+    const [keyId, ciphertext] = body.slice(SEALED.length).split(':');
+    return this.settings.cipher.open({ keyId, ciphertext }, KEPT_BODY_COLUMN);
   }
 
   private async recordCreated(tx: EntityManager, row: { scope: string; key: string; claim: string }, created: CreatedRecord): Promise<void> {
@@ -176,7 +199,7 @@ export class IdempotencyKeys {
       await querySql(em, `update idempotency_key set status = ?, content_type = ?, body = ?, locked_until = null where ${where}`, [
         response.status,
         response.contentType,
-        response.body,
+        this.seal(response.body),
         ...params,
       ]);
       return;

@@ -14,7 +14,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Principal } from '../auth/principal.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
-import { badUserInput, responseTooLarge, ServiceError } from '../errors/errors.js';
+import { badUserInput, notFound, responseTooLarge, ServiceError } from '../errors/errors.js';
 import { asGraphQLError, safeError, statusOf } from '../errors/safe-errors.js';
 import { errorHead, sendError } from '../errors/error-head.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
@@ -136,10 +136,6 @@ async function run(
     },
   });
   const key = route.method === 'POST' ? req.get('idempotency-key') : undefined;
-  if (key !== undefined && route.method === 'POST' && route.idempotent === false) {
-    res.locals.holdSlot?.(Promise.resolve());
-    return sendError(req, res, badUserInput([{ path: 'Idempotency-Key', message: 'is not supported on this route yet' }]));
-  }
   // A request that waited its turn past its deadline is answered without being run.
   const work = context.deadline.expired
     ? Promise.resolve(errorAnswer(context, [context.deadline.error()]))
@@ -227,6 +223,11 @@ async function rebuildAnswer(
   variables: Record<string, unknown>,
   created: CreatedRecord,
 ): Promise<Answer> {
+  if (route.method === 'POST' && route.rebuild) {
+    const body = await route.rebuild(context, created);
+    if (body === null) return errorAnswer(context, [notFound('What this request created is gone.')]);
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(body), headers: {} };
+  }
   const document = readBackDocument(route.parsed, route.operation, created);
   const result = await execute({ schema, document, contextValue: context, variableValues: variables });
   if (result.errors?.length) return errorAnswer(context, result.errors);

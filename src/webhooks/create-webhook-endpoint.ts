@@ -6,7 +6,8 @@ import { querySql } from '../database/sql.js';
 import { badUserInput, notFound } from '../errors/errors.js';
 import { findAccessibleOrganization, organizationNotFound } from '../organizations/organization.reads.js';
 import type { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
-import { ENDPOINT_SELECT, type EndpointRead } from './webhook-endpoint.reads.js';
+import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
+import { ENDPOINT_SELECT, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
 import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
 
 export interface CreateEndpointScope {
@@ -14,6 +15,8 @@ export interface CreateEndpointScope {
   principal: Principal;
   cipher: FieldCipher;
   urls: UrlPolicy;
+  /** Set while an Idempotency-Key is claimed: the create marks it in its own transaction. */
+  idempotency?: IdempotencyRecorder;
 }
 
 /** `whsec_` and base64 of 24 random bytes, as Standard Webhooks and Stripe write secrets. */
@@ -39,20 +42,43 @@ export async function createWebhookEndpoint(scope: CreateEndpointScope, input: C
   if (!organization) throw given ? organizationNotFound() : notFound("The token's organization was not found.");
   const secret = newSecret();
   const sealed = scope.cipher.seal(secret, 'webhook_endpoint.secret');
-  const [row] = await querySql<EndpointRead>(
-    em,
-    `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
-     values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning ${ENDPOINT_SELECT}`,
-    [
-      randomUUID(),
-      organization.id,
-      input.url,
-      input.events ? `{${input.events.join(',')}}` : null,
-      input.description ?? null,
-      sealed.ciphertext,
-      sealed.keyId,
-      principal.sub,
-    ],
-  );
+  const id = randomUUID();
+  const row = await em.transactional(async (tx) => {
+    const [inserted] = await querySql<EndpointRead>(
+      tx,
+      `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
+       values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning ${ENDPOINT_SELECT}`,
+      [
+        id,
+        organization.id,
+        input.url,
+        input.events ? `{${input.events.join(',')}}` : null,
+        input.description ?? null,
+        sealed.ciphertext,
+        sealed.keyId,
+        principal.sub,
+      ],
+    );
+    await scope.idempotency?.recordCreated(tx, { type: 'webhookEndpoint', id });
+    return inserted;
+  });
   return { ...row, secret };
+}
+
+/**
+ * The answer of a create that already happened (an Idempotency-Key retry after a crash, or
+ * after a 5xx once it committed): the endpoint as created, its secret opened from the row.
+ */
+export async function createdEndpointAnswer(
+  scope: Pick<CreateEndpointScope, 'em' | 'principal' | 'cipher'>,
+  id: string,
+): Promise<(EndpointRead & { secret: string }) | null> {
+  const endpoint = await findAccessibleEndpoint(scope.em, scope.principal, id);
+  if (!endpoint) return null;
+  const [sealed] = await querySql<{ ciphertext: string; keyId: string }>(
+    scope.em,
+    'select secret_ciphertext as ciphertext, secret_key_id as "keyId" from webhook_endpoint where id = ?',
+    [id],
+  );
+  return { ...endpoint, secret: scope.cipher.open(sealed, 'webhook_endpoint.secret') };
 }

@@ -29,7 +29,7 @@ export class WebhookEndpointResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<EndpointRead & { secret: string }> {
     ctx.deadline.assertOpen();
-    return createWebhookEndpoint({ em: ctx.em, principal, cipher: ctx.cipher, urls: ctx.webhookUrls }, input);
+    return createWebhookEndpoint({ em: ctx.em, principal, cipher: ctx.cipher, urls: ctx.webhookUrls, idempotency: ctx.idempotency }, input);
   }
 
   @Authorized()

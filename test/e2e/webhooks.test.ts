@@ -204,8 +204,26 @@ describe('events and webhooks', () => {
     expect(read.body.secret).toBeUndefined();
     const listed = await request(service.url, 'GET', `/api/v1/webhook-endpoints?organizationId=${own}`, { token });
     expect(listed.body).toMatchObject({ data: [{ id }], hasMore: false, nextCursor: null });
-    const keyed = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url: hooks.url, organizationId: own }, headers: { 'idempotency-key': 'k1' } });
-    expect(keyed.status).toBe(400);
+
+    // Idempotency-Key: the retry gets the same answer, secret included; the kept answer is
+    // sealed at rest; after a crash (no kept answer) it is rebuilt from the endpoint's row.
+    const keyedBody = { url: hooks.url, organizationId: own, events: ['organization.created'] };
+    const headers = { 'idempotency-key': 'endpoint-k1' };
+    const keyed = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: keyedBody, headers });
+    expect(keyed.status).toBe(200);
+    const replay = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: keyedBody, headers });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(keyed.text);
+    const [kept] = await service.sql<{ body: string }>(`select body from idempotency_key where key = 'endpoint-k1'`);
+    expect(kept.body).toMatch(/^sealed:/);
+    expect(kept.body).not.toContain(keyed.body.secret);
+    await service.sql(`update idempotency_key set status = null, content_type = null, body = null where key = 'endpoint-k1'`);
+    const rebuilt = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: keyedBody, headers });
+    expect(rebuilt.status).toBe(200);
+    expect(rebuilt.body).toEqual(keyed.body);
+    const reused = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { ...keyedBody, description: 'other' }, headers });
+    expect(reused.status).toBe(422);
+    expect((await service.sql<{ n: number }>(`select count(*)::int as n from webhook_endpoint where organization_id = $1`, [own]))[0].n).toBe(2);
 
     const number = await createPolicy(own);
     await until(() => hooks.received.length === 1 || undefined, 'the delivery');
