@@ -173,6 +173,25 @@ describe('events and webhooks', () => {
     expect(flaky.received).toHaveLength(4);
   });
 
+  it('does not follow a redirect: a 302 is a failed attempt, and the other address gets nothing', async () => {
+    const elsewhere = await receiver();
+    const redirecting = createServer((_req, res) => {
+      res.writeHead(302, { location: elsewhere.url });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    servers.push(elsewhere.server, redirecting);
+    const own = await createOrganization({ legalName: 'Redirect Tree' });
+    await createEndpoint({ url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/`, organizationId: own, events: ['policy.created'] });
+    await createPolicy(own);
+    const [event] = await until(async () => {
+      const events = (await eventsOf(own)).filter((candidate) => candidate.type === 'policy.created');
+      return (events[0]?.deliveries[0]?.attempts ?? 0) >= 1 ? events : undefined;
+    }, 'the first attempt');
+    expect(event.deliveries[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 302 });
+    expect(elsewhere.received).toHaveLength(0);
+  });
+
   it('marks a delivery failed after the configured attempts when nothing answers', async () => {
     const gone = await receiver();
     servers.push(gone.server);
