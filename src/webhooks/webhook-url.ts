@@ -14,8 +14,10 @@ for (const [network, prefix] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
+// IPv4-mapped addresses (::ffff:a.b.c.d) meet the IPv4 rules (BlockList maps them); ::/96 is
+// the deprecated IPv4-compatible form.
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32], ['100::', 64],
+  ['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32], ['100::', 64],
 ] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 
 export interface UrlPolicy {
