@@ -109,6 +109,8 @@ export function sendError(req: Request, res: Response, error: GraphQLError): voi
   res.status(status).set(headers);
   if (servedByGraphql(req)) {
     const mediaType = graphqlMediaType(req.get('accept'));
+    // For the access line (spec section 13), as graphql-route.ts records it for answers it makes.
+    res.locals.graphql = { ...res.locals.graphql, codes: [safe.extensions.code] };
     res.status(graphqlAnswerHead([safe.extensions.code], mediaType).status);
     res.type(mediaType).send(JSON.stringify({ errors: [safe] }));
     return;

@@ -89,6 +89,8 @@ function requestChecks(anonymousIntrospection: boolean, maxCost: number): Apollo
       return {
         async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
+          contextValue.operation.operationName = operation.name?.value.slice(0, 100) ?? null;
+          contextValue.operation.operationType = operation.operation;
           const refusal = authenticationRefusal({ principal: contextValue.principal, failure: contextValue.authFailure }, { surface: 'graphql', anonymousIntrospection, operation });
           if (refusal) throw refusal;
           const errors = await inputErrors(schema, operation, request.variables);

@@ -6,7 +6,7 @@ import { errorHead, graphqlAnswerHead, graphqlMediaType } from '../errors/error-
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
-import type { ContextFactory, RequestContext } from '../graphql/context.js';
+import type { ContextFactory, OperationLog, RequestContext } from '../graphql/context.js';
 import { badUserInput, responseTooLarge } from '../errors/errors.js';
 import { queryCost } from './query-cost.js';
 import { asGraphQLError, safeError } from '../errors/safe-errors.js';
@@ -50,9 +50,13 @@ export function graphqlRoute(
   const answer = async (req: Request, res: Response): Promise<void> => {
     const authentication = res.locals.authentication as RequestAuthentication;
     const sub = authentication.principal?.sub;
+    // The access line (http/request-lifecycle.ts) adds the operation and the codes answered.
+    const operation: OperationLog = {};
+    res.locals.graphql = operation;
     const context = createContext({
       requestId: res.locals.requestId,
       startedAt: res.locals.startedAt,
+      operation,
       authentication,
       spend: {
         graphqlCost: (cost) => (sub ? options.limits.spendGraphqlCost(sub, cost, res) : Promise.resolve()),
@@ -74,6 +78,7 @@ export function graphqlRoute(
       context.logger.warn({ bytes: Buffer.byteLength(result.body) }, 'response over RESPONSE_MAX_BYTES refused');
       result = errorAnswer(responseTooLarge(options.responseMaxBytes), req.get('accept'));
     }
+    (operation as OperationLog & { codes?: string[] }).codes = errorCodes(result.body);
     res.status(result.status).set(result.headers).type(result.contentType).send(result.body);
   };
 
@@ -190,5 +195,16 @@ function refusedBeforeExecution(body: string): boolean {
     return (errors ?? []).some((error) => ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST'].includes(error.extensions?.code ?? ''));
   } catch {
     return true;
+  }
+}
+
+/** The distinct `extensions.code`s of an answer's errors; parsed only when it has errors. */
+function errorCodes(body: string): string[] | undefined {
+  if (!body.includes('"errors"')) return undefined;
+  try {
+    const { errors } = JSON.parse(body) as { errors?: Array<{ extensions?: { code?: string } }> };
+    return errors ? [...new Set(errors.map((error) => error.extensions?.code ?? 'UNKNOWN'))] : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -25,11 +25,18 @@ export interface RequestContext {
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: creates mark it in their own transaction. */
   idempotency?: IdempotencyRecorder;
+  /** What the `/graphql` access line says of the operation (spec section 13), filled as it runs. */
+  operation: OperationLog;
   /** Charges the caller's per-minute budgets (GraphQL cost, creates); throws 429 when over. */
   spend: {
     graphqlCost(cost: number): Promise<void>;
     creates(count: number): Promise<void>;
   };
+}
+
+export interface OperationLog {
+  operationName?: string | null;
+  operationType?: string;
 }
 
 export interface ContextDependencies {
@@ -46,12 +53,14 @@ export interface RequestFacts {
   startedAt?: number;
   authentication: RequestAuthentication;
   spend: RequestContext['spend'];
+  /** Where the operation's name and type are written for the access line (else a throwaway). */
+  operation?: OperationLog;
 }
 
 export type ContextFactory = (request: RequestFacts) => RequestContext;
 
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
-  return ({ requestId, startedAt, authentication, spend }) => {
+  return ({ requestId, startedAt, authentication, spend, operation = {} }) => {
     const { principal, failure } = authentication;
     const deadline = new Deadline(deps.deadlineSeconds, startedAt);
     // The fork, the loaders and the child logger are made on first use: a simple read needs
@@ -79,6 +88,7 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
       },
       deadline,
       spend,
+      operation,
     };
     return context;
   };

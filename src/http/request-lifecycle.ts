@@ -36,6 +36,8 @@ export function requestLifecycle(logger: Logger, draining: () => boolean) {
           req: { id: requestId, method: req.method, url: path },
           route: req.route?.path || path,
           sub: res.locals.sub,
+          // On /graphql: operationName, operationType and the error codes answered (spec section 13).
+          ...res.locals.graphql,
           res: { statusCode: status },
           responseTime: Math.round(performance.now() - started),
         },

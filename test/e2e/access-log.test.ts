@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { graphql } from '../support/http.js';
+import { useTestService } from '../support/test-service.js';
+
+/** The `/graphql` access line names the operation and the codes it answered (spec section 13). */
+describe('the /graphql access line', () => {
+  const logLines: string[] = [];
+  const service = useTestService({}, { logger: createLogger('info', { write: (line: string) => void logLines.push(line) }) });
+  const accessLine = (requestId: string) =>
+    logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId);
+
+  it('names the operation, its type and the error codes, so a NOT_FOUND is not a plain 200', async () => {
+    const token = await service.token({ sub: 'logged' });
+    const missing = await graphql(service.url, 'query FindPolicy { policy(number: 987654) { number } }', {}, token);
+    expect(missing.status).toBe(200);
+    const line = await waitFor(() => accessLine(missing.headers.get('x-request-id')!));
+    expect(line).toMatchObject({ route: '/graphql', operationName: 'FindPolicy', operationType: 'query', codes: ['NOT_FOUND'], res: { statusCode: 200 } });
+
+    const fine = await graphql(service.url, '{ viewer { sub } }', {}, token);
+    expect(await waitFor(() => accessLine(fine.headers.get('x-request-id')!))).toMatchObject({ operationName: null, operationType: 'query' });
+    expect(accessLine(fine.headers.get('x-request-id')!).codes).toBeUndefined();
+
+    const refused = await graphql(service.url, 'query Bad { nope }', {}, token);
+    expect(await waitFor(() => accessLine(refused.headers.get('x-request-id')!))).toMatchObject({ codes: ['GRAPHQL_VALIDATION_FAILED'] });
+
+    const unauthenticated = await graphql(service.url, '{ viewer { sub } }', {}, 'not-a-token');
+    expect(await waitFor(() => accessLine(unauthenticated.headers.get('x-request-id')!))).toMatchObject({ res: { statusCode: 401 }, codes: ['UNAUTHENTICATED'] });
+  });
+});
+
+async function waitFor<T>(probe: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 50; i++) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('no access line');
+}
