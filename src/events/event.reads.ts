@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { querySql } from '../database/sql.js';
 import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
+import { pageOf } from '../graphql/connection.js';
 import type { Event, WebhookDelivery } from './event.type.js';
 
 /** RFC 3339 in UTC, with milliseconds, from a timestamptz. */
@@ -53,9 +54,9 @@ export async function subtreeEventsPage(
     `select ${EVENT_SELECT}, e.seq from event_ancestor a join event e on e.seq = a.event_seq
      where a.ancestor_id = ? and a.event_seq > ?::bigint and (?::text[] is null or e.type = any(?::text[]))
      order by a.event_seq limit ?`,
-    [top.id, after, types ? `{${types.join(',')}}` : null, types ? `{${types.join(',')}}` : null, first + 1],
+    [top.id, after, typeArray(types), typeArray(types), first + 1],
   );
-  return pageOf(rows, first);
+  return pageOf<EventRead>(rows, first);
 }
 
 /**
@@ -76,16 +77,14 @@ export async function accessibleEventsPage(
     `select ${EVENT_SELECT}, e.seq from event e join organization o on o.id = e.organization_id
      where e.seq > ?::bigint and ${access.sql} and (?::text[] is null or e.type = any(?::text[]))
      order by e.seq limit ?`,
-    [after, ...access.params, types ? `{${types.join(',')}}` : null, types ? `{${types.join(',')}}` : null, first + 1],
+    [after, ...access.params, typeArray(types), typeArray(types), first + 1],
   );
-  return pageOf(rows, first);
+  return pageOf<EventRead>(rows, first);
 }
 
-function pageOf(rows: Array<EventRead & { seq: string }>, first: number) {
-  return {
-    items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as EventRead, seq: String(seq) })),
-    hasNextPage: rows.length > first,
-  };
+/** A type filter as a PostgreSQL text array, or null for every type (bound twice: `? is null or ... any(?)`). */
+function typeArray(types: string[] | null): string | null {
+  return types ? `{${types.join(',')}}` : null;
 }
 
 /** The deliveries of events already access-checked, by event id (batched by a loader). */

@@ -82,6 +82,17 @@ export function pagePosition(kind: string, args: PageArgs): { first: number; aft
   return { first: args.first, after };
 }
 
+/**
+ * Rows read with one more than the page size (`limit first + 1`, each with its `seq`) as a
+ * page: the first `first`, and whether the extra one shows that more follow.
+ */
+export function pageOf<T>(rows: Array<T & { seq: string | number }>, first: number): { items: Array<{ node: T; seq: string }>; hasNextPage: boolean } {
+  return {
+    items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as T, seq: String(seq) })),
+    hasNextPage: rows.length > first,
+  };
+}
+
 /** A loaded page as a connection; `after` is the position it continued after ('0' for none). */
 export function toConnection<T>(
   kind: string,

@@ -3,8 +3,9 @@ import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { querySql } from '../database/sql.js';
 import { jsonObject, pickColumns, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
-import { notFound } from '../errors/errors.js';
+import { badUserInput, notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
+import { pageOf } from '../graphql/connection.js';
 import type { BankAccount } from './bank-account.entity.js';
 import type { Organization } from './organization.entity.js';
 import type { Owner } from './owner.entity.js';
@@ -110,6 +111,24 @@ export function organizationReadOf(written: { parent: string | null }, bankAccou
 export const organizationNotFound = () => notFound('Organization not found.');
 
 /**
+ * The organization a request names in `organizationId`, else the token's org claim (spec
+ * section 3); with neither, 400. Any value given is an id, even "" (then 404, like any id that
+ * cannot exist).
+ */
+export function targetOrganizationId(given: string | null | undefined, principal: Principal): string {
+  const id = given ?? principal.org;
+  if (id === null) throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
+  return id;
+}
+
+/** That organization if the principal may access it; else 404, worded for a given id or for the token's org. */
+export async function findTargetOrganization(em: EntityManager, principal: Principal, id: string, given: boolean): Promise<OrganizationRead> {
+  const organization = await findAccessibleOrganization(em, principal, id);
+  if (!organization) throw given ? organizationNotFound() : notFound("The token's organization was not found.");
+  return organization;
+}
+
+/**
  * A page of the caller's entry points (spec section 10): the organizations it may access whose
  * parent it may not (or that have none), in creation order. Only two kinds can be: its org
  * claim's organization, and one it created (any other accessible row has an accessible parent,
@@ -135,8 +154,5 @@ export async function entryPointsPage(
     ...access.params,
     first + 1,
   ]);
-  return {
-    items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as OrganizationRead, seq: String(seq) })),
-    hasNextPage: rows.length > first,
-  };
+  return pageOf<OrganizationRead>(rows, first);
 }

@@ -1,11 +1,11 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findAccessibleOrganization, organizationNotFound } from '../organizations/organization.reads.js';
+import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
-import { badUserInput, conflict, notFound } from '../errors/errors.js';
+import { badUserInput, conflict } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { Charge } from './charge.entity.js';
@@ -38,16 +38,8 @@ export interface CreatePolicyScope {
 
 export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicyInput): Promise<PolicyRead> {
   const { principal } = scope;
-  // Any organizationId the body carries is an id, even "" (then 404, like any id that cannot exist).
-  const given = input.organizationId !== undefined && input.organizationId !== null;
-  const organizationId = given ? input.organizationId! : principal.org;
-  if (organizationId === null) {
-    throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
-  }
-  const organization = await findAccessibleOrganization(scope.em, principal, organizationId);
-  if (!organization) {
-    throw given ? organizationNotFound() : notFound("The token's organization was not found.");
-  }
+  const organizationId = targetOrganizationId(input.organizationId, principal);
+  const organization = await findTargetOrganization(scope.em, principal, organizationId, input.organizationId != null);
   // The plan as it is now, copied into the policy so later catalog changes never rewrite it.
   const [coverage] = await querySql<CoverageSnapshot>(scope.em, COVERAGE_SNAPSHOT, [input.coverageSlug]);
   if (!coverage) {

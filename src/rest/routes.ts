@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
+import { targetOrganizationId } from '../organizations/organization.reads.js';
 import type {
   CreateOrganizationMutation,
   CreatePolicyMutation,
@@ -94,7 +95,7 @@ export const REST_ROUTES: RestRoute[] = [
     // Without parentId, the caller's entry points; with it (even empty: then 404), its children.
     variables: ({ query }) => {
       const parentId = singleParameter(query, 'parentId');
-      return { children: parentId !== undefined, parentId: parentId ?? '', first: pageLimit(query), after: singleParameter(query, 'after') ?? null };
+      return { children: parentId !== undefined, parentId: parentId ?? '', ...pageVariables(query) };
     },
     response: (data) => listBody((data.organization?.children ?? data.viewer?.organizations)!),
   }),
@@ -115,15 +116,10 @@ export const REST_ROUTES: RestRoute[] = [
     document: POLICIES,
     // organizationId defaults to the token's org claim; with neither there is nothing to list.
     variables: ({ query }, principal) => {
-      const organizationId = singleParameter(query, 'organizationId') ?? principal.org;
-      if (organizationId == null) {
-        throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
-      }
       return {
-        organizationId,
+        organizationId: targetOrganizationId(singleParameter(query, 'organizationId'), principal),
         includeDescendants: booleanParameter(query, 'includeDescendants'),
-        first: pageLimit(query),
-        after: singleParameter(query, 'after') ?? null,
+        ...pageVariables(query),
       };
     },
     response: (data) => listBody(data.organization!.policies),
@@ -145,8 +141,7 @@ export const REST_ROUTES: RestRoute[] = [
     variables: ({ query }) => ({
       organizationId: singleParameter(query, 'organizationId') ?? null,
       types: listParameter(query, 'type'),
-      first: pageLimit(query),
-      after: singleParameter(query, 'after') ?? null,
+      ...pageVariables(query),
     }),
     response: (data) => listBody(data.events),
   }),
@@ -168,8 +163,7 @@ export const REST_ROUTES: RestRoute[] = [
     document: WEBHOOK_ENDPOINTS,
     variables: ({ query }) => ({
       organizationId: singleParameter(query, 'organizationId') ?? null,
-      first: pageLimit(query),
-      after: singleParameter(query, 'after') ?? null,
+      ...pageVariables(query),
     }),
     response: (data) => listBody(data.webhookEndpoints),
   }),
@@ -205,6 +199,11 @@ function booleanParameter(query: Request['query'], name: string): boolean {
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
   throw badUserInput([{ path: name, message: 'must be true or false' }]);
+}
+
+/** A list's page (spec section 10): `limit` as `first`, the cursor `after` as is (checked by the connection). */
+function pageVariables(query: Request['query']): { first: number; after: string | null } {
+  return { first: pageLimit(query), after: singleParameter(query, 'after') ?? null };
 }
 
 /** `limit`: 1 to MAX_PAGE_SIZE, default 20 (spec section 10). */

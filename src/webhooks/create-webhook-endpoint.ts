@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { querySql } from '../database/sql.js';
-import { badUserInput, notFound } from '../errors/errors.js';
-import { findAccessibleOrganization, organizationNotFound } from '../organizations/organization.reads.js';
+import { badUserInput } from '../errors/errors.js';
+import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import type { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { ENDPOINT_SELECT, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
@@ -31,15 +31,10 @@ function newSecret(): string {
  */
 export async function createWebhookEndpoint(scope: CreateEndpointScope, input: CreateWebhookEndpointInput): Promise<EndpointRead & { secret: string }> {
   const { em, principal } = scope;
-  const given = input.organizationId !== undefined && input.organizationId !== null;
-  const organizationId = given ? input.organizationId! : principal.org;
-  if (organizationId === null) {
-    throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
-  }
+  const organizationId = targetOrganizationId(input.organizationId, principal);
   const problem = await webhookUrlProblem(input.url, scope.urls);
   if (problem) throw badUserInput([{ path: 'url', message: problem }]);
-  const organization = await findAccessibleOrganization(em, principal, organizationId);
-  if (!organization) throw given ? organizationNotFound() : notFound("The token's organization was not found.");
+  const organization = await findTargetOrganization(em, principal, organizationId, input.organizationId != null);
   const secret = newSecret();
   const sealed = scope.cipher.seal(secret, 'webhook_endpoint.secret');
   const id = randomUUID();

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
@@ -8,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { rfc3339 } from '../events/event.reads.js';
-import { checkedLookup, isPublicAddress } from './webhook-url.js';
+import { checkedLookup, literalUrlProblem } from './webhook-url.js';
 
 /**
  * Webhook delivery (spec section 11) on pg-boss, a PostgreSQL job queue: each attempt is a job,
@@ -84,10 +83,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   const db = (client: pg.PoolClient) => ({ executeSql: (text: string, values: unknown[]) => client.query(text, values) });
 
   /** Hands new deliveries to the queue: marked and enqueued in one transaction, by one instance. */
-  const relay = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
+  const relay = () =>
+    inTransaction(pool, async (client) => {
       const { rows } = await client.query<{ id: string }>(
         `select id from webhook_delivery where not enqueued order by created_at limit 200 for update skip locked`,
       );
@@ -95,15 +92,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         await boss.insert(rows.map((row) => ({ name: QUEUE, data: { deliveryId: row.id, attempt: 1 } satisfies Job })), { db: db(client) });
         await client.query('update webhook_delivery set enqueued = true where id = any($1::uuid[])', [rows.map((row) => row.id)]);
       }
-      await client.query('commit');
       return rows.length;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
+    });
 
   const attempt = async (job: Job) => {
     const { rows } = await pool.query<DeliveryRow>(
@@ -147,20 +137,12 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       await pool.query(update, values);
       return;
     }
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
+    await inTransaction(pool, async (client) => {
       const { rowCount } = await client.query(update, values);
       if (rowCount === 1) {
         await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, { startAfter: delaySeconds, db: db(client) });
       }
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   };
 
   // pg-boss workers fetch, then wait out their polling interval: each takes a batch and makes its
@@ -213,6 +195,22 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   };
 }
 
+/** `work` on one connection in one transaction: committed when it returns, rolled back when it throws. */
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 /** Exponential backoff with full jitter: between half and all of base × 2^(attempt − 1). */
 export function backoffSeconds(attempt: number, baseSeconds: number): number {
   const ceiling = baseSeconds * 2 ** Math.min(attempt - 1, 16);
@@ -237,10 +235,8 @@ interface Outcome {
 function post(url: string, eventId: string, body: string, secret: string, settings: WebhookSettings, agents: Agents): Promise<Outcome> {
   const target = new URL(url);
   const policy = { publicOnly: settings.publicUrlsOnly };
-  const literal = target.hostname.replace(/^\[|\]$/g, '');
-  if (policy.publicOnly && (target.protocol !== 'https:' || (isIP(literal) && !isPublicAddress(literal)))) {
-    return Promise.resolve({ error: 'the URL is not https to a public address' });
-  }
+  const problem = literalUrlProblem(target, policy);
+  if (problem) return Promise.resolve({ error: `the URL ${problem}` });
   const timestamp = new Date();
   const signature = new Webhook(secret).sign(eventId, timestamp, body);
   const send = target.protocol === 'https:' ? https.request : http.request;

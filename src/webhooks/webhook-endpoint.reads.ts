@@ -6,6 +6,7 @@ import { notFound } from '../errors/errors.js';
 import { rfc3339 } from '../events/event.reads.js';
 import { EVENT_TYPES } from '../events/record-event.js';
 import { isUuid } from '../values/identifiers.js';
+import { pageOf } from '../graphql/connection.js';
 import type { WebhookEndpoint } from './webhook-endpoint.type.js';
 
 /** An endpoint as reads serve it (alias `w`); never its secret. No filter stored means every type. */
@@ -37,10 +38,7 @@ export async function endpointsPage(em: EntityManager, organizationId: string, f
      where w.organization_id = ? and w.deleted_at is null and w.seq > ?::bigint order by w.seq limit ?`,
     [organizationId, after, first + 1],
   );
-  return {
-    items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as EndpointRead, seq: String(seq) })),
-    hasNextPage: rows.length > first,
-  };
+  return pageOf<EndpointRead>(rows, first);
 }
 
 /** Marks a live, accessible endpoint deleted (its pending deliveries then fail); whether it was. */

@@ -3,8 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
-import { badUserInput, notFound } from '../errors/errors.js';
-import { findAccessibleOrganization, organizationNotFound } from '../organizations/organization.reads.js';
+import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
 import { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
 import { deleteAccessibleEndpoint, endpointNotFound, endpointsPage, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
@@ -56,10 +55,8 @@ export class WebhookEndpointResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<EndpointRead>> {
     const { first, after } = pagePosition('webhookEndpoint', args);
-    const organizationId = args.organizationId ?? principal.org;
-    if (organizationId == null) throw badUserInput([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
-    const organization = await findAccessibleOrganization(ctx.em, principal, organizationId);
-    if (!organization) throw args.organizationId ? organizationNotFound() : notFound("The token's organization was not found.");
+    const organizationId = targetOrganizationId(args.organizationId, principal);
+    const organization = await findTargetOrganization(ctx.em, principal, organizationId, args.organizationId != null);
     return toConnection('webhookEndpoint', await endpointsPage(ctx.em, organization.id, first, after), after);
   }
 }

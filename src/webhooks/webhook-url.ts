@@ -36,15 +36,30 @@ export function isPublicAddress(address: string): boolean {
   return !NOT_PUBLIC.check(address, 'ipv4');
 }
 
+const NOT_PUBLIC_PROBLEM = 'must not resolve to a loopback, private, link-local or unspecified address';
+
+/** The host of a URL as an address literal when it is one (IPv6 without its brackets), else its name. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+/**
+ * What can be told of a URL without resolving it: its scheme, and an address literal's range
+ * (a literal skips any lookup). Null when it may be tried. At registration and at delivery.
+ */
+export function literalUrlProblem(url: URL, policy: UrlPolicy): string | null {
+  if (!policy.publicOnly) return null;
+  if (url.protocol !== 'https:') return 'must be https';
+  const host = hostOf(url);
+  return isIP(host) && !isPublicAddress(host) ? NOT_PUBLIC_PROBLEM : null;
+}
+
 /** Why this URL may not receive webhooks, or null when it may. Resolves its host name. */
 export async function webhookUrlProblem(url: string, policy: UrlPolicy): Promise<string | null> {
-  if (!policy.publicOnly) return null;
   const parsed = new URL(url);
-  if (parsed.protocol !== 'https:') return 'must be https';
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : await resolveAll(host);
+  const problem = literalUrlProblem(parsed, policy);
+  if (problem || !policy.publicOnly || isIP(hostOf(parsed))) return problem;
+  const addresses = await resolveAll(hostOf(parsed));
   if (addresses === null || addresses.length === 0) return 'must be a name that resolves';
-  if (!addresses.every(isPublicAddress)) return 'must not resolve to a loopback, private, link-local or unspecified address';
+  if (!addresses.every(isPublicAddress)) return NOT_PUBLIC_PROBLEM;
   return null;
 }
 

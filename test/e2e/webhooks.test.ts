@@ -90,6 +90,15 @@ describe('events and webhooks', () => {
     }>;
   };
 
+  /** The first delivery of an organization's first policy.created event, once `ready` holds of it. */
+  const firstPolicyDelivery = async (organizationId: string, ready: (delivery: { status: string; attempts: number } | undefined) => boolean, what: string, ms?: number) => {
+    const [event] = await until(async () => {
+      const events = (await eventsOf(organizationId)).filter((candidate) => candidate.type === 'policy.created');
+      return ready(events[0]?.deliveries[0]) ? events : undefined;
+    }, what, ms);
+    return event.deliveries[0];
+  };
+
   beforeAll(async () => {
     token = await service.token({ sub: 'hooks-owner' });
     org.root = await createOrganization({ legalName: 'Hooks Root' });
@@ -165,11 +174,8 @@ describe('events and webhooks', () => {
     const own = await createOrganization({ legalName: 'Flaky Tree' });
     await createEndpoint({ url: flaky.url, organizationId: own, events: ['policy.created'] });
     await createPolicy(own);
-    const [event] = await until(async () => {
-      const events = (await eventsOf(own)).filter((candidate) => candidate.type === 'policy.created');
-      return events[0]?.deliveries[0]?.status === 'delivered' ? events : undefined;
-    }, 'the fourth attempt', 30_000);
-    expect(event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 200 });
+    const delivery = await firstPolicyDelivery(own, (delivery) => delivery?.status === 'delivered', 'the fourth attempt', 30_000);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 200 });
     expect(flaky.received).toHaveLength(4);
   });
 
@@ -184,11 +190,8 @@ describe('events and webhooks', () => {
     const own = await createOrganization({ legalName: 'Redirect Tree' });
     await createEndpoint({ url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/`, organizationId: own, events: ['policy.created'] });
     await createPolicy(own);
-    const [event] = await until(async () => {
-      const events = (await eventsOf(own)).filter((candidate) => candidate.type === 'policy.created');
-      return (events[0]?.deliveries[0]?.attempts ?? 0) >= 1 ? events : undefined;
-    }, 'the first attempt');
-    expect(event.deliveries[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 302 });
+    const delivery = await firstPolicyDelivery(own, (delivery) => (delivery?.attempts ?? 0) >= 1, 'the first attempt');
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 302 });
     expect(elsewhere.received).toHaveLength(0);
   });
 
@@ -199,11 +202,8 @@ describe('events and webhooks', () => {
     const own = await createOrganization({ legalName: 'Dead End Tree' });
     await createEndpoint({ url: gone.url, organizationId: own, events: ['policy.created'] });
     await createPolicy(own);
-    const [event] = await until(async () => {
-      const events = (await eventsOf(own)).filter((candidate) => candidate.type === 'policy.created');
-      return events[0]?.deliveries[0]?.status === 'failed' ? events : undefined;
-    }, 'the last attempt', 40_000);
-    expect(event.deliveries[0]).toMatchObject({ status: 'failed', attempts: 4, lastStatus: null });
+    const delivery = await firstPolicyDelivery(own, (delivery) => delivery?.status === 'failed', 'the last attempt', 40_000);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 4, lastStatus: null });
   });
 
   it('over REST: endpoints are created, read without their secret, listed and deleted; events are listed and read with their deliveries', async () => {
