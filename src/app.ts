@@ -23,6 +23,10 @@ import { requestLifecycle } from './http/request-lifecycle.js';
 import { restRouter } from './rest/rest-router.js';
 import type { FieldCipher } from './crypto/field-cipher.js';
 import type { RequestFingerprints } from './crypto/request-fingerprint.js';
+import type { ServiceMetrics } from './observability/metrics.js';
+import { metricsRoute } from './observability/metrics-route.js';
+import { routeNamer } from './observability/route-names.js';
+import { REST_ROUTES } from './rest/routes.js';
 
 export interface ServiceDependencies {
   orm: MikroORM;
@@ -38,7 +42,15 @@ export interface ServiceDependencies {
   corsOrigins: Config['corsOrigins'];
   developerPages: boolean;
   webhookUrls: { publicOnly: boolean };
+  metrics: ServiceMetrics;
+  /** Spec section 13: `/metrics` needs this bearer token; unset, it is open outside production and 404 in it. */
+  metricsToken: string | undefined;
+  /** OpenTelemetry is on (observability/tracing.ts). */
+  traced: boolean;
 }
+
+/** Paths served outside the REST route table, as metrics count them when no route matched. */
+const FIXED_ROUTES = ['/graphql', '/metrics', '/healthz', '/readyz', '/version', '/api/v1/openapi.json', '/api/v1/docs', '/graphiql', '/'];
 
 /** Request bodies larger than this are refused with 413 (spec section 6). */
 const BODY_LIMIT = '100kb';
@@ -52,7 +64,7 @@ export async function createApp(deps: ServiceDependencies) {
   const { limits } = deps;
   const schema = await buildServiceSchema();
   const createContext = createContextFactory({ ...deps, deadlineSeconds: limits.requestDeadlineSeconds });
-  const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger);
+  const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger, (policy) => deps.metrics.observeRateLimited(policy));
   const idempotency = new IdempotencyKeys({
     fingerprints: deps.fingerprints,
     cipher: deps.cipher,
@@ -82,7 +94,8 @@ export async function createApp(deps: ServiceDependencies) {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy);
-  app.use(requestLifecycle(deps.logger, http.draining));
+  const routeOf = routeNamer([...FIXED_ROUTES, ...REST_ROUTES.map((route) => route.path)]);
+  app.use(requestLifecycle(deps.logger, { draining: http.draining, metrics: deps.metrics, routeOf, traced: deps.traced }));
   app.use(corsPolicy(deps.corsOrigins));
 
   const version = serviceVersion();
@@ -105,7 +118,10 @@ export async function createApp(deps: ServiceDependencies) {
     }
   });
 
-  // Everything past health: who is asking, then their budgets, before any body is read.
+  // Prometheus scrapes with a token of its own (or none outside production), not a caller's JWT.
+  if (deps.metricsToken || !deps.production) app.get('/metrics', metricsRoute(deps.metrics, deps.metricsToken));
+
+  // Everything past health and metrics: who is asking, then their budgets, before any body is read.
   app.use(authenticationGate(deps.verifyToken));
   app.use(rateLimits.middleware());
 

@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
+import type { LogFormat } from './logger.js';
 
 /** Every setting the service reads, parsed and validated once at start-up. */
 export interface Config {
@@ -12,6 +13,10 @@ export interface Config {
   /** Where development secrets and the embedded database live (git-ignored). */
   dataDir: string;
   logLevel: string;
+  /** Spec section 13: `pretty` by default on a terminal outside production, else `json`. */
+  logFormat: LogFormat;
+  /** Spec section 13: `/metrics` needs `Authorization: Bearer <token>` when set; unset in production, it is 404. */
+  metricsToken?: string;
   jwt: {
     secret?: Uint8Array;
     publicKey?: { key: KeyObject; algorithms: string[] };
@@ -111,7 +116,7 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): Config {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (!['development', 'test', 'production'].includes(nodeEnv)) {
     throw new ConfigError(`NODE_ENV must be development, test or production (got "${nodeEnv}")`);
@@ -124,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrateOnStart: parseBoolean('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
     dataDir: resolve(env.DATA_DIR || '.data'),
     logLevel: parseLogLevel(env.LOG_LEVEL, nodeEnv),
+    logFormat: parseChoice('LOG_FORMAT', env.LOG_FORMAT, ['pretty', 'json'], stdoutIsTerminal && nodeEnv !== 'production' ? 'pretty' : 'json'),
+    metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     jwt: {
       secret: parseSecret(env.JWT_SECRET),
       publicKey: parsePublicKey(env.JWT_PUBLIC_KEY),
@@ -274,6 +281,19 @@ function parseBoolean(name: string, value: string | undefined, fallback: boolean
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new ConfigError(`${name} must be true or false (got "${value}")`);
+}
+
+function parseChoice<T extends string>(name: string, value: string | undefined, choices: T[], fallback: T): T {
+  if (value === undefined || value === '') return fallback;
+  if (!choices.includes(value as T)) throw new ConfigError(`${name} must be one of ${choices.join(', ')} (got "${value}")`);
+  return value as T;
+}
+
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  // A scraper's credential, compared in constant time; short ones are guessable.
+  if (value.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
+  return value;
 }
 
 function parseLogLevel(value: string | undefined, nodeEnv: string): string {

@@ -1,68 +1,12 @@
-import 'reflect-metadata';
-import { mintToken } from './auth/token-minter.js';
-import { verificationKeys } from './auth/verification-keys.js';
-import { ConfigError, loadConfig, usesDevelopmentSecret, type Config } from './config.js';
-import { createLogger } from './logger.js';
-import { startService } from './service.js';
+import { startTracing } from './observability/tracing.js';
 
-/** Start-up: config -> database -> app -> listen; SIGTERM/SIGINT stop it cleanly. */
-async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  const logger = createLogger(config.logLevel);
-  const service = await startService(config, logger);
-  logger.info({ url: service.url }, 'listening');
-  if (config.env !== 'production') await printWelcome(config, service.url);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    // Whatever happens, do not outlive the 10 s a deploy waits.
-    setTimeout(() => process.exit(1), 10_000).unref();
-    await service.stop();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGHUP', () => void stop('SIGHUP'));
-}
-
-async function printWelcome(config: Config, url: string): Promise<void> {
-  const lines = [``, `Organization and Policy service: ${url}`];
-  if (config.developerPages) {
-    lines.push(
-      `  Developer pages: ${url}/`,
-      `  GraphiQL (works offline): ${url}/graphiql`,
-      `  GraphQL and Apollo Sandbox: ${url}/graphql`,
-      `  REST reference: ${url}/api/v1/docs`,
-    );
-  } else {
-    lines.push(`  GraphQL: ${url}/graphql`, `  REST: ${url}/api/v1/... (OpenAPI: ${url}/api/v1/openapi.json)`);
-  }
-  if (usesDevelopmentSecret(config)) {
-    const { secret, issuer, audience } = verificationKeys(config);
-    const token = await mintToken(secret!, { sub: 'dev', expiresIn: 24 * 3600, issuer, audience });
-    lines.push(
-      `  Development token (sub "dev", valid 24 h; more with TOKEN=$(npm run -s token -- --sub alice --org <id>)):`,
-      ``,
-      `export TOKEN=${token}`,
-      ``,
-    );
-  }
-  console.log(lines.join('\n'));
-}
-
-main().catch((error) => {
+// OpenTelemetry's instrumentations patch `http`, `pg` and `graphql` as they are required, so
+// tracing starts before any module of the service loads; the service is imported after it.
+const tracing = startTracing();
+try {
+  const { runService } = await import('./service-process.js');
+  await runService(tracing);
+} catch (error) {
   console.error('Start-up failed:', error instanceof Error ? error.message : error);
   process.exit(1);
-});
+}

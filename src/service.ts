@@ -1,4 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { context as otel } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
@@ -13,6 +15,7 @@ import { quotaSettings } from './limits/quotas.js';
 import { FieldCipher } from './crypto/field-cipher.js';
 import { RequestFingerprints } from './crypto/request-fingerprint.js';
 import { startDelivery } from './webhooks/delivery.js';
+import { ServiceMetrics } from './observability/metrics.js';
 
 export interface RunningService {
   /** e.g. http://127.0.0.1:4000 */
@@ -23,8 +26,13 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  /** OpenTelemetry was started before the service's modules loaded (main.ts). */
+  traced?: boolean;
+}
+
 /** config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. */
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   // Loaded only when used: production (DATABASE_URL) never runs the embedded server's code.
   const embedded: EmbeddedDatabase | null = config.databaseUrl
     ? null
@@ -42,8 +50,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     });
     const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');
     const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
-    const { server, drain, apollo } = await createApp({
-      orm,
+    const appOrm = orm;
+    const metrics = new ServiceMetrics();
+    // knex's pool (tarn) behind MikroORM: requests, rate limits and idempotency keys share it.
+    const knexPool = orm.em.getConnection().getKnex().client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number };
+    metrics.watchPool('service', () => ({ inUse: knexPool.numUsed(), idle: knexPool.numFree(), waiting: knexPool.numPendingAcquires() }));
+    // Building the schema and the REST documents parses GraphQL dozens of times: not traced.
+    const { server, drain, apollo } = await otel.with(suppressTracing(otel.active()), () => createApp({
+      orm: appOrm,
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
       fingerprints: new RequestFingerprints(dataKey, config.previousDataEncryptionKeys),
@@ -56,14 +70,17 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       corsOrigins: config.corsOrigins,
       developerPages: config.developerPages,
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
-    });
+      metrics,
+      metricsToken: config.metricsToken,
+      traced: options.traced ?? false,
+    }));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
     // Webhook delivery (spec section 11): the relay, the workers and the retention of events.
     const delivery = config.webhooks.delivery
-      ? await startDelivery({ databaseUrl, settings: config.webhooks, cipher, logger })
+      ? await startDelivery({ databaseUrl, settings: config.webhooks, cipher, logger, metrics })
       : null;
     // Kept responses past their retention are ignored at once and deleted here, now and then.
     const cleanOrm = orm;

@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { querySql } from '../database/sql.js';
@@ -10,13 +11,17 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * commits exactly when the change it records commits. The `event_fan_out` trigger lists it
  * under every organization on its path and makes a delivery for each endpoint there.
  * `object` is the create's response shape, built by the caller from what it wrote: never a
- * cvc, an account number or an owner tax id (those never reach a read shape).
+ * cvc, an account number or an owner tax id (those never reach a read shape). With tracing on,
+ * the request's `traceparent` is kept with it: its deliveries continue the request's trace.
  */
 export async function recordEvent(em: EntityManager, event: { type: EventType; organizationId: string; object: object }): Promise<void> {
-  await querySql(em, 'insert into event (id, type, organization_id, data) values (?, ?, ?, ?::jsonb)', [
+  const carrier: { traceparent?: string } = {};
+  propagation.inject(context.active(), carrier);
+  await querySql(em, 'insert into event (id, type, organization_id, data, trace_parent) values (?, ?, ?, ?::jsonb, ?)', [
     randomUUID(),
     event.type,
     event.organizationId,
     JSON.stringify({ object: event.object }),
+    carrier.traceparent ?? null,
   ]);
 }

@@ -1,7 +1,18 @@
+import { trace } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import type { ServiceMetrics } from '../observability/metrics.js';
+
+export interface LifecycleOptions {
+  draining: () => boolean;
+  metrics: ServiceMetrics;
+  /** The route pattern of a path Express matched no route for (observability/route-names.ts). */
+  routeOf: (path: string) => string;
+  /** Tracing is on: the access line carries the trace id, the HTTP span its route. */
+  traced: boolean;
+}
 
 /** A client's X-Request-Id is reused when it is 1-128 printable ASCII characters. */
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
@@ -11,9 +22,10 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
  * echoed back), `Connection: close` while the server drains, and when it finishes one JSON
  * line: id, method, path (never the query string), route, status, duration and who asked (never the token). pino-http
  * wrote the same line through a child logger made per request, which at a thousand requests a
- * second cost 8% of the CPU (docs/benchmark.md); pino writes this one directly.
+ * second cost 8% of the CPU (docs/benchmark.md); pino writes this one directly. The same moment
+ * counts the request in the metrics, and names the request's span after its route.
  */
-export function requestLifecycle(logger: Logger, draining: () => boolean) {
+export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, traced }: LifecycleOptions) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     // The request's deadline counts from here, so a request waiting its turn is not given longer.
@@ -26,15 +38,25 @@ export function requestLifecycle(logger: Logger, draining: () => boolean) {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     if (draining()) res.setHeader('Connection', 'close');
+    // The HTTP instrumentation's span for this request, active while it is handled.
+    const span = traced ? trace.getActiveSpan() : undefined;
     res.once('finish', () => {
       const status = res.statusCode;
       const path = req.originalUrl.split('?')[0];
+      const route = req.route ? req.baseUrl + req.route.path : routeOf(path);
+      metrics.observeRequest(req.method, route, status, (performance.now() - started) / 1000);
+      if (res.locals.graphql) metrics.observeGraphqlOperation(res.locals.graphql);
+      if (span) {
+        span.setAttribute('http.route', route);
+        span.updateName(`${req.method} ${route}`);
+      }
       // A 5xx was logged once as an error, with its cause, where it happened; this is its access line.
       logger[status >= 500 ? 'warn' : 'info'](
         {
           // The path alone: a query string can carry a token or GraphQL variables with a cvc.
           req: { id: requestId, method: req.method, url: path },
-          route: req.route?.path || path,
+          route,
+          traceId: span?.spanContext().traceId,
           sub: res.locals.sub,
           // On /graphql: operationName, operationType and the error codes answered (spec section 13).
           ...res.locals.graphql,

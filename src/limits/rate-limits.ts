@@ -54,6 +54,8 @@ export class RateLimits {
     private readonly config: CallerLimits,
     knex: Knex,
     private readonly logger: Logger,
+    /** Told of every refusal, with the policy that refused (the metrics count them). */
+    private readonly refused: (policy: Policy) => void = () => undefined,
   ) {
     const window = config.windowSeconds;
     const budget = (policy: Policy, perMinute: number, make: (points: number) => RateLimiterAbstract, unit = '') => {
@@ -127,6 +129,7 @@ export class RateLimits {
         if (admitted.refused) {
           res.appendHeader('RateLimit-Policy', this.concurrencyItem);
           res.appendHeader('RateLimit', '"concurrency";r=0');
+          this.refused('concurrency');
           const refusal = beforeExecution(rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`));
           return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
         }
@@ -167,10 +170,11 @@ export class RateLimits {
         if (!(outcome instanceof RateLimiterRes)) {
           // The count could not be kept (the database is away): the request itself will meet the
           // same database, so it is let through rather than refused for the limiter's sake.
-          this.logger.warn({ err: outcome, policy: budget.policy }, 'rate limit store unavailable');
+          this.logger.warn({ err: outcome, policy: budget.policy, requestId: res.locals.requestId }, 'rate limit store unavailable');
           return;
         }
         report(res, budget, outcome);
+        this.refused(budget.policy);
         // Paused for a second, or less if the window resets sooner; Retry-After counts what is left.
         const pause = Math.min(REFUSAL_DELAY_MS, outcome.msBeforeNext);
         await sleep(pause);

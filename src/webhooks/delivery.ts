@@ -1,3 +1,4 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import http from 'node:http';
 import https from 'node:https';
 import pg from 'pg';
@@ -7,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { rfc3339 } from '../events/event.reads.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
 import { checkedLookup, literalUrlProblem } from './webhook-url.js';
 
 /**
@@ -37,6 +39,7 @@ interface DeliveryRow {
   event_id: string;
   expired: boolean;
   body: string;
+  trace_parent: string | null;
 }
 
 export interface DeliveryOptions {
@@ -46,7 +49,11 @@ export interface DeliveryOptions {
   logger: Logger;
   /** How often the relay looks for new deliveries, and workers for due jobs (tests shorten it). */
   pollSeconds?: number;
+  /** Attempts by result, the queue's depth and the pool (spec section 13). */
+  metrics?: ServiceMetrics;
 }
+
+const tracer = trace.getTracer('org-policy-service/webhooks');
 
 export interface DeliveryWorkers {
   stop(): Promise<void>;
@@ -54,10 +61,15 @@ export interface DeliveryWorkers {
 
 /** Starts the relay, the workers and the retention job on this instance. */
 export async function startDelivery(options: DeliveryOptions): Promise<DeliveryWorkers> {
-  const { settings, logger } = options;
+  const { settings, logger, metrics } = options;
   const pollSeconds = options.pollSeconds ?? 1;
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
   pool.on('error', (error) => logger.warn({ err: error }, 'webhook delivery pool error'));
+  metrics?.watchPool('webhooks', () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }));
+  metrics?.watchQueueDepth(async () => {
+    const { rows } = await pool.query<{ count: number }>(`select count(*)::int as count from webhook_delivery where status = 'pending'`);
+    return rows[0].count;
+  });
   const boss = new PgBoss({
     connectionString: options.databaseUrl,
     max: 4,
@@ -98,7 +110,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   const attempt = async (job: Job) => {
     const { rows } = await pool.query<DeliveryRow>(
       `select d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
-         e.created_at < now() - make_interval(secs => $2) as expired,
+         e.created_at < now() - make_interval(secs => $2) as expired, e.trace_parent,
          json_build_object('id', e.id, 'type', e.type, 'createdAt', ${rfc3339('e.created_at')},
            'organizationId', e.organization_id, 'data', e.data)::text as body
        from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
@@ -113,16 +125,30 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         job.deliveryId,
         delivery.deleted ? 'the endpoint was deleted' : 'no attempt succeeded within the retry window',
       ]);
+      metrics?.observeDelivery('dropped');
       return;
     }
-    const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
-    const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
-    await record(job, outcome);
-    if (outcome.error || outcome.status! >= 300) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
+    // A span per attempt, in the trace of the request that wrote the event (a retry days later
+    // too): the receiver gets its `traceparent`. The host is recorded, never the URL, which can
+    // carry a credential.
+    const parent = delivery.trace_parent ? propagation.extract(ROOT_CONTEXT, { traceparent: delivery.trace_parent }) : ROOT_CONTEXT;
+    const attributes = { 'webhook.delivery_id': job.deliveryId, 'webhook.attempt': job.attempt, 'webhook.event_id': delivery.event_id, 'server.address': new URL(delivery.url).hostname };
+    await tracer.startActiveSpan('webhook delivery', { kind: SpanKind.CLIENT, attributes }, parent, async (span) => {
+      try {
+        const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
+        const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
+        if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
+        if (outcome.error || outcome.status! >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
+        metrics?.observeDelivery(await record(job, outcome));
+        if (outcome.error || outcome.status! >= 300) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
+      } finally {
+        span.end();
+      }
+    });
   };
 
   /** The attempt's outcome, and the next attempt's job when one is due, in one transaction. */
-  const record = async (job: Job, outcome: Outcome) => {
+  const record = async (job: Job, outcome: Outcome): Promise<'delivered' | 'failed' | 'retrying'> => {
     const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
     const last = job.attempt >= settings.maxAttempts;
     const delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
@@ -135,7 +161,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     // Delivered or out of attempts: nothing more to schedule, one statement.
     if (delivered || last) {
       await pool.query(update, values);
-      return;
+      return delivered ? 'delivered' : 'failed';
     }
     await inTransaction(pool, async (client) => {
       const { rowCount } = await client.query(update, values);
@@ -143,6 +169,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, { startAfter: delaySeconds, db: db(client) });
       }
     });
+    return 'retrying';
   };
 
   // pg-boss workers fetch, then wait out their polling interval: each takes a batch and makes its
@@ -250,6 +277,8 @@ function post(url: string, eventId: string, body: string, secret: string, settin
         lookup: checkedLookup(policy) as never,
         timeout: settings.timeoutSeconds * 1000,
         headers: {
+          // The delivery span's W3C trace context, when tracing is on (spec section 13).
+          ...traceHeaders(),
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           'user-agent': 'org-policy-service-webhooks',
@@ -271,4 +300,11 @@ function post(url: string, eventId: string, body: string, secret: string, settin
     request.on('close', () => clearTimeout(deadline));
     request.end(body);
   });
+}
+
+/** `traceparent` (and `tracestate`) of the active span; nothing when tracing is off. */
+function traceHeaders(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
 }

@@ -6,7 +6,7 @@ import { useTestService } from '../support/test-service.js';
 /** The `/graphql` access line names the operation and the codes it answered (spec section 13). */
 describe('the /graphql access line', () => {
   const logLines: string[] = [];
-  const service = useTestService({}, { logger: createLogger('info', { write: (line: string) => void logLines.push(line) }) });
+  const service = useTestService({}, { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) });
   const accessLine = (requestId: string) =>
     logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId);
 

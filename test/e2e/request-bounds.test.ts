@@ -113,7 +113,7 @@ describe('request bounds', () => {
     const logLines: string[] = [];
     const service = useTestService(
       { DATABASE_STATEMENT_TIMEOUT_SECONDS: '1', REQUEST_DEADLINE_SECONDS: '10' },
-      { logger: createLogger('info', { write: (line: string) => void logLines.push(line) }) },
+      { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) },
     );
     let token: string;
     beforeAll(async () => {
@@ -181,7 +181,7 @@ describe('request bounds', () => {
 
   describe('response size cap', () => {
     const logLines: string[] = [];
-    const service = useTestService({ RESPONSE_MAX_BYTES: '1500' }, { logger: createLogger('warn', { write: (line: string) => void logLines.push(line) }) });
+    const service = useTestService({ RESPONSE_MAX_BYTES: '1500' }, { logger: createLogger('warn', { destination: { write: (line: string) => void logLines.push(line) } }) });
     let token: string;
     let organizationId: string;
     beforeAll(async () => {

@@ -17,7 +17,7 @@ describe('security review findings', () => {
   const logLines: string[] = [];
   const service = useTestService(
     { RATE_LIMIT_REQUESTS_PER_MINUTE: '0' },
-    { logger: createLogger('info', { write: (line: string) => void logLines.push(line) }) },
+    { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) },
   );
   let token: string;
   let organizationId: string;

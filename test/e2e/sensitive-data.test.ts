@@ -26,7 +26,7 @@ const sha256 = (value: unknown) => createHash('sha256').update(stringify(value) 
  */
 describe('sensitive data', () => {
   const logLines: string[] = [];
-  const service = useTestService({}, { logger: createLogger('trace', { write: (line: string) => void logLines.push(line) }) });
+  const service = useTestService({}, { logger: createLogger('trace', { destination: { write: (line: string) => void logLines.push(line) } }) });
   let token: string;
   let organizationId: string;
   const idempotentPolicy = (cvc: string) => policyBody({ organizationId, petName: 'Keyed', cvc });

@@ -6,6 +6,7 @@ import { Migration20261123000000_caller_limits } from './Migration20261123000000
 import { Migration20261123010000_entry_points } from './Migration20261123010000_entry_points.js';
 import { Migration20261123020000_policy_ancestry } from './Migration20261123020000_policy_ancestry.js';
 import { Migration20261123030000_events } from './Migration20261123030000_events.js';
+import { Migration20261124000000_observability } from './Migration20261124000000_observability.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123010000_entry_points', class: Migration20261123010000_entry_points },
   { name: 'Migration20261123020000_policy_ancestry', class: Migration20261123020000_policy_ancestry },
   { name: 'Migration20261123030000_events', class: Migration20261123030000_events },
+  { name: 'Migration20261124000000_observability', class: Migration20261124000000_observability },
 ];

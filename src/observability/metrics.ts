@@ -1,0 +1,132 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BoundedLabels } from './bounded-labels.js';
+
+/** Operation names with a series of their own; later names count under `(other)`. */
+export const OPERATION_NAME_SERIES = 100;
+
+/** The methods Express routes; anything else is counted as `OTHER`. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export interface PoolState {
+  inUse: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+}
+
+/** What the access line of a `/graphql` request knows about its operation (request-lifecycle.ts). */
+export interface OperationOutcome {
+  operationName?: string | null;
+  operationType?: string;
+  codes?: string[];
+}
+
+/**
+ * The service's Prometheus series (spec section 13), in a registry of its own (a test process
+ * runs several services). Every label takes values from a bounded set: routes are Express's
+ * patterns, never paths; operation names are bounded by `BoundedLabels`; error codes are the
+ * service's own. Nothing a caller sends becomes a label value any other way.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route' | 'status'>;
+  private readonly operations: Counter<'operation_name' | 'operation_type'>;
+  private readonly operationErrors: Counter<'operation_name' | 'code'>;
+  private readonly rateLimited: Counter<'limit'>;
+  private readonly deliveries: Counter<'result'>;
+  private readonly operationNames = new BoundedLabels(OPERATION_NAME_SERIES, '(other)');
+  // The service's own codes (errors.ts) and graphql-js's few: bounded already, and kept so.
+  private readonly codes = new BoundedLabels(50, 'OTHER');
+  private readonly pools = new Map<string, () => PoolState>();
+  private queueDepth: (() => Promise<number>) | undefined;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['method', 'route', 'status'], registers });
+    this.latency = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from the request to its answer, by route pattern, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.operations = new Counter({
+      name: 'graphql_operations_total',
+      help: `GraphQL operations on /graphql by name (the first ${OPERATION_NAME_SERIES} names seen; later ones are "(other)"; "(anonymous)" has none; "(none)" never got as far as an operation) and type.`,
+      labelNames: ['operation_name', 'operation_type'],
+      registers,
+    });
+    this.operationErrors = new Counter({
+      name: 'graphql_operation_errors_total',
+      help: 'GraphQL operations on /graphql that answered an error, once per distinct error code.',
+      labelNames: ['operation_name', 'code'],
+      registers,
+    });
+    this.rateLimited = new Counter({ name: 'rate_limited_requests_total', help: 'Requests refused with 429, by the limit they were over.', labelNames: ['limit'], registers });
+    this.deliveries = new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts made by this instance, by result: delivered, retrying (another attempt is scheduled), failed (out of attempts), dropped (endpoint deleted or retry window passed).',
+      labelNames: ['result'],
+      registers,
+    });
+    const pools = this.pools;
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Database connections of this instance by pool and state (in_use, idle), and callers waiting for one (waiting).',
+      labelNames: ['pool', 'state'],
+      registers,
+      collect() {
+        for (const [pool, read] of pools) {
+          const state = read();
+          this.set({ pool, state: 'in_use' }, state.inUse);
+          this.set({ pool, state: 'idle' }, state.idle);
+          this.set({ pool, state: 'waiting' }, state.waiting);
+        }
+      },
+    });
+    const metrics = this;
+    new Gauge({
+      name: 'webhook_delivery_queue_depth',
+      help: 'Webhook deliveries not yet delivered nor failed, across all instances (the same number on each).',
+      registers,
+      async collect() {
+        if (metrics.queueDepth) this.set(await metrics.queueDepth());
+      },
+    });
+  }
+
+  /** One answered request; `route` is the Express pattern (or a fixed name), never the path. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method: METHODS.has(method) ? method : 'OTHER', route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
+  /** The operation a `/graphql` request ran (or failed to reach), and the error codes it answered. */
+  observeGraphqlOperation(outcome: OperationOutcome): void {
+    const name =
+      outcome.operationType === undefined ? '(none)' : outcome.operationName ? this.operationNames.label(outcome.operationName) : '(anonymous)';
+    this.operations.inc({ operation_name: name, operation_type: outcome.operationType ?? '(none)' });
+    for (const code of outcome.codes ?? []) this.operationErrors.inc({ operation_name: name, code: this.codes.label(code) });
+  }
+
+  observeRateLimited(limit: string): void {
+    this.rateLimited.inc({ limit });
+  }
+
+  observeDelivery(result: 'delivered' | 'retrying' | 'failed' | 'dropped'): void {
+    this.deliveries.inc({ result });
+  }
+
+  /** A connection pool to report at each scrape. */
+  watchPool(name: string, read: () => PoolState): void {
+    this.pools.set(name, read);
+  }
+
+  /** How the queue's depth is read at each scrape (by the instance running webhook delivery). */
+  watchQueueDepth(read: () => Promise<number>): void {
+    this.queueDepth = read;
+  }
+}

@@ -1,0 +1,187 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintToken } from '../../src/auth/token-minter.js';
+import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startMain, stopMain, type Started } from '../support/service-process.js';
+import { createTestDatabase, JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET } from '../support/test-service.js';
+
+const SERVER = 2; // OTLP SpanKind
+const ACCOUNT = '000111222333444';
+const OWNER_TAX_ID = '987-65-4321';
+const ORG_TAX_ID = 'ORGTAX7777111';
+const CVC = '8642';
+const INLINE_CVC = '5317';
+
+/**
+ * OpenTelemetry as an operator runs it (spec section 13): the service started as `npm start`
+ * does, with only the standard OTEL_* variables, exporting OTLP/JSON to a local receiver.
+ */
+describe('tracing', () => {
+  let otlp: OtlpReceiver;
+  let service: Started;
+  let token: string;
+  let organizationId: string;
+  const hooks: Array<{ headers: IncomingHttpHeaders }> = [];
+  let hookServer: Server;
+
+  beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+    hookServer = createServer((req, res) => {
+      hooks.push({ headers: req.headers });
+      req.resume();
+      req.on('end', () => res.end());
+    });
+    await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
+    service = await startMain({
+      DATABASE_URL: await createTestDatabase(),
+      DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-tracing-')),
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      JWT_SECRET,
+      JWT_ISSUER,
+      JWT_AUDIENCE,
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_SERVICE_NAME: 'tracing-test',
+    });
+    token = await mintToken(new TextEncoder().encode(JWT_SECRET), { sub: 'tracer', issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({
+        taxId: ORG_TAX_ID,
+        bankAccounts: [{ routing: '110000000', account: ACCOUNT }],
+        owners: [{ firstname: 'Ada', lastname: 'L', taxId: OWNER_TAX_ID, ownership: 100 }],
+      }),
+    });
+    expect(organization.status).toBe(200);
+    organizationId = organization.body.id;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (service) await stopMain(service.child);
+    await otlp?.close();
+    await new Promise((resolve) => hookServer?.close(resolve));
+  });
+
+  const traceparent = () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    return { traceId, parentId, header: `00-${traceId}-${parentId}-01` };
+  };
+  const ancestors = (span: ReceivedSpan, trace: ReceivedSpan[]) => {
+    const chain: ReceivedSpan[] = [];
+    for (let at = trace.find((each) => each.spanId === span.parentSpanId); at; at = trace.find((each) => each.spanId === at!.parentSpanId)) chain.push(at);
+    return chain;
+  };
+
+  it('continues an incoming traceparent: HTTP span, GraphQL operation span, and SQL spans beneath it', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId, number: 4242, cvc: CVC }) });
+    expect(created.status).toBe(200);
+    const { traceId, parentId, header } = traceparent();
+    const answer = await request(service.url, 'POST', '/graphql', {
+      token,
+      headers: { traceparent: header },
+      body: { query: 'query FindPolicy($number: SafeInt!) { policy(number: $number) { number petName organization { legalName } } }', variables: { number: 4242 }, operationName: 'FindPolicy' },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.policy.petName).toBe('Biscuit');
+
+    const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'));
+    const http = trace.find((span) => span.kind === SERVER)!;
+    expect(http.parentSpanId).toBe(parentId);
+    expect(http.name).toBe('POST /graphql');
+    expect(http.attributes['http.route']).toBe('/graphql');
+    const operation = trace.find((span) => span.attributes['graphql.operation.name'] === 'FindPolicy')!;
+    expect(operation).toBeDefined();
+    expect(operation.attributes['graphql.operation.type']).toBe('query');
+    expect(ancestors(operation, trace)).toContain(http);
+    const statements = trace.filter((span) => span.attributes['db.system.name'] === 'postgresql');
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) expect(ancestors(statement, trace)).toContain(operation);
+    // No span per field: the resolvers of `policy`, `petName` and `organization` have none.
+    expect(trace.filter((span) => span.name.startsWith('graphql.resolve'))).toEqual([]);
+
+    // The access line of that request carries the trace id.
+    const line = service
+      .output()
+      .split('\n')
+      .filter((text) => text.startsWith('{'))
+      .map((text) => JSON.parse(text))
+      .find((entry) => entry.req?.id === answer.headers.get('x-request-id'));
+    expect(line).toMatchObject({ traceId, operationName: 'FindPolicy', route: '/graphql' });
+  });
+
+  it('traces a REST request with its route, and its SQL beneath it', async () => {
+    const { traceId, header } = traceparent();
+    const answer = await request(service.url, 'GET', '/api/v1/policy/4242', { token, headers: { traceparent: header } });
+    expect(answer.status).toBe(200);
+    const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'));
+    const http = trace.find((span) => span.kind === SERVER)!;
+    expect(http.name).toBe('GET /api/v1/policy/:id');
+    for (const statement of trace.filter((span) => span.attributes['db.system.name'] === 'postgresql')) expect(ancestors(statement, trace)).toContain(http);
+  });
+
+  it('sends the trace on to webhook receivers: a delivery span in the create request’s trace, and its traceparent', async () => {
+    const endpoint = await graphql(
+      service.url,
+      'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }',
+      { input: { organizationId, url: `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hooks` } },
+      token,
+    );
+    expect(endpoint.body.errors).toBeUndefined();
+    const { traceId, header } = traceparent();
+    const created = await request(service.url, 'POST', '/api/v1/policy', { token, headers: { traceparent: header }, body: policyBody({ organizationId, number: 4343 }) });
+    expect(created.status).toBe(200);
+
+    const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.name === 'webhook delivery'));
+    const delivery = trace.find((span) => span.name === 'webhook delivery')!;
+    expect(delivery.attributes['server.address']).toBe('127.0.0.1');
+    expect(delivery.attributes['http.response.status_code']).toBe(200);
+    const hook = hooks.find((each) => each.headers.traceparent?.includes(traceId));
+    expect(hook?.headers.traceparent).toBe(`00-${traceId}-${delivery.spanId}-01`);
+  });
+
+  it('exports no secret: no token, cvc, account number or tax id in any span, metric or log line', async () => {
+    // A cvc in variables, a cvc written into the document itself, and a GET with a query string.
+    await request(service.url, 'POST', '/graphql', {
+      token,
+      body: {
+        query: 'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { id } }',
+        variables: { input: policyBody({ organizationId, number: 4444, cvc: CVC }) },
+      },
+    });
+    const inline = await request(service.url, 'POST', '/graphql', {
+      token,
+      body: {
+        query: `mutation Inline { createPolicy(input: { organizationId: "${organizationId}", number: 4545, ownerFirstname: "Rosa", ownerLastname: "Diaz", petName: "Inline", effectiveDate: "2026-01-01", expirationDate: "2027-01-01", coverageSlug: "accident-illness-basic", cvc: "${INLINE_CVC}" }) { id } }`,
+      },
+    });
+    expect(inline.body.errors).toBeUndefined();
+    await request(service.url, 'GET', `/graphql?query=${encodeURIComponent(`{ policy(number: 4545) { number } }`)}&variables=${encodeURIComponent(`{"cvc":"${INLINE_CVC}"}`)}`, { token });
+    const { traceId, header } = traceparent();
+    await request(service.url, 'GET', '/api/v1/policy/4545', { token, headers: { traceparent: header } });
+    await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER));
+
+    const exported = otlp.bodies.join('\n');
+    expect(exported).toContain('createPolicy');
+    for (const secret of [token, ACCOUNT, OWNER_TAX_ID, ORG_TAX_ID]) expect(exported).not.toContain(secret);
+    for (const cvc of [CVC, INLINE_CVC]) expect(exported).not.toMatch(standalone(cvc));
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toContain('graphql_operations_total');
+    for (const secret of [token, ACCOUNT, OWNER_TAX_ID, ORG_TAX_ID]) expect(metrics).not.toContain(secret);
+    for (const cvc of [CVC, INLINE_CVC]) expect(metrics).not.toMatch(standalone(cvc));
+    const log = service.output();
+    expect(log).toContain('request completed');
+    for (const secret of [token, ACCOUNT, OWNER_TAX_ID, ORG_TAX_ID]) expect(log).not.toContain(secret);
+    for (const cvc of [CVC, INLINE_CVC]) expect(log).not.toMatch(standalone(cvc));
+  });
+});
