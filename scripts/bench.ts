@@ -22,7 +22,9 @@ import type { SeedTree } from './seed.js';
  *   service rows), against the baseline;
  * - the service with the limits on and off, on fresh pairs of processes, read by read (the
  *   cost of the limits);
- * - the service with its default limits, one caller flooding it while another reads (fairness).
+ * - the service with its default limits, one caller flooding it while another reads (fairness);
+ * - the service with tracing on (OTLP to a local receiver, every request sampled) and its
+ *   metrics scraped, against tracing off, on fresh pairs (`--only observability` runs only this).
  */
 const { values } = parseArgs({
   options: {
@@ -172,7 +174,8 @@ try {
     console.log(`pending deliveries, sampled each second during the run: ${depths.join(', ')}; 3 s after: ${after}; delivered: ${delivered}`);
   }
 
-  if (values.only) {
+  const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);
+  if (values.only && !observabilityOnly) {
     console.log(`\nDataset: ${JSON.stringify(seed.summary)}; service peak RSS ${peakRss(service.pid!)} MB`);
   } else {
     // The cost of the limits, three ways. (1) In this process, the limits' own work per request:
@@ -186,6 +189,8 @@ try {
       off: number;
     };
     type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
+    // The pair's ports while it runs (the observability rows scrape their /metrics).
+    const scrapedPorts = new Set<number>();
     const comparePair = async (
       configs: [Record<string, string>, Record<string, string>],
       reads: typeof scenarios,
@@ -202,6 +207,7 @@ try {
           const child = spawn('node', [entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
           await ready(port);
           started[index] = { port, child };
+          scrapedPorts.add(port);
         }
         const pair = started;
         for (const [name, next] of reads) {
@@ -211,7 +217,10 @@ try {
           const [aCpu, bCpu] = pair.map(({ child }, index) => (cpuMillis(child.pid!) - before[index]) / ([a, b][index].rps * duration));
           rounds.get(name)!.push({ a, b, aCpu, bCpu });
         }
-        for (const { child } of pair) await stop(child);
+        for (const { child, port } of pair) {
+          scrapedPorts.delete(port);
+          await stop(child);
+        }
       }
       return rounds;
     };
@@ -226,7 +235,48 @@ try {
       const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
       return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
     };
-    if (against) {
+    // Observability (spec section 13): tracing on, every request sampled, exporting OTLP
+    // (http/protobuf, the SDK's default) to a receiver in this process that reads and drops it,
+    // and /metrics scraped every 5 s, against tracing off, scraped alike.
+    const observability = async (sampler: Record<string, string>) => {
+      let exported = 0;
+      const collector = createServer((req, res) => req.resume().on('end', () => ((exported += 1), res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end())));
+      await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+      const METRICS_TOKEN = 'benchmark-metrics-token';
+      const traced = { ...LIMITS_HIGH, ...sampler, METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}` };
+      const untraced = { ...LIMITS_HIGH, METRICS_TOKEN };
+      const scraper = setInterval(() => {
+        for (const port of scrapedPorts) void fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text()).catch(() => undefined);
+      }, 5000);
+      const reads = scenarios.filter(([name]) => !name.includes('POST') && !name.includes('list'));
+      const rounds = await comparePair([traced, untraced], reads, 6);
+      clearInterval(scraper);
+      collector.close();
+      return { rows: reads.map(([name]) => compareRow(name, rounds.get(name)!)), exported };
+    };
+    // Every request sampled (the SDK's default), and one in ten (a usual production setting).
+    const samplers: Array<[string, Record<string, string>]> = [
+      ['every request sampled', {}],
+      ['one request in ten sampled', { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }],
+    ];
+    const allObservability = async () => {
+      const results = [];
+      for (const [label, sampler] of samplers) results.push({ label, ...(await observability(sampler)) });
+      return results;
+    };
+    const printObservability = (results: Array<{ label: string; rows: string[]; exported: number }>) => {
+      const own = JSON.parse(spawnSync('node', ['dist/scripts/bench-metrics.js'], { encoding: 'utf8' }).stdout) as { request: number; operation: number };
+      console.log(`\nThe metrics' own work, in-process: ${own.request.toFixed(2)} µs to count and time a request, ${own.operation.toFixed(2)} µs to count a GraphQL operation.`);
+      for (const { label, rows: observed, exported } of results) {
+        console.log(`\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
+        console.log('| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
+        console.log('|---|---|---|---|---|');
+        for (const row of observed) console.log(row);
+      }
+    };
+    if (observabilityOnly) {
+      printObservability(await allObservability());
+    } else if (against) {
       // This build against another, on fresh pairs loaded at the same time (as for the limits).
       const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, ['dist/src/main.js', join(against, 'dist/src/main.js')]);
       console.log(`\nThis build against ${against}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
@@ -240,6 +290,7 @@ try {
       const controlRounds = await comparePair([LIMITS_OFF, LIMITS_OFF], reads.slice(0, 1), 6);
       const controlRow = compareRow(`${reads[0][0]} (control: off against off)`, controlRounds.get(reads[0][0])!);
       const readCpu = medianOf(limitRounds.get(reads[0][0])!.map((round) => round.aCpu)) * 1000;
+      const observed = await allObservability();
       console.log([...limitRows, controlRow].join('\n'));
 
       // Fairness: one caller reads at a steady 50 requests a second, alone, then while another
@@ -297,6 +348,7 @@ try {
       console.log('| run | who | req/s, p50/p99 ms, errors, non-2xx | p90 ms |');
       console.log('|---|---|---|---|');
       for (const row of fairness) console.log(row);
+      printObservability(observed);
     }
   }
 } finally {

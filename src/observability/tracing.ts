@@ -36,6 +36,11 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
   if (!tracingRequested(env)) return { enabled: false, shutdown: async () => undefined };
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ?? 'org-policy-service',
+    // Traces only, unless metrics or logs are asked for by name: the SDK would otherwise export
+    // OTLP metrics by default, and the HTTP instrumentation record a histogram per request that
+    // /metrics (Prometheus) already keeps.
+    ...(env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
+    ...(env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
     instrumentations: [
       new HttpInstrumentation({
         // Replaced whole rather than by parameter: a GET /graphql carries the operation's variables.

@@ -29,6 +29,22 @@ describe('the /graphql access line', () => {
   });
 });
 
+describe('the other lines of a request', () => {
+  const logLines: string[] = [];
+  const service = useTestService({ RESPONSE_MAX_BYTES: '600' }, { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) });
+
+  it('carry its request id, as its access line does', async () => {
+    const token = await service.token({ sub: 'verbose' });
+    const answer = await graphql(service.url, '{ __schema { types { name description } } }', {}, token);
+    expect(answer.status).toBe(400);
+    const requestId = answer.headers.get('x-request-id')!;
+    const lines = logLines.map((line) => JSON.parse(line));
+    const warning = await waitFor(() => lines.find((line) => line.msg === 'response over RESPONSE_MAX_BYTES refused'));
+    expect(warning).toMatchObject({ requestId, sub: 'verbose' });
+    expect(await waitFor(() => logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId))).toBeDefined();
+  });
+});
+
 async function waitFor<T>(probe: () => T | undefined): Promise<T> {
   for (let i = 0; i < 50; i++) {
     const value = probe();

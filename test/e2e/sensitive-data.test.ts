@@ -117,6 +117,13 @@ describe('sensitive data', () => {
     for (const { fingerprint } of rows) expect(logLines.join('')).not.toContain(fingerprint);
   });
 
+  it('shows none of them, nor the token, in /metrics (spans: test/e2e/tracing.test.ts)', async () => {
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toContain('http_requests_total');
+    for (const secret of [token, ACCOUNT, OWNER_TAX_ID, ORG_TAX_ID, 'secret-key-1']) expect(metrics).not.toContain(secret);
+    for (const cvc of [CVC_ALONE, LONG_CVC_ALONE, standalone(IDEMPOTENT_CVC)]) expect(metrics).not.toMatch(cvc);
+  });
+
   it('logs none of them, nor the token', () => {
     const log = logLines.join('');
     // SQL is logged without its values: the organization's own tax id is not a secret, but a
