@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_NAME_SERIES } from '../../src/observability/metrics.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
+import { createWebhookEndpoint, graphql, request } from '../support/http.js';
 import { scrape } from '../support/prometheus.js';
 import { useTestService } from '../support/test-service.js';
 
@@ -56,12 +56,7 @@ describe('metrics', () => {
 
   it('has the database pools, rate-limited requests, webhook deliveries and their queue, and the process defaults', async () => {
     const before = await scrape(service.url);
-    const endpoint = await graphql(
-      service.url,
-      'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }',
-      { input: { organizationId, url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks` } },
-      token,
-    );
+    const endpoint = await createWebhookEndpoint(service.url, token, organizationId, `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`);
     expect(endpoint.body.errors).toBeUndefined();
     expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId }) })).status).toBe(200);
     // Another caller's creates: three answered (404, the organization is not theirs), the fourth refused.

@@ -4,16 +4,14 @@ import stringify from 'safe-stable-stringify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreatePolicyDocument } from '../generated/graphql.js';
 import { createLogger } from '../../src/logger.js';
-import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
+import { organizationBody, organizationWithSecrets, policyBody, SECRETS, standalone } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
 
-const ACCOUNT = '000111222333444';
-const OWNER_TAX_ID = '987-65-4321';
+const { account: ACCOUNT, ownerTaxId: OWNER_TAX_ID, organizationTaxId: ORG_TAX_ID } = SECRETS;
 const CVC = '8642';
 const CVC_ALONE = standalone(CVC);
 const LONG_CVC_ALONE = standalone(`${CVC}9`);
-const ORG_TAX_ID = 'ORGTAX7777111';
 const IDEMPOTENT_CVC = '7391';
 /** Every cvc there is: 000-999 and 0000-9999. */
 const CVC_SPACE = [...Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')), ...Array.from({ length: 10000 }, (_, i) => String(i).padStart(4, '0'))];
@@ -41,11 +39,7 @@ describe('sensitive data', () => {
 
     const organization = await request(service.url, 'POST', '/api/v1/organization', {
       token,
-      body: organizationBody({
-        taxId: ORG_TAX_ID,
-        bankAccounts: [{ routing: '110000000', account: ACCOUNT }],
-        owners: [{ firstname: 'Ada', lastname: 'L', taxId: OWNER_TAX_ID, ownership: 100 }],
-      }),
+      body: organizationWithSecrets(),
     });
     expect(organization.status).toBe(200);
     organizationId = organization.body.id;

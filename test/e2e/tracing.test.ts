@@ -6,16 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/token-minter.js';
-import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
+import { organizationWithSecrets, policyBody, SECRETS, standalone } from '../support/fixtures.js';
+import { createWebhookEndpoint, request } from '../support/http.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { startMain, stopMain, type Started } from '../support/service-process.js';
 import { createTestDatabase, JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET } from '../support/test-service.js';
 
 const SERVER = 2; // OTLP SpanKind
-const ACCOUNT = '000111222333444';
-const OWNER_TAX_ID = '987-65-4321';
-const ORG_TAX_ID = 'ORGTAX7777111';
+const { account: ACCOUNT, ownerTaxId: OWNER_TAX_ID, organizationTaxId: ORG_TAX_ID } = SECRETS;
 const CVC = '8642';
 const INLINE_CVC = '5317';
 
@@ -56,11 +54,7 @@ describe('tracing', () => {
     token = await mintToken(new TextEncoder().encode(JWT_SECRET), { sub: 'tracer', issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
     const organization = await request(service.url, 'POST', '/api/v1/organization', {
       token,
-      body: organizationBody({
-        taxId: ORG_TAX_ID,
-        bankAccounts: [{ routing: '110000000', account: ACCOUNT }],
-        owners: [{ firstname: 'Ada', lastname: 'L', taxId: OWNER_TAX_ID, ownership: 100 }],
-      }),
+      body: organizationWithSecrets(),
     });
     expect(organization.status).toBe(200);
     organizationId = organization.body.id;
@@ -131,12 +125,7 @@ describe('tracing', () => {
   });
 
   it('sends the trace on to webhook receivers: a delivery span in the create request’s trace, and its traceparent', async () => {
-    const endpoint = await graphql(
-      service.url,
-      'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }',
-      { input: { organizationId, url: `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hooks` } },
-      token,
-    );
+    const endpoint = await createWebhookEndpoint(service.url, token, organizationId, `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hooks`);
     expect(endpoint.body.errors).toBeUndefined();
     const { traceId, header } = traceparent();
     const created = await request(service.url, 'POST', '/api/v1/policy', { token, headers: { traceparent: header }, body: policyBody({ organizationId, number: 4343 }) });

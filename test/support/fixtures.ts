@@ -3,6 +3,17 @@ export function organizationBody(overrides: Record<string, unknown> = {}): Recor
   return { legalName: 'Paws & Claws LLC', legalType: 'llc', taxId: '12-3456789', ...overrides };
 }
 
+/** Values that must never leave the service in clear (spec section 6), and an organization carrying them. */
+export const SECRETS = { account: '000111222333444', ownerTaxId: '987-65-4321', organizationTaxId: 'ORGTAX7777111' };
+
+export function organizationWithSecrets(): Record<string, unknown> {
+  return organizationBody({
+    taxId: SECRETS.organizationTaxId,
+    bankAccounts: [{ routing: '110000000', account: SECRETS.account }],
+    owners: [{ firstname: 'Ada', lastname: 'L', taxId: SECRETS.ownerTaxId, ownership: 100 }],
+  });
+}
+
 export function policyBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     ownerFirstname: 'Rosa',
