@@ -1,8 +1,10 @@
 import { beforeExecution } from '../errors/error-head.js';
 import {
   GraphQLError,
+  Kind,
   getNullableType,
   isListType,
+  visit,
   type DocumentNode,
   type GraphQLField,
   type GraphQLSchema,
@@ -53,6 +55,49 @@ export function queryCost(
 }
 
 /**
+ * Costs already counted, per parsed document (Apollo keeps one DocumentNode per query text, so
+ * the same text meets the same object), by operation name and the values of the variables the
+ * count reads: those given to a `first` argument or to a directive (`@include(if: $x)`). The
+ * policy read sends a different `$number` each time and is counted once. A document keeps at
+ * most COSTS_PER_DOCUMENT of them (a caller varying `first` cannot grow it further).
+ */
+const costs = new WeakMap<DocumentNode, { readBy: string[]; byKey: Map<string, number | 'uncountable'> }>();
+const COSTS_PER_DOCUMENT = 128;
+
+function countedCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  request: { variables?: Record<string, unknown>; operationName?: string | null },
+): number | 'uncountable' {
+  let entry = costs.get(document);
+  if (!entry) costs.set(document, (entry = { readBy: variablesTheCountReads(document), byKey: new Map() }));
+  const key = JSON.stringify([request.operationName ?? null, ...entry.readBy.map((name) => request.variables?.[name] ?? null)]);
+  const known = entry.byKey.get(key);
+  if (known !== undefined) return known;
+  let cost: number | 'uncountable';
+  try {
+    cost = queryCost(schema, document, request);
+  } catch {
+    cost = 'uncountable';
+  }
+  if (entry.byKey.size < COSTS_PER_DOCUMENT) entry.byKey.set(key, cost);
+  return cost;
+}
+
+/** The variables given to a `first` argument or to any directive's argument, anywhere in the document. */
+function variablesTheCountReads(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  let inDirective = 0;
+  visit(document, {
+    Directive: { enter: () => void inDirective++, leave: () => void inDirective-- },
+    Argument(node) {
+      if (node.value.kind === Kind.VARIABLE && (inDirective > 0 || node.name.value === 'first')) names.add(node.value.name.value);
+    },
+  });
+  return [...names].sort();
+}
+
+/**
  * The cost limit, checked once the operation is known, its variables checked, and before any
  * resolver runs. It never fails open: a cost that cannot be computed is a refusal. Returns the
  * cost, which the caller's per-minute cost budget is then charged.
@@ -63,10 +108,8 @@ export function assertQueryCost(
   request: { variables?: Record<string, unknown>; operationName?: string | null },
   maxCost: number,
 ): number {
-  let cost: number;
-  try {
-    cost = queryCost(schema, document, request);
-  } catch {
+  const cost = countedCost(schema, document, request);
+  if (cost === 'uncountable') {
     throw refusal(`The query's cost cannot be computed: it expands to more than ${MAX_COUNTED_SELECTIONS} selections.`);
   }
   if (!Number.isFinite(cost) || cost > maxCost) throw refusal(`Query cost limit of ${maxCost} exceeded, found ${cost}.`);

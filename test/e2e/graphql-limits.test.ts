@@ -48,6 +48,23 @@ describe('GraphQL query limits', () => {
     await expectRefused(query, /cost limit of 5000 exceeded/);
   });
 
+  it('counts the same document again for each page size and @include it is sent with (costs are kept per variable values)', async () => {
+    const fields = 'id name legalName legalType taxId description logo type descriptor phone email website parentId';
+    const query = `query Pages($outer: Int!, $inner: Int!, $deep: Boolean!) {
+      organization(id: "${organizationId}") { children(first: $outer) { edges { node { ${fields} children(first: $inner) @include(if: $deep) { edges { node { ${fields} } } } } } } }
+    }`;
+    const send = (variables: Record<string, unknown>) => request(service.url, 'POST', '/graphql', { token, body: { query, variables } });
+    expect((await send({ outer: 2, inner: 2, deep: true })).status).toBe(200);
+    expect((await send({ outer: 100, inner: 100, deep: false })).status).toBe(200);
+    const over = await send({ outer: 100, inner: 100, deep: true });
+    expect(over.status).toBe(400);
+    expect(over.body.errors[0].message).toMatch(/cost limit of 5000 exceeded/);
+    // The costs counted before still hold.
+    expect((await send({ outer: 2, inner: 2, deep: true })).status).toBe(200);
+    expect((await send({ outer: 100, inner: 100, deep: false })).status).toBe(200);
+    expect((await send({ outer: 100, inner: 100, deep: true })).status).toBe(400);
+  });
+
   it('refuses a query with more than 2,000 tokens', async () => {
     const fields = Array.from({ length: 2100 }, () => 'sub').join(' ');
     await expectRefused(`{ viewer { ${fields} } }`, /more that 2000 tokens/);
