@@ -145,6 +145,17 @@ try {
     const hooks = createServer((req, res) => req.resume().on('end', () => res.end())).listen(0, '127.0.0.1');
     await new Promise((resolve) => hooks.once('listening', resolve));
     const hooksUrl = `http://127.0.0.1:${(hooks.address() as { port: number }).port}/`;
+    // Deleted after the run: a kept --data-dir would otherwise gather endpoints whose receiver is
+    // gone, and the next runs would spend their CPU retrying deliveries to them.
+    const endpoints: Array<{ id: string; token: string }> = [];
+    // And what an earlier run left (one that stopped before its clean-up) is cleared first.
+    const clearing = new pg.Client({ connectionString: database.url });
+    await clearing.connect();
+    await clearing.query(`update webhook_endpoint set deleted_at = now() where deleted_at is null`);
+    await clearing.query(`update webhook_delivery set status = 'failed', last_error = 'left by an earlier benchmark run' where status = 'pending'`);
+    // Their queued attempts too (pg-boss's table): workers would spend the run skipping them.
+    await clearing.query(`delete from pgboss.job where name = 'webhook-delivery' and state in ('created', 'retry')`);
+    await clearing.end();
     for (const [index, tree] of trees.entries()) {
       const response = await fetch(`http://127.0.0.1:${servicePort}/api/v1/webhook-endpoints`, {
         method: 'POST',
@@ -152,6 +163,7 @@ try {
         body: JSON.stringify({ url: hooksUrl, organizationId: tree.rootId, events: ['policy.created'] }),
       });
       if (!response.ok) throw new Error(`could not register a webhook endpoint: ${response.status} ${await response.text()}`);
+      endpoints.push({ id: ((await response.json()) as { id: string }).id, token: tokens[index] });
     }
     const queue = new pg.Client({ connectionString: database.url });
     await queue.connect();
@@ -164,6 +176,9 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const after = await pending();
     const delivered = Number((await queue.query(`select count(*) from webhook_delivery where status = 'delivered'`)).rows[0].count);
+    for (const { id, token } of endpoints) {
+      await fetch(`http://127.0.0.1:${servicePort}/api/v1/webhook-endpoints/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    }
     await queue.end();
     hooks.close();
     const plainRps = Number(/^\| REST POST policy \| (\d+),/.exec(withoutEndpoint)![1]);
