@@ -1,4 +1,5 @@
 import { ServiceMetrics } from '../src/observability/metrics.js';
+import { microsPerCall } from './microbenchmark.js';
 
 /**
  * The metrics' own work per request, in this process (the bench prints it beside the
@@ -6,14 +7,7 @@ import { ServiceMetrics } from '../src/observability/metrics.js';
  * times each after a warm-up. Prints JSON: microseconds per call.
  */
 const metrics = new ServiceMetrics();
-const times = 1_000_000;
-const measure = (work: () => void) => {
-  for (let i = 0; i < 100_000; i++) work();
-  const started = process.hrtime.bigint();
-  for (let i = 0; i < times; i++) work();
-  return Number(process.hrtime.bigint() - started) / times / 1000;
-};
-const request = measure(() => metrics.observeRequest('GET', '/api/v1/policy/:id', 200, 0.002));
-const operation = measure(() => metrics.observeGraphqlOperation({ operationName: 'Policy', operationType: 'query' }));
+const request = microsPerCall(() => metrics.observeRequest('GET', '/api/v1/policy/:id', 200, 0.002), 1_000_000);
+const operation = microsPerCall(() => metrics.observeGraphqlOperation({ operationName: 'Policy', operationType: 'query' }), 1_000_000);
 console.log(JSON.stringify({ request, operation }));
 process.exit(0);

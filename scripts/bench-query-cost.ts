@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { parse } from 'graphql';
 import { buildServiceSchema } from '../src/graphql-server/schema.js';
 import { assertQueryCost, queryCost } from '../src/graphql-server/query-cost.js';
+import { microsPerCall } from './microbenchmark.js';
 
 /**
  * `node dist/scripts/bench-query-cost.js`: what the cost limit costs a request of the bench's
@@ -13,14 +14,7 @@ const charges = 'id type periodStart periodEnd dueDate amount currency status';
 const document = parse(
   `query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } charges { ${charges} } organization { id name parentId } } }`,
 );
-const times = 20_000;
-const measure = (work: (i: number) => void) => {
-  for (let i = 0; i < 2_000; i++) work(i);
-  const started = process.hrtime.bigint();
-  for (let i = 0; i < times; i++) work(i);
-  return Number(process.hrtime.bigint() - started) / times / 1000;
-};
-const counted = measure((i) => queryCost(schema, document, { variables: { number: i } }));
-const kept = measure((i) => assertQueryCost(schema, document, { variables: { number: i } }, 5000));
+const counted = microsPerCall((i) => queryCost(schema, document, { variables: { number: i } }), 20_000);
+const kept = microsPerCall((i) => assertQueryCost(schema, document, { variables: { number: i } }, 5000), 20_000);
 console.log(JSON.stringify({ countedMicros: Number(counted.toFixed(2)), keptMicros: Number(kept.toFixed(2)) }));
 process.exit(0);

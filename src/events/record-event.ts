@@ -1,7 +1,7 @@
-import { context, propagation } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { querySql } from '../database/sql.js';
+import { traceHeaders } from '../observability/trace-context.js';
 
 export const EVENT_TYPES = ['organization.created', 'policy.created'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -15,13 +15,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * the request's `traceparent` is kept with it: its deliveries continue the request's trace.
  */
 export async function recordEvent(em: EntityManager, event: { type: EventType; organizationId: string; object: object }): Promise<void> {
-  const carrier: { traceparent?: string } = {};
-  propagation.inject(context.active(), carrier);
   await querySql(em, 'insert into event (id, type, organization_id, data, trace_parent) values (?, ?, ?, ?::jsonb, ?)', [
     randomUUID(),
     event.type,
     event.organizationId,
     JSON.stringify({ object: event.object }),
-    carrier.traceparent ?? null,
+    traceHeaders().traceparent ?? null,
   ]);
 }

@@ -6,7 +6,8 @@ import { errorHead, graphqlAnswerHead, graphqlMediaType } from '../errors/error-
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
-import type { ContextFactory, OperationLog, RequestContext } from '../graphql/context.js';
+import type { ContextFactory, RequestContext } from '../graphql/context.js';
+import type { OperationOutcome } from '../observability/metrics.js';
 import { badUserInput, responseTooLarge } from '../errors/errors.js';
 import { queryCost } from './query-cost.js';
 import { asGraphQLError, safeError } from '../errors/safe-errors.js';
@@ -51,7 +52,7 @@ export function graphqlRoute(
     const authentication = res.locals.authentication as RequestAuthentication;
     const sub = authentication.principal?.sub;
     // The access line (http/request-lifecycle.ts) adds the operation and the codes answered.
-    const operation: OperationLog = {};
+    const operation: OperationOutcome = {};
     res.locals.graphql = operation;
     const context = createContext({
       requestId: res.locals.requestId,
@@ -78,7 +79,7 @@ export function graphqlRoute(
       context.logger.warn({ bytes: Buffer.byteLength(result.body) }, 'response over RESPONSE_MAX_BYTES refused');
       result = errorAnswer(responseTooLarge(options.responseMaxBytes), req.get('accept'));
     }
-    (operation as OperationLog & { codes?: string[] }).codes = errorCodes(result.body);
+    operation.codes = errorCodes(result.body);
     res.status(result.status).set(result.headers).type(result.contentType).send(result.body);
   };
 

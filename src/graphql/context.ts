@@ -7,6 +7,7 @@ import { Deadline } from '../limits/deadline.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { ServiceError } from '../errors/errors.js';
 import { createLoaders, type Loaders } from '../graphql-server/loaders.js';
+import type { OperationOutcome } from '../observability/metrics.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {
@@ -26,17 +27,12 @@ export interface RequestContext {
   /** Set while an Idempotency-Key is claimed: creates mark it in their own transaction. */
   idempotency?: IdempotencyRecorder;
   /** What the `/graphql` access line says of the operation (spec section 13), filled as it runs. */
-  operation: OperationLog;
+  operation: OperationOutcome;
   /** Charges the caller's per-minute budgets (GraphQL cost, creates); throws 429 when over. */
   spend: {
     graphqlCost(cost: number): Promise<void>;
     creates(count: number): Promise<void>;
   };
-}
-
-export interface OperationLog {
-  operationName?: string | null;
-  operationType?: string;
 }
 
 export interface ContextDependencies {
@@ -54,7 +50,7 @@ export interface RequestFacts {
   authentication: RequestAuthentication;
   spend: RequestContext['spend'];
   /** Where the operation's name and type are written for the access line (else a throwaway). */
-  operation?: OperationLog;
+  operation?: OperationOutcome;
 }
 
 export type ContextFactory = (request: RequestFacts) => RequestContext;

@@ -14,7 +14,10 @@ export interface PoolState {
   waiting: number;
 }
 
-/** What the access line of a `/graphql` request knows about its operation (request-lifecycle.ts). */
+/**
+ * What a `/graphql` request's access line and metrics know of its operation: its name and type,
+ * written as Apollo resolves it, and the error codes answered (request-lifecycle.ts).
+ */
 export interface OperationOutcome {
   operationName?: string | null;
   operationType?: string;
@@ -71,14 +74,14 @@ export class ServiceMetrics {
       labelNames: ['result'],
       registers,
     });
-    const pools = this.pools;
+    const metrics = this;
     new Gauge({
       name: 'db_pool_connections',
       help: 'Database connections of this instance by pool and state (in_use, idle), and callers waiting for one (waiting).',
       labelNames: ['pool', 'state'],
       registers,
       collect() {
-        for (const [pool, read] of pools) {
+        for (const [pool, read] of metrics.pools) {
           const state = read();
           this.set({ pool, state: 'in_use' }, state.inUse);
           this.set({ pool, state: 'idle' }, state.idle);
@@ -86,7 +89,6 @@ export class ServiceMetrics {
         }
       },
     });
-    const metrics = this;
     new Gauge({
       name: 'webhook_delivery_queue_depth',
       help: 'Webhook deliveries not yet delivered nor failed, across all instances (the same number on each).',

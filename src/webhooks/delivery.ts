@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import http from 'node:http';
 import https from 'node:https';
 import pg from 'pg';
@@ -9,6 +9,7 @@ import type { WebhookSettings } from '../config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { rfc3339 } from '../events/event.reads.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import { traceHeaders } from '../observability/trace-context.js';
 import { checkedLookup, literalUrlProblem } from './webhook-url.js';
 
 /**
@@ -137,10 +138,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       try {
         const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
         const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
+        const failed = Boolean(outcome.error) || outcome.status! >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
-        if (outcome.error || outcome.status! >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
+        if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
         metrics?.observeDelivery(await record(job, outcome));
-        if (outcome.error || outcome.status! >= 300) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
+        if (failed) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
       } finally {
         span.end();
       }
@@ -300,11 +302,4 @@ function post(url: string, eventId: string, body: string, secret: string, settin
     request.on('close', () => clearTimeout(deadline));
     request.end(body);
   });
-}
-
-/** `traceparent` (and `tracestate`) of the active span; nothing when tracing is off. */
-function traceHeaders(): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier;
 }
