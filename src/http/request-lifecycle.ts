@@ -26,6 +26,9 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
  * counts the request in the metrics, and names the request's span after its route.
  */
 export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, traced }: LifecycleOptions) {
+  // The access line holds only the fields written below, none of them secret, so it skips the
+  // logger's redaction: its wildcard paths walked every line and cost ~10% of a read's CPU.
+  const accessLog = logger.child({}, { redact: [] });
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     // The request's deadline counts from here, so a request waiting its turn is not given longer.
@@ -51,7 +54,7 @@ export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, t
         span.updateName(`${req.method} ${route}`);
       }
       // A 5xx was logged once as an error, with its cause, where it happened; this is its access line.
-      logger[status >= 500 ? 'warn' : 'info'](
+      accessLog[status >= 500 ? 'warn' : 'info'](
         {
           // The path alone: a query string can carry a token or GraphQL variables with a cvc.
           req: { id: requestId, method: req.method, url: path },
