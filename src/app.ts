@@ -9,7 +9,9 @@ import type { CallerLimits, Config } from './config.js';
 import { corsPolicy } from './http/cors.js';
 import { developerPages } from './http/developer-pages.js';
 import { serviceVersion } from './http/version.js';
-import { createApolloServer, type ApolloOptions } from './graphql-server/apollo.js';
+import { createApolloServer } from './graphql-server/apollo.js';
+import { documentRules } from './graphql-server/operation-checks.js';
+import { TrustedDocuments } from './graphql-server/trusted-documents.js';
 import { createContextFactory } from './graphql/context.js';
 import { sendError, servedByGraphql } from './errors/error-head.js';
 import { badUserInput, notFound, ServiceError, unavailable } from './errors/errors.js';
@@ -35,7 +37,7 @@ export interface ServiceDependencies {
   fingerprints: RequestFingerprints;
   logger: Logger;
   production: boolean;
-  graphql: Omit<ApolloOptions, 'production' | 'developerPages'>;
+  graphql: Config['graphql'];
   idempotencyRetentionSeconds: number;
   limits: CallerLimits;
   trustProxy: boolean | number | string;
@@ -89,7 +91,13 @@ export async function createApp(deps: ServiceDependencies) {
   server.keepAliveTimeout = limits.http.keepAliveTimeoutSeconds * 1000;
   server.maxConnections = limits.http.maxConnections;
   const http = drainable(server);
-  const apollo = createApolloServer(schema, { ...deps.graphql, production: deps.production, developerPages: deps.developerPages });
+  const { graphql } = deps;
+  const apollo = createApolloServer(schema, { introspection: graphql.introspection, limits: graphql.limits, production: deps.production, developerPages: deps.developerPages });
+  // Trusted documents are held to the rules of any document sent as text (operation-checks.ts).
+  const trustedDocuments = graphql.trustedDocuments
+    ? TrustedDocuments.load(graphql.trustedDocuments, schema, documentRules(graphql.limits, deps.production).all, graphql.trustedDocumentsOnly)
+    : TrustedDocuments.none();
+  if (graphql.trustedDocuments) deps.logger.info({ documents: trustedDocuments.size, only: graphql.trustedDocumentsOnly }, 'trusted documents loaded');
   await apollo.start();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -140,6 +148,8 @@ export async function createApp(deps: ServiceDependencies) {
       idempotency,
       limits: rateLimits,
       responseMaxBytes: limits.responseMaxBytes,
+      trustedDocuments,
+      checks: { anonymousIntrospection: deps.developerPages, maxCost: graphql.limits.cost },
     }),
   );
 

@@ -38,6 +38,10 @@ export interface Config {
     /** Schema introspection; off in production unless GRAPHQL_INTROSPECTION=true. */
     introspection: boolean;
     limits: GraphQLLimits;
+    /** The frontends' manifest of trusted documents (GRAPHQL_TRUSTED_DOCUMENTS), a file path; unset, none. */
+    trustedDocuments?: string;
+    /** GRAPHQL_TRUSTED_DOCUMENTS_ONLY: refuse every document that is not in the manifest. */
+    trustedDocumentsOnly: boolean;
   };
   /** Spec section 12: what one caller, one request and one connection may take. */
   limits: CallerLimits;
@@ -155,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
         tokens: parseLimit('GRAPHQL_MAX_TOKENS', env.GRAPHQL_MAX_TOKENS, 2000),
         cost: parseLimit('GRAPHQL_MAX_COST', env.GRAPHQL_MAX_COST, 5000),
       },
+      trustedDocuments: env.GRAPHQL_TRUSTED_DOCUMENTS ? resolve(env.GRAPHQL_TRUSTED_DOCUMENTS) : undefined,
+      trustedDocumentsOnly: parseBoolean('GRAPHQL_TRUSTED_DOCUMENTS_ONLY', env.GRAPHQL_TRUSTED_DOCUMENTS_ONLY, false),
     },
     limits: parseCallerLimits(env),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS, nodeEnv),
@@ -169,6 +175,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       retentionSeconds: parseLimit('EVENT_RETENTION_SECONDS', env.EVENT_RETENTION_SECONDS, 30 * 24 * 3600),
     },
   };
+  if (config.graphql.trustedDocumentsOnly && !config.graphql.trustedDocuments) {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents to run)');
+  }
   const { http } = config.limits;
   // Node checks the headers timeout only within the request timeout.
   if (http.headersTimeoutSeconds > http.requestTimeoutSeconds) {

@@ -3,10 +3,14 @@ import { DriverException, ConnectionException } from '@mikro-orm/core';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ERROR_STATUS, isErrorCode, ServiceError, unavailable } from './errors.js';
 
-/** Codes that graphql-js and Apollo raise before execution; their messages are safe. */
-const REQUEST_ERROR_CODES = new Set<string>(
-  Object.values(ApolloServerErrorCode).filter((code) => code !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR),
-);
+/**
+ * Codes that graphql-js and Apollo raise before execution, and the refusal of a document that is
+ * not trusted (GRAPHQL_TRUSTED_DOCUMENTS_ONLY, named as Apollo Router names it); their messages are safe.
+ */
+const REQUEST_ERROR_CODES = new Set<string>([
+  ...Object.values(ApolloServerErrorCode).filter((code) => code !== ApolloServerErrorCode.INTERNAL_SERVER_ERROR),
+  'PERSISTED_QUERY_NOT_IN_LIST',
+]);
 
 export type SafeError = GraphQLFormattedError & { extensions: { code: string } };
 

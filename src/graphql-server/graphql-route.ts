@@ -1,8 +1,11 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
-import { execute, getOperationAST, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, getOperationAST, GraphQLError, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import { errorHead, graphqlAnswerHead, graphqlMediaType } from '../errors/error-head.js';
+import { checkOperation, errorsOutcome, type OperationCheckSettings } from './operation-checks.js';
+import type { TrustedDocument, TrustedDocuments } from './trusted-documents.js';
+import { inOperationSpan } from '../observability/operation-span.js';
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
@@ -22,6 +25,10 @@ export interface GraphqlRouteOptions {
   idempotency: IdempotencyKeys;
   limits: RateLimits;
   responseMaxBytes: number;
+  /** The frontends' manifest (GRAPHQL_TRUSTED_DOCUMENTS), or none. */
+  trustedDocuments: TrustedDocuments;
+  /** What Apollo's plugin checks; trusted documents are checked the same way. */
+  checks: OperationCheckSettings;
 }
 
 /** An answer with Apollo's headers, as written to the client. */
@@ -64,14 +71,10 @@ export function graphqlRoute(
         creates: (count) => (sub ? options.limits.spendCreates(sub, count, res) : Promise.resolve()),
       },
     });
-    const key = req.method === 'POST' ? req.get('idempotency-key') : undefined;
-    const mutation = key !== undefined && authentication.principal ? parsedMutation(req.body) : null;
     // A request that waited its turn past its deadline is answered without being run.
     const work = context.deadline.expired
       ? Promise.resolve(errorAnswer(context.deadline.error(), req.get('accept')))
-      : (mutation ? answerIdempotently(schema, apollo, context, options.idempotency, req, key!, mutation) : executeThroughApollo(apollo, req, context)).catch(
-          (error: unknown) => errorAnswer(error, req.get('accept'), context),
-        );
+      : run(req, context).catch((error: unknown) => errorAnswer(error, req.get('accept'), context));
     // The caller's place in flight is held until this work settles, even if the answer goes first.
     res.locals.holdSlot?.(work);
     let result = await context.deadline.race(work, () => errorAnswer(context.deadline.error(), req.get('accept')));
@@ -81,6 +84,21 @@ export function graphqlRoute(
     }
     operation.codes = errorCodes(result.body);
     res.status(result.status).set(result.headers).type(result.contentType).send(result.body);
+  };
+
+  /**
+   * A trusted document runs prepared, anything else through Apollo Server; a create mutation
+   * with an Idempotency-Key either way through the key's record.
+   */
+  const run = async (req: Request, context: RequestContext): Promise<GraphqlAnswer> => {
+    const trusted = options.trustedDocuments.find(req);
+    const execute = trusted
+      ? () => executeTrusted(schema, trusted, context, req, options.checks)
+      : () => executeThroughApollo(apollo, req, context);
+    const key = req.method === 'POST' ? req.get('idempotency-key') : undefined;
+    if (key === undefined || !context.principal) return execute();
+    const mutation = trusted ? (trusted.operation.operation === 'mutation' ? { document: trusted.parsed, operation: trusted.operation } : null) : parsedMutation(req.body);
+    return mutation ? answerIdempotently(schema, context, options.idempotency, req, key, mutation, execute) : execute();
   };
 
   return [refuseUnauthenticated, options.bodyParser, (req, res, next) => void answer(req, res).catch(next)];
@@ -104,12 +122,12 @@ function parsedMutation(body: unknown): { document: DocumentNode; operation: Ope
 /** A create mutation with an Idempotency-Key: replayed, rebuilt from its record, or run once. */
 async function answerIdempotently(
   schema: GraphQLSchema,
-  apollo: ApolloServer<RequestContext>,
   context: RequestContext,
   keys: IdempotencyKeys,
   req: Request,
   key: string,
   { document, operation }: { document: DocumentNode; operation: OperationDefinitionNode },
+  runOnce: () => Promise<GraphqlAnswer>,
 ): Promise<GraphqlAnswer> {
   assertIdempotencyKey(key);
   const create = guardedCreate(operation);
@@ -133,7 +151,7 @@ async function answerIdempotently(
     {
       execute: async (recorder) => {
         context.idempotency = recorder;
-        return executeThroughApollo(apollo, req, context);
+        return runOnce();
       },
       rebuild: async (created) => {
         const readBack = readBackDocument(document, operation, created);
@@ -150,6 +168,41 @@ async function answerIdempotently(
   );
   const headers = (response as Partial<GraphqlAnswer>).headers ?? {};
   return { ...response, headers: replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers };
+}
+
+/**
+ * A trusted document (trusted-documents.ts): the checks Apollo's plugin makes (operation-checks.ts),
+ * then the compiled document, then the same answer Apollo would give: safe errors, one status
+ * per code, no `data` in a refusal. Apollo's pipeline (its document cache, plugins hooks,
+ * response formatting) is skipped: that is most of what a GraphQL request costs beyond REST.
+ */
+async function executeTrusted(
+  schema: GraphQLSchema,
+  trusted: TrustedDocument,
+  context: RequestContext,
+  req: Request,
+  settings: OperationCheckSettings,
+): Promise<GraphqlAnswer> {
+  const { variables, operationName } = req.body as { variables?: unknown; operationName?: unknown };
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    throw new GraphQLError('`variables` in a POST body must be an object.', { extensions: { code: 'BAD_REQUEST' } });
+  }
+  const { operation, parsed } = trusted;
+  if (typeof operationName === 'string' && operationName !== (operation.name?.value ?? '')) {
+    throw new GraphQLError('The trusted document holds no operation of this name.', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
+  }
+  const values = (variables ?? {}) as Record<string, unknown>;
+  await checkOperation(context, { schema, document: parsed, operation, variables: values, operationName: operation.name?.value }, settings);
+  const result = await inOperationSpan(operation, async () => trusted.compiled.query(undefined, context, values));
+  const contentType = graphqlMediaType(req.get('accept'));
+  if (!result.errors?.length) return { status: 200, contentType, body: JSON.stringify({ data: result.data }), headers: {} };
+  const errors = result.errors.map((error) => {
+    const { safe, unexpected } = safeError(asGraphQLError(error));
+    if (unexpected) context.logger.error({ err: error.originalError ?? error }, 'unexpected error in a GraphQL request');
+    return safe;
+  });
+  const { status, refused, headers } = errorsOutcome(errors, contentType, context.requestId);
+  return { status, contentType, body: JSON.stringify(refused ? { errors } : { errors, data: result.data }), headers };
 }
 
 async function executeThroughApollo(apollo: ApolloServer<RequestContext>, req: Request, context: RequestContext): Promise<GraphqlAnswer> {

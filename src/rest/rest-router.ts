@@ -1,16 +1,5 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import {
-  GraphQLError,
-  execute,
-  getOperationAST,
-  parse,
-  validate,
-  type DocumentNode,
-  type GraphQLInputType,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-} from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { GraphQLError, execute, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Principal } from '../auth/principal.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
@@ -25,15 +14,10 @@ import { variableTypes } from '../input/walk-input.js';
 import { inputFromBody } from './input-from-body.js';
 import { PROBLEM_JSON, problemBody } from '../errors/problem.js';
 import { REST_ROUTES, type GetRoute, type PostRoute, type RestRoute } from './routes.js';
+import { prepareDocument, type PreparedDocument } from '../graphql-server/prepared-document.js';
+import { inOperationSpan } from '../observability/operation-span.js';
 
-interface Prepared {
-  parsed: DocumentNode;
-  operation: OperationDefinitionNode;
-  /** The document compiled once against the schema (graphql-jit): same resolvers, less work per request. */
-  compiled: CompiledQuery;
-}
-
-type PreparedRoute = (GetRoute<any> & Prepared) | (PostRoute<any> & Prepared & { bodyType: GraphQLInputType });
+type PreparedRoute = (GetRoute<any> & PreparedDocument) | (PostRoute<any> & PreparedDocument & { bodyType: GraphQLInputType });
 
 /** A finished answer: written to the client, or kept for an idempotent replay. */
 interface Answer {
@@ -105,16 +89,11 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
 }
 
 function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
-  const parsed = parse(route.document);
-  const problems = validate(schema, parsed);
-  if (problems.length > 0) throw new Error(`REST document for ${route.method} ${route.path}: ${problems[0].message}`);
-  const operation = getOperationAST(parsed)!;
-  const compiled = compileQuery(schema, parsed);
-  if (!isCompiledQuery(compiled)) throw new Error(`REST document for ${route.method} ${route.path} does not compile`);
-  if (route.method !== 'POST') return { ...route, parsed, operation, compiled };
-  const bodyType = variableTypes(schema, operation).find((variable) => variable.name === route.bodyVariable)?.type;
+  const prepared = prepareDocument(schema, route.document, `The REST document for ${route.method} ${route.path}`);
+  if (route.method !== 'POST') return { ...route, ...prepared };
+  const bodyType = variableTypes(schema, prepared.operation).find((variable) => variable.name === route.bodyVariable)?.type;
   if (!bodyType) throw new Error(`REST document for POST ${route.path} declares no $${route.bodyVariable}`);
-  return { ...route, parsed, operation, compiled, bodyType };
+  return { ...route, ...prepared, bodyType };
 }
 
 async function run(
@@ -203,7 +182,7 @@ async function checkedVariables(
 
 async function executeRoute(route: PreparedRoute, context: RequestContext, variables: Record<string, unknown>): Promise<Answer> {
   try {
-    const result = await route.compiled.query(undefined, context, variables);
+    const result = await inOperationSpan(route.operation, async () => route.compiled.query(undefined, context, variables));
     if (result.errors?.length) return errorAnswer(context, result.errors);
     const response = route.response(result.data as Record<string, unknown>);
     // A DELETE that happened answers 204 with no body.

@@ -8,11 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/token-minter.js';
 import { organizationWithSecrets, policyBody, SECRETS, standalone } from '../support/fixtures.js';
 import { createWebhookEndpoint, request } from '../support/http.js';
+import { PolicyDocument } from '../generated/graphql.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { startMain, stopMain, type Started } from '../support/service-process.js';
 import { createTestDatabase, JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET } from '../support/test-service.js';
 
 const SERVER = 2; // OTLP SpanKind
+const idOf = (document: unknown) => (document as { __meta__: { hash: string } }).__meta__.hash;
 const { account: ACCOUNT, ownerTaxId: OWNER_TAX_ID, organizationTaxId: ORG_TAX_ID } = SECRETS;
 const CVC = '8642';
 const INLINE_CVC = '5317';
@@ -50,6 +52,7 @@ describe('tracing', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '50',
       OTEL_SERVICE_NAME: 'tracing-test',
+      GRAPHQL_TRUSTED_DOCUMENTS: 'test/generated/persisted-documents.json',
     });
     token = await mintToken(new TextEncoder().encode(JWT_SECRET), { sub: 'tracer', issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
     const organization = await request(service.url, 'POST', '/api/v1/organization', {
@@ -114,14 +117,23 @@ describe('tracing', () => {
     expect(line).toMatchObject({ traceId, operationName: 'FindPolicy', route: '/graphql' });
   });
 
-  it('traces a REST request with its route, and its SQL beneath it', async () => {
+  // REST routes and trusted documents run prepared (graphql-jit), outside graphql-js's execute.
+  it.each([
+    ['a REST request', 'GET /api/v1/policy/:id', 'Policy', { method: 'GET', path: '/api/v1/policy/4242' }],
+    ['a trusted document', 'POST /graphql', 'Policy', { method: 'POST', path: '/graphql', body: { documentId: idOf(PolicyDocument), variables: { number: 4242 } } }],
+  ] as const)('traces %s with its route, its operation span, and its SQL beneath that', async (_, route, operationName, sent) => {
     const { traceId, header } = traceparent();
-    const answer = await request(service.url, 'GET', '/api/v1/policy/4242', { token, headers: { traceparent: header } });
+    const answer = await request(service.url, sent.method, sent.path, { token, headers: { traceparent: header }, body: 'body' in sent ? sent.body : undefined });
     expect(answer.status).toBe(200);
     const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'));
     const http = trace.find((span) => span.kind === SERVER)!;
-    expect(http.name).toBe('GET /api/v1/policy/:id');
-    for (const statement of trace.filter((span) => span.attributes['db.system.name'] === 'postgresql')) expect(ancestors(statement, trace)).toContain(http);
+    expect(http.name).toBe(route);
+    const operation = trace.find((span) => span.name === `query ${operationName}`)!;
+    expect(operation.attributes).toMatchObject({ 'graphql.operation.name': operationName, 'graphql.operation.type': 'query' });
+    expect(ancestors(operation, trace)).toContain(http);
+    const statements = trace.filter((span) => span.attributes['db.system.name'] === 'postgresql');
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) expect(ancestors(statement, trace)).toContain(operation);
   });
 
   it('sends the trace on to webhook receivers: a delivery span in the create request’s trace, and its traceparent', async () => {
