@@ -44,6 +44,8 @@ describe('loadConfig', () => {
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'ftp://app.example.com' }, 'CORS_ORIGINS'],
+    [{ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' }, 'GRAPHQL_TRUSTED_DOCUMENTS'],
+    [{ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'sure' }, 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
