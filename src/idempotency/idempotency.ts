@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { badUserInput, conflict, ServiceError } from '../errors/errors.js';
 import type { RequestFingerprints } from '../crypto/request-fingerprint.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
+import { inTransaction } from '../database/transaction.js';
 
 /** A response as kept for replay. */
 export interface StoredResponse {
@@ -104,7 +105,7 @@ export class IdempotencyKeys {
     const scope = stringify([request.principal.sub, request.principal.org, request.operation])!;
     const claim = randomUUID();
     const row = { scope, key: request.key, claim };
-    const outcome = await em.transactional((tx) => this.claim(tx, row, request.request));
+    const outcome = await inTransaction(em, (tx) => this.claim(tx, row, request.request));
     if (outcome.kept) return { response: outcome.kept, replayed: true };
     // A finished create whose answer was too large to keep: rebuilt for each replay, no claim.
     if (outcome.created && outcome.finished) return { response: await run.rebuild(outcome.created), replayed: true };

@@ -14,6 +14,7 @@ import { BankAccount } from './bank-account.entity.js';
 import type { AddressInput, CreateOrganizationInput } from './organization.input.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
+import { inTransaction } from '../database/transaction.js';
 
 /**
  * Creates an organization under `parentId`, else under the caller's `org`, else as a root
@@ -44,7 +45,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   scope.deadline.assertOpen();
   // One transaction: the organization with its accounts and owners, and the mark on an
   // Idempotency-Key, are all stored or none. A quota over the tree is checked by the database.
-  return withQuotas(() => scope.em.transactional(async (em) => {
+  return withQuotas(() => inTransaction(scope.em, async (em) => {
     // Every field of the input that is a column is stored as sent: a new nullable field needs
     // no edit here. What the input names differently (parent, accounts, owners) is mapped below.
     // Inserted through the entity metadata without the unit of work, like a policy: nothing is

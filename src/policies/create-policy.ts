@@ -17,6 +17,7 @@ import type { CreatePolicyInput } from './policy.input.js';
 import { Policy } from './policy.entity.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
+import { inTransaction } from '../database/transaction.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -58,7 +59,7 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
     try {
       // Inserted through the entity metadata without the unit of work: nothing here is read
       // back or changed later, and change tracking of 13 entities was most of a create's cost.
-      const view = await withQuotas(() => scope.em.transactional(async (em) => {
+      const view = await withQuotas(() => inTransaction(scope.em, async (em) => {
         const number = input.number ?? (await nextPolicyNumber(em));
         const policy = {
           id: randomUUID(),

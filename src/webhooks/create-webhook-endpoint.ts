@@ -9,6 +9,7 @@ import type { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { ENDPOINT_SELECT, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
 import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
+import { inTransaction } from '../database/transaction.js';
 
 export interface CreateEndpointScope {
   em: EntityManager;
@@ -38,7 +39,7 @@ export async function createWebhookEndpoint(scope: CreateEndpointScope, input: C
   const secret = newSecret();
   const sealed = scope.cipher.seal(secret, 'webhook_endpoint.secret');
   const id = randomUUID();
-  const row = await em.transactional(async (tx) => {
+  const row = await inTransaction(em, async (tx) => {
     const [inserted] = await querySql<EndpointRead>(
       tx,
       `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)

@@ -1,0 +1,31 @@
+import { RequestContext, TransactionContext } from '@mikro-orm/core';
+import { describe, expect, it } from 'vitest';
+import { CreatePolicyDocument } from '../generated/graphql.js';
+import { organizationBody, policyBody } from '../support/fixtures.js';
+import { createWebhookEndpoint, execute, request } from '../support/http.js';
+import { useTestService } from '../support/test-service.js';
+
+/**
+ * On Node 20 the first use of any AsyncLocalStorage turns on a hook for every promise of the
+ * process, which cost every later request 13-17% more CPU (docs/benchmark.md). MikroORM's
+ * `transactional` and `RequestContext` use one; the service's creates must not wake them.
+ */
+describe('async context', () => {
+  const service = useTestService();
+
+  it('stays off through every kind of create, with and without an Idempotency-Key', async () => {
+    const alice = await service.token({ sub: 'alice' });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: organizationBody(), headers: { 'idempotency-key': 'async-1' } });
+    expect(organization.status).toBe(200);
+    const token = await service.token({ sub: 'alice', org: organization.body.id });
+    expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() })).status).toBe(200);
+    expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody(), headers: { 'idempotency-key': 'async-2' } })).status).toBe(200);
+    expect((await execute(service.url, CreatePolicyDocument, { input: policyBody() as never }, token)).status).toBe(200);
+    expect((await createWebhookEndpoint(service.url, token, organization.body.id, 'http://127.0.0.1:9/hooks')).body.errors).toBeUndefined();
+    // Node 20's AsyncLocalStorage enables its promise hook on first use (`enabled`); later Node
+    // versions build it on AsyncContextFrame, without that field and without the hook.
+    for (const storage of [TransactionContext.storage, RequestContext.storage]) {
+      expect((storage as unknown as { enabled?: boolean }).enabled ?? false).toBe(false);
+    }
+  });
+});
