@@ -14,12 +14,20 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * cvc, an account number or an owner tax id (those never reach a read shape). With tracing on,
  * the request's `traceparent` is kept with it: its deliveries continue the request's trace.
  */
-export async function recordEvent(em: EntityManager, event: { type: EventType; organizationId: string; object: object }): Promise<void> {
-  await querySql(em, 'insert into event (id, type, organization_id, data, trace_parent) values (?, ?, ?, ?::jsonb, ?)', [
-    randomUUID(),
-    event.type,
-    event.organizationId,
-    JSON.stringify({ object: event.object }),
-    traceHeaders().traceparent ?? null,
-  ]);
+export async function recordEvent(em: EntityManager, event: RecordedEvent): Promise<void> {
+  await querySql(em, `${EVENT_INSERT} values (?, ?, ?, ?::jsonb, ?)`, eventRow(event));
+}
+
+export interface RecordedEvent {
+  type: EventType;
+  organizationId: string;
+  object: object;
+}
+
+/** The columns an event is written with, in the order of `eventRow`'s values. */
+export const EVENT_INSERT = 'insert into event (id, type, organization_id, data, trace_parent)';
+
+/** An event's values for EVENT_INSERT (a create that writes in one statement puts them in it). */
+export function eventRow(event: RecordedEvent): [string, EventType, string, string, string | null] {
+  return [randomUUID(), event.type, event.organizationId, JSON.stringify({ object: event.object }), traceHeaders().traceparent ?? null];
 }

@@ -124,8 +124,13 @@ export function targetOrganizationId(given: string | null | undefined, principal
 /** That organization if the principal may access it; else 404, worded for a given id or for the token's org. */
 export async function findTargetOrganization(em: EntityManager, principal: Principal, id: string, given: boolean): Promise<OrganizationRead> {
   const organization = await findAccessibleOrganization(em, principal, id);
-  if (!organization) throw given ? organizationNotFound() : notFound("The token's organization was not found.");
+  if (!organization) throw targetNotFound(given);
   return organization;
+}
+
+/** The 404 of a target organization out of reach, worded for a given id or for the token's org. */
+export function targetNotFound(given: boolean) {
+  return given ? organizationNotFound() : notFound("The token's organization was not found.");
 }
 
 /**

@@ -1,20 +1,20 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
+import { ORGANIZATION_SELECT, targetNotFound, targetOrganizationId } from '../organizations/organization.reads.js';
+import { accessPredicate } from '../auth/access-rule.js';
+import { isUuid } from '../values/identifiers.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
 import { badUserInput, conflict } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
-import { Charge } from './charge.entity.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { querySql } from '../database/sql.js';
 import { premiumSchedule } from './premium-schedule.js';
-import { recordEvent } from '../events/record-event.js';
+import { eventRow, EVENT_INSERT } from '../events/record-event.js';
 import type { CreatePolicyInput } from './policy.input.js';
-import { Policy } from './policy.entity.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
 import { inTransaction } from '../database/transaction.js';
@@ -22,12 +22,44 @@ import { inTransaction } from '../database/transaction.js';
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
 
-const COVERAGE_SNAPSHOT = `select slug, name, deductible, reimbursement_rate::float8 as "reimbursementRate",
-  annual_limit as "annualLimit", monthly_premium as "monthlyPremium", currency from coverage_plan where slug = ?`;
+/**
+ * The target organization (access-checked, as reads serve it) and the plan as it is now, in
+ * one round trip: no row when the organization is out of reach, a null coverage for an
+ * unknown slug.
+ */
+const TARGET_AND_COVERAGE = (access: string) => `select ${ORGANIZATION_SELECT},
+    (select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
+       'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
+       'monthlyPremium', c.monthly_premium, 'currency', c.currency)
+     from coverage_plan c where c.slug = ?) as coverage
+  from organization o where o.id = ? and ${access}`;
+
+/**
+ * The whole write in one statement, so one round trip and no explicit transaction (a statement
+ * is atomic on its own): the policy (a server-assigned number comes from next_policy_number()
+ * unless the client chose one), its charges in one multi-row insert from a JSON array, and its
+ * event (spec section 11, the transactional outbox), whose `object.number` is the number
+ * assigned. Returns the number. The triggers of the tables (ancestry, quotas, event fan-out)
+ * run as for any insert.
+ */
+const INSERT_POLICY = `with made as (
+    insert into policy (id, number, internal_id, organization_id, owner_firstname, owner_lastname, owner_dob, pet_name, pet_dob,
+                        effective_date, expiration_date, coverage_slug, coverage, created_by_sub)
+    values (?, coalesce(?::bigint, next_policy_number()), ?, ?, ?, ?, ?::date, ?, ?::date, ?::date, ?::date, ?, ?::jsonb, ?)
+    returning id, number
+  ), charges as (
+    insert into charge (id, policy_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
+    select c.id, made.id, c.sequence, c.type, c."periodStart", c."periodEnd", c."dueDate", c.amount, c.currency, c.status
+    from made, jsonb_to_recordset(?::jsonb) as c(id uuid, sequence smallint, type text, "periodStart" date, "periodEnd" date,
+                                                "dueDate" date, amount integer, currency text, status text)
+  ), recorded as (
+    ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,number}', to_jsonb(made.number)), ? from made
+  )
+  select number::text as number from made`;
 
 /**
  * Creates a policy for `organizationId`, else the caller's `org`, with its coverage snapshot
- * and premium schedule, in one transaction. `cvc` has been validated and is dropped here.
+ * and premium schedule. `cvc` has been validated and is dropped here.
  */
 export interface CreatePolicyScope {
   em: EntityManager;
@@ -40,9 +72,14 @@ export interface CreatePolicyScope {
 export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicyInput): Promise<PolicyRead> {
   const { principal } = scope;
   const organizationId = targetOrganizationId(input.organizationId, principal);
-  const organization = await findTargetOrganization(scope.em, principal, organizationId, input.organizationId != null);
+  const given = input.organizationId != null;
+  const { sql: access, params } = accessPredicate('o', principal);
+  const [target] = isUuid(organizationId)
+    ? await querySql<OrganizationRead & { coverage: CoverageSnapshot | null }>(scope.em, TARGET_AND_COVERAGE(access), [input.coverageSlug, organizationId.toLowerCase(), ...params])
+    : [];
+  if (!target) throw targetNotFound(given);
   // The plan as it is now, copied into the policy so later catalog changes never rewrite it.
-  const [coverage] = await querySql<CoverageSnapshot>(scope.em, COVERAGE_SNAPSHOT, [input.coverageSlug]);
+  const { coverage, ...organization } = target;
   if (!coverage) {
     throw badUserInput([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
   }
@@ -56,38 +93,38 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
   for (let attempt = 1; ; attempt++) {
     // Past the request's deadline (its 503 has gone), no write starts.
     scope.deadline.assertOpen();
+    const policy = {
+      id: randomUUID(),
+      internalID: input.internalID ?? null,
+      ownerFirstname: input.ownerFirstname,
+      ownerLastname: input.ownerLastname,
+      ownerDOB: input.ownerDOB ?? null,
+      petName: input.petName,
+      petDOB: input.petDOB ?? null,
+      effectiveDate: input.effectiveDate,
+      expirationDate: input.expirationDate,
+      coverageSlug: coverage.slug,
+      coverage,
+    };
+    const charges = schedule.map((charge, sequence) => ({ id: randomUUID(), sequence, ...charge }));
+    // The number is the database's when the client chose none; the view gets it after the insert.
+    const created = createdPolicyRead({ ...policy, number: input.number ?? 0 }, organization, charges);
+    const values = [
+      policy.id, input.number ?? null, policy.internalID, organization.id, policy.ownerFirstname, policy.ownerLastname, policy.ownerDOB,
+      policy.petName, policy.petDOB, policy.effectiveDate, policy.expirationDate, policy.coverageSlug, JSON.stringify(coverage), principal.sub,
+      JSON.stringify(charges),
+      ...eventRow({ type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) }),
+    ];
     try {
-      // Inserted through the entity metadata without the unit of work: nothing here is read
-      // back or changed later, and change tracking of 13 entities was most of a create's cost.
-      const view = await withQuotas(() => inTransaction(scope.em, async (em) => {
-        const number = input.number ?? (await nextPolicyNumber(em));
-        const policy = {
-          id: randomUUID(),
-          number,
-          internalID: input.internalID ?? null,
-          organization: organization.id,
-          ownerFirstname: input.ownerFirstname,
-          ownerLastname: input.ownerLastname,
-          ownerDOB: input.ownerDOB ?? null,
-          petName: input.petName,
-          petDOB: input.petDOB ?? null,
-          effectiveDate: input.effectiveDate,
-          expirationDate: input.expirationDate,
-          coverageSlug: coverage.slug,
-          coverage,
-          createdBySub: principal.sub,
-        };
-        const charges = schedule.map((charge, sequence) => ({ id: randomUUID(), policy: policy.id, sequence, ...charge }));
-        await em.insert(Policy, policy);
-        await em.insertMany(Charge, charges);
-        await scope.idempotency?.recordCreated(em, { type: 'policy', number });
-        const created = createdPolicyRead(policy, organization, charges);
-        await recordEvent(em, { type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) });
-        return created;
-      }));
-      return view;
+      const insert = async (em: EntityManager) => {
+        const [{ number }] = await querySql<{ number: string }>(em, INSERT_POLICY, values);
+        await scope.idempotency?.recordCreated(em, { type: 'policy', number: Number(number) });
+        return { ...created, number: Number(number) };
+      };
+      // With an Idempotency-Key its mark commits with the policy; otherwise the statement is its own transaction.
+      return await withQuotas(() => (scope.idempotency ? inTransaction(scope.em, insert) : insert(scope.em)));
     } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException) || !isNumberTaken(error)) throw error;
+      if (!isNumberTaken(error)) throw error;
       if (input.number != null) throw conflict(`A policy with number ${input.number} already exists.`);
       if (attempt === NUMBER_ATTEMPTS) throw error;
     }
@@ -109,12 +146,8 @@ function policyEventObject({ organization, organizationId: _organizationId, ...p
   return { ...policy, organization: { id: organization!.id, name: organization!.name, parentId: organization!.parentId } };
 }
 
-/** The next free number of the policy sequence (a SQL function skips numbers clients took). */
-async function nextPolicyNumber(em: EntityManager): Promise<number> {
-  const [row] = await querySql<{ number: string }>(em, 'select next_policy_number() as number');
-  return Number(row.number);
-}
-
-function isNumberTaken(error: UniqueConstraintViolationException): boolean {
-  return (error as unknown as { constraint?: string }).constraint === 'policy_number_unique';
+/** A unique violation of the number: through knex (querySql in a transaction) or pg directly. */
+function isNumberTaken(error: unknown): boolean {
+  const { code, constraint } = error as { code?: string; constraint?: string };
+  return (error instanceof UniqueConstraintViolationException || code === '23505') && constraint === 'policy_number_unique';
 }

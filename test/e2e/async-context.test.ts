@@ -24,8 +24,9 @@ describe('async context', () => {
     expect((await createWebhookEndpoint(service.url, token, organization.body.id, 'http://127.0.0.1:9/hooks')).body.errors).toBeUndefined();
     // Node 20's AsyncLocalStorage enables its promise hook on first use (`enabled`); later Node
     // versions build it on AsyncContextFrame, without that field and without the hook.
-    for (const storage of [TransactionContext.storage, RequestContext.storage]) {
-      expect((storage as unknown as { enabled?: boolean }).enabled ?? false).toBe(false);
+    for (const holder of [TransactionContext, RequestContext]) {
+      const { storage } = holder as unknown as { storage: { enabled?: boolean } };
+      expect(storage.enabled ?? false).toBe(false);
     }
   });
 });

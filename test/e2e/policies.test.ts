@@ -135,6 +135,28 @@ describe('policies', () => {
     expect(numbers.has(1) || numbers.has(2)).toBe(false);
   });
 
+  it('writes in two statements after the creates budget: the organization with its plan, then one insert', async () => {
+    const sent: string[] = [];
+    const record = (query: { sql: string }) => sent.push(query.sql.replace(/\s+/g, ' ').slice(0, 60));
+    const knex = service.orm.em.getConnection().getKnex();
+    knex.on('query', record);
+    try {
+      const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Counted' }) });
+      expect(response.status).toBe(200);
+    } finally {
+      knex.off('query', record);
+    }
+    // (The creates budget's upsert, before the body is read, goes through rate-limiter-flexible's own query.)
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^select o\.id/);
+    expect(sent[1]).toMatch(/^with made as \( insert into policy/);
+    // The event went with it (spec section 11).
+    const [event] = await service.sql<{ data: { object: { petName: string; number: number } } }>(
+      `select data from event where type = 'policy.created' and data->'object'->>'petName' = 'Counted'`,
+    );
+    expect(event.data.object.number).toBeGreaterThan(0);
+  });
+
   it('round-trips the largest policy number, 2^53 - 1', async () => {
     const number = Number.MAX_SAFE_INTEGER;
     const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number }) });
