@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,15 +11,20 @@ import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
 import type { SeedTree } from './seed.js';
+import { createHash } from 'node:crypto';
+import { parse, print } from 'graphql';
+import { policyFromDatabase, postgraphilePolicyBody, preparePostgraphile, startPostgraphile, verifyPostgraphile } from './bench-postgraphile.js';
 
 /**
  * `npm run bench [-- --data-dir DIR --connections 32 --duration 10]`: loads the service and the
  * hand-written baseline (scripts/bench-baseline.ts) with autocannon, one after the other on the
  * same seeded database, and prints req/s, latency, errors and the service/baseline ratio.
  * Without --data-dir it seeds a fresh temporary database (--orgs, --policies, --depth).
- * All servers run compiled (npm run build) in processes of their own:
- * - the service with every limit of spec section 12 on, set too high to trigger (the
- *   service rows), against the baseline;
+ * All servers run compiled (npm run build) in processes of their own, one process each:
+ * - the table of issue 14: each read on the baseline, the service with every limit of spec
+ *   section 12 on (set too high to trigger) and metrics on, the service with the limits off,
+ *   PostGraphile 4.14 (bench-postgraphile.ts) for the GraphQL read, and the GraphQL read by
+ *   trusted document id; warmed up, two rounds;
  * - the service with the limits on and off, on fresh pairs of processes, read by read (the
  *   cost of the limits);
  * - the service with its default limits, one caller flooding it while another reads (fairness);
@@ -70,6 +75,8 @@ const env = {
   HOST: '127.0.0.1',
   // The benchmark's webhook receiver listens on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  // One process, like the baseline, unless a section says otherwise (the cluster has its own).
+  WEB_CONCURRENCY: '1',
 };
 /** Every budget on, and too large for the benchmark to reach. */
 const LIMITS_HIGH = {
@@ -80,14 +87,33 @@ const LIMITS_HIGH = {
   RATE_LIMIT_CONCURRENT_REQUESTS: '100000',
 };
 const LIMITS_OFF = Object.fromEntries(Object.keys(LIMITS_HIGH).map((name) => [name, '0']));
+/** The benchmark's GraphQL policy read, as a frontend would send its text. */
+const POLICY_QUERY =
+  'query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } ' +
+  'charges { id type periodStart periodEnd dueDate amount currency status } organization { id name parentId } } }';
+// The same read as a trusted document (GRAPHQL_TRUSTED_DOCUMENTS): the manifest holds it as a
+// build would print it, on several lines, so the one-line text above is not the manifest's text
+// and still goes through Apollo Server (a request sending a manifest's exact text runs it prepared).
+const trustedText = print(parse(POLICY_QUERY));
+const trustedId = `sha256:${createHash('sha256').update(trustedText).digest('hex')}`;
+const manifestPath = join(mkdtempSync(join(tmpdir(), 'org-policy-bench-manifest-')), 'persisted-documents.json');
+writeFileSync(manifestPath, JSON.stringify({ [trustedId]: trustedText }));
+/** The service as the table measures it: the manifest loaded (metrics are always on). */
+const WITH_MANIFEST = { GRAPHQL_TRUSTED_DOCUMENTS: manifestPath };
 const defaultsPort = await freePort();
-const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
-const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
+const unprotectedPort = await freePort();
+const postgraphilePort = await freePort();
+const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
+const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
+// Started once the service has migrated the database.
+let unprotected: ChildProcess | undefined;
+let postgraphile: ChildProcess | undefined;
 
 try {
   await ready(servicePort); // it applies the migrations the others then find
-  await Promise.all([ready(defaultsPort), ready(baselinePort)]);
+  unprotected = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) }, stdio: 'ignore' });
+  await Promise.all([ready(defaultsPort), ready(baselinePort), ready(unprotectedPort)]);
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
@@ -100,13 +126,11 @@ try {
     const tree = trees[index];
     return { tree, token: tokens[index], number: tree.deepPolicies[turn % tree.deepPolicies.length], org: tree.deepest[turn % tree.deepest.length] };
   };
-  const charges = 'id type periodStart periodEnd dueDate amount currency status';
   const scenarios: Array<[string, () => { method: string; path: string; token: string; body?: string }]> = [
     ['REST GET policy', () => { const p = pick(); return { method: 'GET', path: `/api/v1/policy/${p.number}`, token: p.token }; }],
     ['GraphQL policy query', () => {
       const p = pick();
-      const query = `query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } charges { ${charges} } organization { id name parentId } } }`;
-      return { method: 'POST', path: '/graphql', token: p.token, body: JSON.stringify({ query, variables: { number: p.number } }) };
+      return { method: 'POST', path: '/graphql', token: p.token, body: JSON.stringify({ query: POLICY_QUERY, variables: { number: p.number } }) };
     }],
     // A page of 20 of a subtree's policies (spec section 10): the whole tree from its root, and
     // the small subtree of a parent of the deepest level. Seeded with --width 5000, the root's
@@ -127,14 +151,86 @@ try {
     }],
   ];
 
+  // PostGraphile 4.14 (scripts/bench-postgraphile.ts) on the same data, under row-level security
+  // carrying the same rule, proven to answer right (the owner sees the policy, another tree's
+  // owner does not, a forged token is refused) before it is timed.
+  await preparePostgraphile(database.url);
+  postgraphile = startPostgraphile({ DATABASE_URL: database.url, JWT_SECRET, PORT: String(postgraphilePort) });
+  await ready(postgraphilePort);
+  const probe = trees[0].deepPolicies[0];
+  await verifyPostgraphile(postgraphilePort, { allowedToken: tokens[0], deniedToken: tokens[1], number: probe, expected: await policyFromDatabase(database.url, probe) });
+
+  // The table of issue 14: each read on the baseline, the service with every protection on
+  // (the limits of spec section 12 too high to trigger, metrics), the same with the limits off,
+  // and PostGraphile; the GraphQL read also by trusted document id. Each server is warmed up as
+  // long as it is measured... twice: 5 s of load, then 10 s measured. Two rounds, the servers'
+  // order reversed in the second; req/s and latency are the rounds' means.
+  const graphqlRead = scenarios.find(([name]) => name === 'GraphQL policy query')![1];
+  const byDocumentId = () => {
+    const p = pick();
+    return { method: 'POST', path: '/graphql', token: p.token, body: JSON.stringify({ documentId: trustedId, variables: { number: p.number } }) };
+  };
+  const postgraphileRead = () => {
+    const p = pick();
+    return { method: 'POST', path: '/graphql', token: p.token, body: postgraphilePolicyBody(p.number) };
+  };
+  type Target = { label: string; port: number; next: () => { method: string; path: string; token: string; body?: string } };
+  const table: Array<{ name: string; targets: Target[] }> = [
+    ...scenarios
+      .filter(([name]) => !name.includes('list'))
+      .map(([name, next]) => ({
+        name,
+        targets: [
+          { label: 'baseline', port: baselinePort, next },
+          { label: 'service', port: servicePort, next },
+          { label: 'service, limits off', port: unprotectedPort, next },
+          ...(name === 'GraphQL policy query' ? [{ label: 'PostGraphile', port: postgraphilePort, next: postgraphileRead }] : []),
+        ],
+      })),
+    {
+      name: 'GraphQL policy query, trusted document id',
+      targets: [
+        { label: 'baseline', port: baselinePort, next: graphqlRead },
+        { label: 'service', port: servicePort, next: byDocumentId },
+        { label: 'service, limits off', port: unprotectedPort, next: byDocumentId },
+      ],
+    },
+  ];
   const rows: string[] = [];
-  const measured = values.only ? scenarios.filter(([name]) => name.includes(values.only!)) : scenarios;
-  for (const [name, next] of measured) {
-    const ours = await load(servicePort, next);
-    const theirs = await load(baselinePort, next);
-    rows.push(`| ${name} | ${fmt(ours)} | ${fmt(theirs)} | **${(ours.rps / theirs.rps).toFixed(2)}x** |`);
-    console.log(rows.at(-1));
+  const peerRows: string[] = [];
+  for (const { name, targets } of table.filter(({ name }) => !values.only || name.includes(values.only))) {
+    const runs = new Map<string, Measured[]>(targets.map(({ label }) => [label, []]));
+    for (const round of [0, 1]) {
+      for (const { label, port, next } of round === 0 ? targets : [...targets].reverse()) {
+        await load(port, next, connections, { duration: 5 });
+        runs.get(label)!.push(await load(port, next));
+      }
+    }
+    const base = mean(runs.get('baseline')!);
+    for (const { label } of targets) {
+      const measured = runs.get(label)!;
+      const ratios = measured.map((run, index) => run.rps / runs.get('baseline')![index].rps);
+      const ratio = label === 'baseline' ? '1.00x' : `**${(mean(measured).rps / base.rps).toFixed(2)}x** (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
+      peerRows.push(`| ${name} | ${label} | ${fmt(mean(measured))} | ${ratio} |`);
+      console.log(peerRows.at(-1));
+    }
+    const service = mean(runs.get('service')!);
+    rows.push(`| ${name} | ${fmt(service)} | ${fmt(base)} | **${(service.rps / base.rps).toFixed(2)}x** |`);
+    const peer = runs.get('PostGraphile');
+    if (peer) {
+      const ratio = service.rps / mean(peer).rps;
+      peerRows.push(`| ${name} | service / PostGraphile | | **${ratio.toFixed(2)}x** (${runs.get('service')!.map((run, index) => (run.rps / peer[index].rps).toFixed(2)).join(', ')}) |`);
+      console.log(peerRows.at(-1));
+    }
   }
+  const processRss = [
+    ['service', service],
+    ['service, limits off', unprotected],
+    ['PostGraphile', postgraphile],
+    ['baseline', baseline],
+  ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
+  console.log(`\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`);
+  console.log(`\nPeak RSS: ${processRss.join(', ')}\n`);
 
   // Creates with one webhook endpoint on every tree (spec section 11): their throughput against
   // the plain creates measured above, and whether delivery keeps up (the queue of pending
@@ -367,7 +463,7 @@ try {
     }
   }
 } finally {
-  for (const child of [service, defaults, baseline]) await stop(child);
+  for (const child of [service, defaults, baseline, unprotected, postgraphile]) if (child) await stop(child);
   await database.stop();
 }
 
