@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +14,7 @@ import { createLogger } from '../src/logger.js';
 import type { SeedTree } from './seed.js';
 import { createHash } from 'node:crypto';
 import { parse, print } from 'graphql';
+import { summarizeCpuProfile } from './cpu-profile-summary.js';
 import { policyFromDatabase, postgraphilePolicyBody, preparePostgraphile, startPostgraphile, verifyPostgraphile } from './bench-postgraphile.js';
 
 /**
@@ -46,6 +48,9 @@ const { values } = parseArgs({
     // Only the scenarios whose name contains this text, against the baseline, and nothing
     // else (e.g. `--only 'policy list'` for the subtree pages on a big seed).
     only: { type: 'string' },
+    // A CPU profile of the service under one scenario of the table (its exact name), instead of
+    // the benchmark: where the time goes, by package and by function (docs/benchmark.md).
+    profile: { type: 'string' },
   },
 });
 const connections = Number(values.connections);
@@ -196,9 +201,34 @@ try {
       ],
     },
   ];
+  if (values.profile) {
+    const row = table.find(({ name }) => name === values.profile);
+    if (!row) throw new Error(`--profile takes a scenario of the table: ${table.map(({ name }) => name).join(', ')}`);
+    const { next } = row.targets.find(({ label }) => label === 'service')!;
+    const directory = mkdtempSync(join(tmpdir(), 'org-policy-profile-'));
+    const port = await freePort();
+    const started = performance.now();
+    const profiled = spawn('node', ['--cpu-prof', `--cpu-prof-dir=${directory}`, 'dist/src/main.js'], {
+      env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, MIGRATE_ON_START: 'false', PORT: String(port) },
+      stdio: 'ignore',
+    });
+    await ready(port);
+    await load(port, next, connections, { duration: 5 });
+    const warmedUp = performance.now() - started;
+    const measured = await load(port, next);
+    await stop(profiled);
+    const file = readdirSync(directory).find((name) => name.endsWith('.cpuprofile'))!;
+    const summary = summarizeCpuProfile(join(directory, file), { sinceMs: warmedUp });
+    const cpuPerRequest = summary.busyMs / (measured.rps * duration);
+    console.log(`\n${values.profile}: ${fmt(measured)}; ${(cpuPerRequest * 1000).toFixed(0)} µs of the service's CPU per request (profile: ${join(directory, file)})\n`);
+    console.log('| share of CPU | where (self time) |\n|---|---|');
+    for (const { origin, share } of summary.byOrigin) console.log(`| ${(share * 100).toFixed(1)}% | ${origin} |`);
+    console.log('\n| share of CPU | function |\n|---|---|');
+    for (const { name, share } of summary.byFunction) console.log(`| ${(share * 100).toFixed(1)}% | ${name} |`);
+  }
   const rows: string[] = [];
   const peerRows: string[] = [];
-  for (const { name, targets } of table.filter(({ name }) => !values.only || name.includes(values.only))) {
+  for (const { name, targets } of table.filter(({ name }) => !values.profile && (!values.only || name.includes(values.only)))) {
     const runs = new Map<string, Measured[]>(targets.map(({ label }) => [label, []]));
     for (const round of [0, 1]) {
       for (const { label, port, next } of round === 0 ? targets : [...targets].reverse()) {
@@ -223,14 +253,16 @@ try {
       console.log(peerRows.at(-1));
     }
   }
-  const processRss = [
-    ['service', service],
-    ['service, limits off', unprotected],
-    ['PostGraphile', postgraphile],
-    ['baseline', baseline],
-  ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
-  console.log(`\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`);
-  console.log(`\nPeak RSS: ${processRss.join(', ')}\n`);
+  if (!values.profile) {
+    const processRss = [
+      ['service', service],
+      ['service, limits off', unprotected],
+      ['PostGraphile', postgraphile],
+      ['baseline', baseline],
+    ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
+    console.log(`\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`);
+    console.log(`\nPeak RSS: ${processRss.join(', ')}\n`);
+  }
 
   // Creates with one webhook endpoint on every tree (spec section 11): their throughput against
   // the plain creates measured above, and whether delivery keeps up (the queue of pending
@@ -286,7 +318,9 @@ try {
   }
 
   const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);
-  if (values.only && !observabilityOnly) {
+  if (values.profile) {
+    // The profile is all this run was for.
+  } else if (values.only && !observabilityOnly) {
     console.log(`\nDataset: ${JSON.stringify(seed.summary)}; service peak RSS ${peakRss(service.pid!)} MB`);
   } else {
     // The cost of the limits, three ways. (1) In this process, the limits' own work per request:

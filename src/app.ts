@@ -22,7 +22,7 @@ import { IdempotencyKeys } from './idempotency/idempotency.js';
 import { RateLimits } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './http/request-lifecycle.js';
-import { restRouter } from './rest/rest-router.js';
+import { mountRestRoutes } from './rest/rest-router.js';
 import type { FieldCipher } from './crypto/field-cipher.js';
 import type { RequestFingerprints } from './crypto/request-fingerprint.js';
 import type { ServiceMetrics } from './observability/metrics.js';
@@ -138,7 +138,7 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use(restRouter(schema, createContext, { bodyParser: jsonBody(), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes }));
+  mountRestRoutes(app, schema, createContext, { bodyParser: jsonBody(), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes });
   app.use(
     '/graphql',
     ...graphqlRoute(schema, apollo, createContext, {

@@ -40,10 +40,11 @@ export interface RestOptions {
  * compiled) once, each request builds the same context as `/graphql` and executes. Statuses
  * come from the errors' codes (the highest wins); errors are problem+json. Before any body is
  * read, a request without a principal gets its 401 and a POST is charged to its caller's
- * creates budget. POSTs honour Idempotency-Key. Every request has a deadline.
+ * creates budget. POSTs honour Idempotency-Key. Every request has a deadline. The routes are
+ * registered on the app itself: a nested Router is one more dispatch (and its closures) on
+ * every request.
  */
-export function restRouter(schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): Router {
-  const router = Router();
+export function mountRestRoutes(router: Pick<Router, 'get' | 'post' | 'delete' | 'all'>, schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): void {
   const paths = new Map<string, string[]>();
   for (const route of REST_ROUTES.map((route) => prepare(schema, route))) {
     paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
@@ -63,7 +64,6 @@ export function restRouter(schema: GraphQLSchema, createContext: ContextFactory,
       ),
     );
   }
-  return router;
 }
 
 /** Every REST route needs a principal: without one, the 401 comes before the body is read. */
