@@ -56,36 +56,52 @@ export interface RequestFacts {
 export type ContextFactory = (request: RequestFacts) => RequestContext;
 
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
-  return ({ requestId, startedAt, authentication, spend, operation = {} }) => {
-    const { principal, failure } = authentication;
-    const deadline = new Deadline(deps.deadlineSeconds, startedAt);
-    // The fork, the loaders and the child logger are made on first use: a simple read needs
-    // none of them but the fork's connection, and each costs on the hot path.
-    let em: EntityManager | undefined;
-    let loaders: Loaders | undefined;
-    let logger: Logger | undefined;
-    const context: RequestContext = {
-      requestId,
-      principal,
-      authFailure: failure,
-      get em() {
-        return (em ??= deps.orm.em.fork());
-      },
-      get loaders() {
-        return (loaders ??= createLoaders(context.em, deadline, () => {
-          if (!principal) throw failure;
-          return principal;
-        }));
-      },
-      cipher: deps.cipher,
-      webhookUrls: deps.webhookUrls,
-      get logger() {
-        return (logger ??= deps.logger.child({ requestId, sub: principal?.sub }));
-      },
-      deadline,
-      spend,
-      operation,
-    };
-    return context;
-  };
+  return ({ requestId, startedAt, authentication, spend, operation = {} }) =>
+    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation);
+}
+
+/**
+ * The fork, the loaders and the child logger are made on first use: a simple read needs none of
+ * them but the fork's connection, and each costs on the hot path. They are getters of the class,
+ * not of each object: Apollo Server copies the context of every request with `Object.assign`,
+ * which would call getters of the object itself and make all three for every GraphQL request.
+ */
+class RequestScope implements RequestContext {
+  readonly principal: Principal | null;
+  readonly authFailure: ServiceError | null;
+  readonly cipher: FieldCipher;
+  readonly webhookUrls: { publicOnly: boolean };
+  idempotency?: IdempotencyRecorder;
+  private forked?: EntityManager;
+  private batchLoaders?: Loaders;
+  private requestLogger?: Logger;
+
+  constructor(
+    private readonly deps: ContextDependencies,
+    readonly requestId: string,
+    authentication: RequestAuthentication,
+    readonly deadline: Deadline,
+    readonly spend: RequestContext['spend'],
+    readonly operation: OperationOutcome,
+  ) {
+    this.principal = authentication.principal;
+    this.authFailure = authentication.failure;
+    this.cipher = deps.cipher;
+    this.webhookUrls = deps.webhookUrls;
+  }
+
+  get em(): EntityManager {
+    return (this.forked ??= this.deps.orm.em.fork());
+  }
+
+  get loaders(): Loaders {
+    return (this.batchLoaders ??= createLoaders(this.em, this.deadline, () => {
+      if (!this.principal) throw this.authFailure;
+      return this.principal;
+    }));
+  }
+
+  get logger(): Logger {
+    return (this.requestLogger ??= this.deps.logger.child({ requestId: this.requestId, sub: this.principal?.sub }));
+  }
 }

@@ -1,0 +1,35 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createContextFactory } from '../../src/graphql/context.js';
+
+/**
+ * Apollo Server copies each request's context (`Object.assign(Object.create(prototype), context)`
+ * in ApolloServer.js): the copy must not make the entity manager fork, the batch loaders or the
+ * child logger, which a simple read never needs.
+ */
+describe('the request context', () => {
+  it('makes its fork, loaders and logger on first use, not when Apollo copies it', () => {
+    const fork = vi.fn(() => ({ forked: true }));
+    const child = vi.fn(() => ({ child: true }));
+    const createContext = createContextFactory({
+      orm: { em: { fork } } as never,
+      cipher: {} as never,
+      webhookUrls: { publicOnly: false },
+      logger: { child } as never,
+      deadlineSeconds: 10,
+    });
+    const context = createContext({
+      requestId: 'r1',
+      authentication: { principal: { sub: 'alice', org: null }, failure: null, tokenSent: true },
+      spend: { graphqlCost: async () => undefined, creates: async () => undefined },
+    });
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(context)), context) as typeof context;
+    expect(fork).not.toHaveBeenCalled();
+    expect(child).not.toHaveBeenCalled();
+    expect(copy.principal).toEqual({ sub: 'alice', org: null });
+    expect(copy.em).toEqual({ forked: true });
+    expect(copy.em).toBe(copy.em);
+    expect(copy.logger).toEqual({ child: true });
+    expect(child).toHaveBeenCalledWith({ requestId: 'r1', sub: 'alice' });
+    expect(fork).toHaveBeenCalledTimes(1);
+  });
+});
