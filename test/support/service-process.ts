@@ -7,9 +7,13 @@ export interface Started {
   output: () => string;
 }
 
-/** Runs src/main.ts as `npm start` does (a process of its own), and waits for its welcome lines. */
+/**
+ * Runs src/main.ts as `npm start` does (a process of its own), and waits for its welcome lines.
+ * One process serving alone (WEB_CONCURRENCY=1) unless `env` asks for more: the tests that use
+ * this signal, kill and read the process they started; cluster.test.ts runs the cluster.
+ */
 export async function startMain(env: Record<string, string>): Promise<Started> {
-  const childEnv: Record<string, string> = { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env } as never;
+  const childEnv: Record<string, string> = { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEB_CONCURRENCY: '1', ...env } as never;
   for (const name of ['DATABASE_URL', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'DATA_ENCRYPTION_KEY', 'VITEST', 'VITEST_WORKER_ID']) {
     if (!(name in env)) delete childEnv[name];
   }
