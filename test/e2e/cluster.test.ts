@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -234,6 +235,31 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
       await waitFor(() => workers.every((pid) => !isAlive(pid)), 'the workers to exit', 5_000);
     } finally {
       if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('stops, exit code 1, when no worker can start (here the port is taken), rather than replacing them forever', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { PATH: process.env.PATH, ...CLUSTER, DATA_DIR: dataDir, DATABASE_URL: await createTestDatabase(), PORT: String((taken.address() as AddressInfo).port), HOST: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout!.on('data', (chunk) => (output += chunk));
+      child.stderr!.on('data', (chunk) => (output += chunk));
+      expect(await new Promise((resolve) => child.once('exit', resolve)), output).toBe(1);
+      expect(output).toContain('Start-up failed: bind EADDRINUSE');
+      expect(output).toContain('exited before listening: start-up failed');
+      expect(output).not.toContain('replacing it');
+      const workers = output.split('\n').filter((line) => line.includes('"msg":"worker ') && line.includes(' started"')).map((line) => JSON.parse(line).worker as number);
+      expect(workers).toHaveLength(2);
+      expect(workers.filter(isAlive)).toEqual([]);
+    } finally {
+      taken.close();
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
