@@ -97,7 +97,7 @@ export async function runPrimary(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal: reason, workers: live.size }, 'shutting down: draining the workers');
     setTimeout(() => {
-      logger.error('workers still running at the deadline: killing them');
+      logger.error({ workers: live.size }, 'still stopping at the deadline: killing what is left');
       for (const worker of live) worker.process.kill('SIGKILL');
       // The embedded PostgreSQL is stopped by its `exit` listener.
       process.exit(1);

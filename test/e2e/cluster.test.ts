@@ -217,6 +217,31 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
   });
 });
 
+describe('WEB_CONCURRENCY=2 and Ctrl-C', () => {
+  it('stops every process once when SIGINT reaches the whole process group, PostgreSQL included', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
+    const service = await startMain({ ...CLUSTER, DATA_DIR: dataDir }, { detached: true });
+    try {
+      const workers = await waitFor(() => listeningWorkers(service).length === 2 && listeningWorkers(service), 'two workers listening');
+      const started = Date.now();
+      const exited = new Promise<number | null>((resolve) => service.child.once('exit', resolve));
+      process.kill(-service.child.pid!, 'SIGINT');
+      expect(await exited).toBe(0);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(workers.filter(isAlive)).toEqual([]);
+      expect(processesUsing(dataDir)).toEqual([]);
+      // Each process stopped once, by its own SIGINT; the primary's SIGTERM to the workers changed nothing.
+      const stopping = logLines(service).filter((line) => line.msg === 'shutting down' || line.msg === 'shutting down: draining the workers');
+      expect(stopping.map((line) => [line.pid, line.signal]).sort()).toEqual([service.child.pid!, ...workers].map((pid) => [pid, 'SIGINT']).sort());
+      expect(logLines(service).filter((line) => line.msg === 'stopped')).toHaveLength(1);
+      expect(service.output()).not.toMatch(/Unhandled|uncaught|Start-up failed/i);
+    } finally {
+      if (service.child.exitCode === null) process.kill(-service.child.pid!, 'SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('WEB_CONCURRENCY with DATABASE_URL', () => {
   it('migrates once in the primary; workers exit when the primary is killed with SIGKILL', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
