@@ -166,6 +166,11 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
     await waitFor(() => logLines(service).some((line) => line.msg === `worker ${killed} exited, replacing it`), 'the replacement log line');
     // Meanwhile the other worker takes every new connection.
     for (let i = 0; i < 4; i++) expect(await send(service.url, 'GET', '/healthz')).toMatchObject({ status: 200 });
+    // A scrape while the new worker is still starting is answered at once, by the workers that listen.
+    await waitFor(() => logLines(service).some((line) => /^worker \d+ started$/.test(line.msg) && !workers.includes(line.worker)), 'the new worker started');
+    const scraped = Date.now();
+    expect((await scrape(service.url)).value('http_requests_total', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(4);
+    expect(Date.now() - scraped).toBeLessThan(2_000);
     workers = await waitFor(() => {
       const now = listeningWorkers(service);
       return now.length === 2 && !now.includes(killed) && now;
