@@ -1,7 +1,6 @@
-import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from 'pino';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { migrations } from './src/database/migrations/index.js';
+import { ormSettings, type ConnectionSettings } from './src/database/orm-settings.js';
 import { BankAccount } from './src/organizations/bank-account.entity.js';
 import { Organization } from './src/organizations/organization.entity.js';
 import { Owner } from './src/organizations/owner.entity.js';
@@ -9,57 +8,19 @@ import { Charge } from './src/policies/charge.entity.js';
 import { CoveragePlan } from './src/policies/coverage-plan.entity.js';
 import { Policy } from './src/policies/policy.entity.js';
 
-/** Settings of the service's own connections (the migrate and seed scripts run without them). */
-export interface ConnectionSettings {
-  /** PostgreSQL statement_timeout, and the idle-in-transaction timeout of abandoned transactions. */
-  statementTimeoutMs?: number;
-  /** PostgreSQL startup options, e.g. `-c org_policy.quota_policies_per_tree=1000`. */
-  options?: string;
-}
+export type { ConnectionSettings };
 
 /**
- * The one MikroORM configuration: the service, `npm run migrate` and the tests use it. With a
- * logger, ORM and driver messages go to it (statements at debug level, never their values:
- * they carry tax ids and kept responses) instead of the console.
+ * The one MikroORM configuration: the service, `npm run migrate` and the tests use it. Its
+ * settings (connection, pool, migrations, logging) are src/database/orm-settings.ts; this adds
+ * the entities.
  */
 export function ormConfig(clientUrl: string, logger?: Logger, settings: ConnectionSettings = {}): Options {
-  const log = (level: 'debug' | 'warn' | 'error') => (message: unknown) => logger?.[level]({ database: String(message) });
   return defineConfig({
-    clientUrl,
+    ...ormSettings(clientUrl, logger, settings),
     entities: [Organization, Owner, BankAccount, Policy, Charge, CoveragePlan],
     // Entities are listed, never discovered from files: the same under tsx, vitest and node.
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
-    extensions: [Migrator],
-    migrations: {
-      migrationsList: migrations,
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-    },
-    // Requests must use their own fork of the entity manager.
-    allowGlobalContext: false,
-    pool: { min: 0, max: 10 },
-    // Fail fast when PostgreSQL is away, so callers get a 503 in seconds rather than hanging.
-    driverOptions: {
-      acquireConnectionTimeout: 3_000,
-      connection: {
-        connectionTimeoutMillis: 2_000,
-        keepAlive: true,
-        ...(settings.statementTimeoutMs
-          ? { statement_timeout: settings.statementTimeoutMs, idle_in_transaction_session_timeout: settings.statementTimeoutMs }
-          : {}),
-        ...(settings.options ? { options: settings.options } : {}),
-      },
-      ...(logger ? { log: { debug: log('debug'), warn: log('warn'), error: log('error'), deprecate: log('warn') } } : {}),
-    },
-    ...(logger
-      ? {
-          colors: false,
-          debug: logger.isLevelEnabled('debug') ? ['query', 'info', 'discovery'] : ['info'],
-          logger: (message: string) =>
-            message.startsWith('[migrator]') ? logger.info({ database: message }) : logger.debug({ database: message }),
-        }
-      : {}),
   });
 }
 

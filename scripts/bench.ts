@@ -80,7 +80,8 @@ const env = {
   HOST: '127.0.0.1',
   // The benchmark's webhook receiver listens on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-  // One process, like the baseline, unless a section says otherwise (the cluster has its own).
+  // One process per server, as the baseline is: the ratios compare code, not how many cores
+  // each uses (WEB_CONCURRENCY's default would fork a worker per core); the cluster is measured on its own.
   WEB_CONCURRENCY: '1',
 };
 /** Every budget on, and too large for the benchmark to reach. */

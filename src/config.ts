@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { LogFormat } from './logger.js';
 
@@ -7,6 +8,11 @@ export interface Config {
   env: 'development' | 'test' | 'production';
   port: number;
   host: string;
+  /**
+   * Processes serving the port (WEB_CONCURRENCY): 1 is the service alone in this process; more
+   * is a node:cluster primary and that many workers (cluster-primary.ts).
+   */
+  webConcurrency: number;
   /** Unset: an embedded PostgreSQL under `dataDir`. */
   databaseUrl?: string;
   migrateOnStart: boolean;
@@ -129,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     env: nodeEnv as Config['env'],
     port: parsePort(env.PORT),
     host: env.HOST || '0.0.0.0',
+    webConcurrency: parseWebConcurrency(env.WEB_CONCURRENCY),
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     migrateOnStart: parseBoolean('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
     dataDir: resolve(env.DATA_DIR || '.data'),
@@ -215,6 +222,22 @@ function parsePort(value: string | undefined): number {
     throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${value}")`);
   }
   return port;
+}
+
+/**
+ * Beyond this many workers something is wrong: each is a whole service (about 140 MB, and up
+ * to 18 PostgreSQL connections, README "Operating it"), and a typo such as 200 for 20 should stop
+ * start-up rather than fork them.
+ */
+export const MAX_WEB_CONCURRENCY = 64;
+
+/** Default: one worker per core this process may run on (os.availableParallelism()). */
+function parseWebConcurrency(value: string | undefined): number {
+  if (value === undefined || value === '') return Math.min(availableParallelism(), MAX_WEB_CONCURRENCY);
+  if (!/^[1-9][0-9]*$/.test(value) || Number(value) > MAX_WEB_CONCURRENCY) {
+    throw new ConfigError(`WEB_CONCURRENCY must be an integer from 1 to ${MAX_WEB_CONCURRENCY} (got "${value}")`);
+  }
+  return Number(value);
 }
 
 function parseDatabaseUrl(value: string | undefined): string | undefined {

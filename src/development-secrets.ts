@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -15,12 +15,18 @@ export function developmentSecret(dataDir: string, name: 'jwt-secret' | 'data-en
   }
   const secret = randomBytes(32);
   mkdirSync(dataDir, { recursive: true });
-  // 'wx' fails if another process created the file first; then read what it wrote.
+  // Written whole under a name of this process's own, then linked into place: the link fails
+  // if another process (a worker starting beside this one, WEB_CONCURRENCY) made the file
+  // first, and then its secret is read. The file is never seen half-written.
+  const draft = `${file}.${process.pid}.tmp`;
+  writeFileSync(draft, secret.toString('base64') + '\n', { mode: 0o600 });
   try {
-    writeFileSync(file, secret.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    linkSync(draft, file);
     return secret;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  } finally {
+    unlinkSync(draft);
   }
 }

@@ -16,6 +16,7 @@ import { FieldCipher } from './crypto/field-cipher.js';
 import { RequestFingerprints } from './crypto/request-fingerprint.js';
 import { startDelivery } from './webhooks/delivery.js';
 import { ServiceMetrics } from './observability/metrics.js';
+import { serviceUrl } from './welcome.js';
 
 export interface RunningService {
   /** e.g. http://127.0.0.1:4000 */
@@ -29,6 +30,8 @@ export interface RunningService {
 export interface ServiceOptions {
   /** OpenTelemetry was started before the service's modules loaded (main.ts). */
   traced?: boolean;
+  /** A node:cluster worker: `/metrics` answers for every worker, through the primary. */
+  clusterMetrics?: boolean;
 }
 
 /** config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. */
@@ -51,7 +54,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');
     const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
     const appOrm = orm;
-    const metrics = new ServiceMetrics();
+    const metrics = new ServiceMetrics({ cluster: options.clusterMetrics ?? false });
     // knex's pool (tarn) behind MikroORM: requests, rate limits and idempotency keys share it.
     const knexPool = orm.em.getConnection().getKnex().client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number };
     metrics.watchPool('service', () => ({ inUse: knexPool.numUsed(), idle: knexPool.numFree(), waiting: knexPool.numPendingAcquires() }));
@@ -91,10 +94,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
     void cleanUp();
     const cleaner = setInterval(cleanUp, 10 * 60_000).unref();
     const { port } = server.address() as { port: number };
-    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const openOrm = orm;
     return {
-      url: `http://${host}:${port}`,
+      url: serviceUrl(config.host, port),
       server,
       orm: openOrm,
       databaseUrl,

@@ -64,13 +64,31 @@ export async function startEmbeddedPostgres(
   // stop() signals PostgreSQL synchronously, so this works even inside an `exit` listener.
   const stopOnExit = () => void server.stop();
   process.once('exit', stopOnExit);
+  const pid = await postmasterPid(databaseDir);
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     async stop() {
       process.removeListener('exit', stopOnExit);
-      await server.stop();
+      // Ctrl-C in a terminal signals the whole process group, PostgreSQL included: it may have
+      // stopped already, and server.stop() would then wait for an exit that has happened.
+      await Promise.race([server.stop(), gone(pid)]);
     },
   };
+}
+
+async function postmasterPid(databaseDir: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves once the process is gone; never without a pid (server.stop() alone decides then). */
+async function gone(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return new Promise(() => undefined);
+  while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /**
@@ -79,14 +97,10 @@ export async function startEmbeddedPostgres(
  * roll back, committed data stays) before this start.
  */
 async function stopOrphan(databaseDir: string, logger: Logger): Promise<void> {
-  let pid: number;
-  try {
-    pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-  } catch {
-    return;
-  }
+  const pid = await postmasterPid(databaseDir);
+  if (pid === undefined) return;
   const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  if (!Number.isInteger(pid) || pid <= 0 || !command.includes('postgres') || !command.includes(databaseDir)) return;
+  if (!command.includes('postgres') || !command.includes(databaseDir)) return;
   logger.warn({ pid, databaseDir }, 'stopping a PostgreSQL left running by an earlier run');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; waited < 15_000 && isAlive(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));

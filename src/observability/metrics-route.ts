@@ -19,7 +19,7 @@ export function metricsRoute(metrics: ServiceMetrics, token: string | undefined)
       }
     }
     try {
-      const text = await metrics.registry.metrics();
+      const text = await metrics.scrape();
       res.type(metrics.registry.contentType).send(text);
     } catch (error) {
       next(error);

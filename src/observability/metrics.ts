@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundedLabels } from './bounded-labels.js';
+import { instanceScrape } from './cluster-metrics.js';
 
 /** Operation names with a series of their own; later names count under `(other)`. */
 export const OPERATION_NAME_SERIES = 100;
@@ -43,8 +44,11 @@ export class ServiceMetrics {
   private readonly codes = new BoundedLabels(50, 'OTHER');
   private readonly pools = new Map<string, () => PoolState>();
   private queueDepth: (() => Promise<number>) | undefined;
+  /** The text `GET /metrics` answers: this registry's, or in a cluster worker the whole instance's. */
+  readonly scrape: () => Promise<string>;
 
-  constructor() {
+  constructor(options: { cluster?: boolean } = {}) {
+    this.scrape = options.cluster ? instanceScrape(this.registry) : () => this.registry.metrics();
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['method', 'route', 'status'], registers });
@@ -93,6 +97,8 @@ export class ServiceMetrics {
       name: 'webhook_delivery_queue_depth',
       help: 'Webhook deliveries not yet delivered nor failed, across all instances (the same number on each).',
       registers,
+      // Under node:cluster every worker reads the same count: the instance reports it once.
+      aggregator: 'max',
       async collect() {
         if (metrics.queueDepth) this.set(await metrics.queueDepth());
       },

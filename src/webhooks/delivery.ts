@@ -79,13 +79,20 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   });
   boss.on('error', (error) => logger.warn({ err: error }, 'webhook delivery queue error'));
   await boss.start();
-  await boss.createQueue(QUEUE, {
-    name: QUEUE,
-    // pg-boss's own retries only cover a worker that died mid-attempt (the job expired).
-    retryLimit: 5,
-    retryDelay: 5,
-    expireInSeconds: settings.timeoutSeconds + 20,
-    retentionDays: 1,
+  // pg-boss's create_queue deadlocks when two processes create the same new queue at once (each
+  // inserts the queue's row, then waits for the other): the workers of a cluster, or instances,
+  // starting together on a new database. So one at a time, under a lock our transaction holds
+  // while pg-boss works on its own connection; once the queue exists the call changes nothing.
+  await inTransaction(pool, async (client) => {
+    await client.query(`select pg_advisory_xact_lock(hashtext('org-policy:create-queue:${QUEUE}'))`);
+    await boss.createQueue(QUEUE, {
+      name: QUEUE,
+      // pg-boss's own retries only cover a worker that died mid-attempt (the job expired).
+      retryLimit: 5,
+      retryDelay: 5,
+      expireInSeconds: settings.timeoutSeconds + 20,
+      retentionDays: 1,
+    });
   });
   // Connections are kept open between attempts to the same host (a new TCP and TLS handshake per
   // event cost more than the event); a kept connection was checked by the lookup when it opened.
@@ -227,6 +234,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
 /** `work` on one connection in one transaction: committed when it returns, rolled back when it throws. */
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // The pool listens for errors on idle clients only: a connection lost while checked out (the
+  // database restarted, or a Ctrl-C stopped the embedded one) would be an uncaught 'error' and
+  // end the process. The query in flight fails anyway, and the pool drops the client.
+  const lost = () => undefined;
+  client.on('error', lost);
   try {
     await client.query('begin');
     const result = await work(client);
@@ -236,6 +248,7 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
     await client.query('rollback').catch(() => undefined);
     throw error;
   } finally {
+    client.off('error', lost);
     client.release();
   }
 }

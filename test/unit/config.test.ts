@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -46,9 +47,21 @@ describe('loadConfig', () => {
     [{ CORS_ORIGINS: 'ftp://app.example.com' }, 'CORS_ORIGINS'],
     [{ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'true' }, 'GRAPHQL_TRUSTED_DOCUMENTS'],
     [{ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'sure' }, 'GRAPHQL_TRUSTED_DOCUMENTS_ONLY'],
+    [{ WEB_CONCURRENCY: '0' }, 'WEB_CONCURRENCY'],
+    [{ WEB_CONCURRENCY: 'abc' }, 'WEB_CONCURRENCY'],
+    [{ WEB_CONCURRENCY: '-2' }, 'WEB_CONCURRENCY'],
+    [{ WEB_CONCURRENCY: '1.5' }, 'WEB_CONCURRENCY'],
+    [{ WEB_CONCURRENCY: '65' }, 'WEB_CONCURRENCY'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it('runs one process per core by default, or WEB_CONCURRENCY of them (1 to 64)', () => {
+    expect(loadConfig({}).webConcurrency).toBe(Math.min(availableParallelism(), 64));
+    expect(loadConfig({ WEB_CONCURRENCY: '1' }).webConcurrency).toBe(1);
+    expect(loadConfig({ WEB_CONCURRENCY: '64' }).webConcurrency).toBe(64);
+    expect(() => loadConfig({ WEB_CONCURRENCY: 'abc' })).toThrow('WEB_CONCURRENCY must be an integer from 1 to 64 (got "abc")');
   });
 
   it('reads rotated keys', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * anything below it. An import that runs back up a layer must be listed here with its reason.
  */
 const LAYERS = [
-  ['main.ts', 'service-process.ts', 'service.ts', 'app.ts'],
+  ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
   ['organizations', 'policies', 'viewer', 'events', 'webhooks'],
   ['graphql', 'idempotency', 'limits'],

@@ -1,0 +1,123 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Config } from './config.js';
+import type { EmbeddedDatabase } from './database/embedded-postgres.js';
+import { createLogger } from './logger.js';
+import { answerScrapes } from './observability/cluster-metrics.js';
+import { printWelcome, serviceUrl } from './welcome.js';
+
+/** The first replacement of a worker that died waits this long; each quick death doubles it. */
+const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** A worker that ran this long was healthy: the next replacement waits the first delay again. */
+const HEALTHY_AFTER_MS = 30_000;
+/** The contract's limit for a stop; each worker also has its own (service-process.ts). */
+const STOP_DEADLINE_MS = 10_000;
+
+/**
+ * WEB_CONCURRENCY > 1: this process is a node:cluster primary. It does the once-per-machine work
+ * (the embedded PostgreSQL when DATABASE_URL is unset, migrations, the welcome), then forks the
+ * workers, each running the whole service (service-process.ts) on the same port: the primary
+ * holds the listening socket and hands each new connection to a worker in turn. It loads no
+ * part of the service itself (no schema, Express or entities; MikroORM only to migrate), and
+ * answers the workers' `/metrics` requests (cluster-metrics.ts).
+ *
+ * A worker that dies is replaced, after a delay that grows while workers keep dying soon after
+ * start. SIGTERM, SIGINT or SIGHUP: each worker drains (stops accepting, finishes what it took)
+ * and exits; then the embedded PostgreSQL stops and the primary exits 0, all within 10 s.
+ */
+export async function runPrimary(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
+  const count = config.webConcurrency;
+  // Loaded only when used, as in service.ts: production (DATABASE_URL) never runs its code.
+  const embedded: EmbeddedDatabase | null = config.databaseUrl
+    ? null
+    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
+  const databaseUrl = config.databaseUrl ?? embedded!.url;
+  try {
+    // Once, here: workers starting together would race to apply the same migrations.
+    if (config.migrateOnStart) await (await import('./database/migrate.js')).migrateDatabase(databaseUrl, logger);
+  } catch (error) {
+    await embedded?.stop().catch(() => undefined);
+    throw error;
+  }
+  answerScrapes();
+
+  const workerEnv = { DATABASE_URL: databaseUrl, MIGRATE_ON_START: 'false' };
+  const live = new Set<Worker>();
+  const startedAt = new Map<Worker, number>();
+  const restarts = new Set<NodeJS.Timeout>();
+  let restartDelay = RESTART_DELAY_MS;
+  let served = false;
+  let stopping = false;
+  let allStopped: () => void = () => undefined;
+
+  const fork = () => {
+    const worker = cluster.fork(workerEnv);
+    live.add(worker);
+    startedAt.set(worker, Date.now());
+  };
+
+  cluster.on('online', (worker) => logger.info({ worker: worker.process.pid }, `worker ${worker.process.pid} started`));
+  cluster.on('listening', (_worker, address) => {
+    if (served) return;
+    served = true;
+    logger.info({ url: serviceUrl(config.host, address.port), workers: count }, `listening with ${count} workers`);
+    if (config.env !== 'production') {
+      printWelcome(config, serviceUrl(config.host, address.port)).catch((error) => logger.warn({ err: error }, 'could not print the welcome'));
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    const pid = worker.process.pid;
+    live.delete(worker);
+    const lived = Date.now() - (startedAt.get(worker) ?? 0);
+    startedAt.delete(worker);
+    if (stopping) {
+      logger.info({ worker: pid, code, signal }, `worker ${pid} stopped`);
+      if (live.size === 0) allStopped();
+      return;
+    }
+    if (!served) {
+      // Not one worker got as far as listening: the service cannot start (its error is above).
+      logger.error({ worker: pid, code, signal }, `worker ${pid} exited before listening: start-up failed`);
+      void stop('start-up failed', 1);
+      return;
+    }
+    restartDelay = lived >= HEALTHY_AFTER_MS ? RESTART_DELAY_MS : restartDelay;
+    logger.warn({ worker: pid, code, signal, restartInMs: restartDelay }, `worker ${pid} exited, replacing it`);
+    const timer = setTimeout(() => {
+      restarts.delete(timer);
+      fork();
+    }, restartDelay);
+    restarts.add(timer);
+    restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
+  });
+
+  const stop = async (reason: string, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal: reason, workers: live.size }, 'shutting down: draining the workers');
+    setTimeout(() => {
+      logger.error({ workers: live.size }, 'still stopping at the deadline: killing what is left');
+      for (const worker of live) worker.process.kill('SIGKILL');
+      // The embedded PostgreSQL is stopped by its `exit` listener.
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    for (const timer of restarts) clearTimeout(timer);
+    const stopped = new Promise<void>((resolve) => (allStopped = resolve));
+    // A signal of its own, not worker.kill(): that disconnects the worker first, which closes
+    // its servers from outside its drain. In a terminal, Ctrl-C has signalled them already.
+    for (const worker of live) worker.process.kill('SIGTERM');
+    if (live.size > 0) await stopped;
+    await embedded?.stop();
+    logger.info('stopped');
+    process.exit(exitCode);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGHUP', () => void stop('SIGHUP'));
+
+  // A worker whose primary is gone (even killed with SIGKILL) sees its IPC channel close and
+  // exits at once: node:cluster does that in every worker, so none outlives the primary.
+  logger.info({ workers: count }, `starting ${count} workers`);
+  for (let i = 0; i < count; i++) fork();
+}
