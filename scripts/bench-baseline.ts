@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { jwtVerify } from 'jose';
 import pg from 'pg';
@@ -8,7 +9,8 @@ import { isCalendarDate } from '../src/values/calendar-date.js';
  * The benchmark's baseline: the fastest honest code for the same operations. node:http,
  * pg and jose only: verify the same JWT (every request), run one SQL statement with the same
  * access check (PostgreSQL builds the JSON), write it. No framework, no GraphQL, no ORM.
- * Environment: DATABASE_URL, JWT_SECRET, PORT.
+ * Environment: DATABASE_URL, JWT_SECRET, PORT, and BASELINE_WORKERS (default 1): that many
+ * processes sharing the port through node:cluster, as the service's WEB_CONCURRENCY does.
  */
 const secret = new TextEncoder().encode(process.env.JWT_SECRET);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
@@ -140,5 +142,14 @@ const server = createServer(async (req, res) => {
     send(res, 500, '{"code":"INTERNAL_SERVER_ERROR"}');
   }
 });
-server.listen(Number(process.env.PORT ?? 4001), '127.0.0.1', () => console.log('baseline listening'));
-process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));
+const workers = Number(process.env.BASELINE_WORKERS ?? 1);
+if (workers > 1 && cluster.isPrimary) {
+  for (let index = 0; index < workers; index++) cluster.fork();
+  process.on('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    process.exit(0);
+  });
+} else {
+  server.listen(Number(process.env.PORT ?? 4001), '127.0.0.1', () => console.log('baseline listening'));
+  process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));
+}

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -51,6 +51,8 @@ const { values } = parseArgs({
     // A CPU profile of the service under one scenario of the table (its exact name), instead of
     // the benchmark: where the time goes, by package and by function (docs/benchmark.md).
     profile: { type: 'string' },
+    // The table alone (issue 14), without the webhook, limits, fairness and observability sections.
+    table: { type: 'boolean', default: false },
   },
 });
 const connections = Number(values.connections);
@@ -109,17 +111,27 @@ const WITH_MANIFEST = { GRAPHQL_TRUSTED_DOCUMENTS: manifestPath };
 const defaultsPort = await freePort();
 const unprotectedPort = await freePort();
 const postgraphilePort = await freePort();
+// The same on every core (WEB_CONCURRENCY's default), against the baseline on as many processes.
+const CORES = availableParallelism();
+const clusterPort = await freePort();
+const baselineClusterPort = await freePort();
 const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
 const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
+const baselineCluster = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, BASELINE_WORKERS: String(CORES), PORT: String(baselineClusterPort) }, stdio: 'ignore' });
 // Started once the service has migrated the database.
 let unprotected: ChildProcess | undefined;
+let serviceCluster: ChildProcess | undefined;
 let postgraphile: ChildProcess | undefined;
 
 try {
   await ready(servicePort); // it applies the migrations the others then find
   unprotected = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) }, stdio: 'ignore' });
-  await Promise.all([ready(defaultsPort), ready(baselinePort), ready(unprotectedPort)]);
+  serviceCluster = spawn('node', ['dist/src/main.js'], {
+    env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, WEB_CONCURRENCY: String(CORES), MIGRATE_ON_START: 'false', PORT: String(clusterPort) },
+    stdio: 'ignore',
+  });
+  await Promise.all([ready(defaultsPort), ready(baselinePort), ready(unprotectedPort), ready(clusterPort), ready(baselineClusterPort)]);
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
@@ -180,7 +192,11 @@ try {
     const p = pick();
     return { method: 'POST', path: '/graphql', token: p.token, body: postgraphilePolicyBody(p.number) };
   };
-  type Target = { label: string; port: number; next: () => { method: string; path: string; token: string; body?: string } };
+  type Target = { label: string; port: number; next: () => { method: string; path: string; token: string; body?: string }; against?: string };
+  const onEveryCore = (next: Target['next']): Target[] => [
+    { label: `baseline, ${CORES} processes`, port: baselineClusterPort, next },
+    { label: `service, ${CORES} processes`, port: clusterPort, next, against: `baseline, ${CORES} processes` },
+  ];
   const table: Array<{ name: string; targets: Target[] }> = [
     ...scenarios
       .filter(([name]) => !name.includes('list'))
@@ -191,6 +207,7 @@ try {
           { label: 'service', port: servicePort, next },
           { label: 'service, limits off', port: unprotectedPort, next },
           ...(name === 'GraphQL policy query' ? [{ label: 'PostGraphile', port: postgraphilePort, next: postgraphileRead }] : []),
+          ...onEveryCore(next),
         ],
       })),
     {
@@ -199,6 +216,7 @@ try {
         { label: 'baseline', port: baselinePort, next: graphqlRead },
         { label: 'service', port: servicePort, next: byDocumentId },
         { label: 'service, limits off', port: unprotectedPort, next: byDocumentId },
+        ...onEveryCore(graphqlRead).map((target) => (target.label.startsWith('service') ? { ...target, next: byDocumentId } : target)),
       ],
     },
   ];
@@ -238,10 +256,11 @@ try {
       }
     }
     const base = mean(runs.get('baseline')!);
-    for (const { label } of targets) {
+    for (const { label, against = 'baseline' } of targets) {
       const measured = runs.get(label)!;
-      const ratios = measured.map((run, index) => run.rps / runs.get('baseline')![index].rps);
-      const ratio = label === 'baseline' ? '1.00x' : `**${(mean(measured).rps / base.rps).toFixed(2)}x** (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
+      const reference = runs.get(against)!;
+      const ratios = measured.map((run, index) => run.rps / reference[index].rps);
+      const ratio = label.startsWith('baseline') ? '1.00x' : `**${(mean(measured).rps / mean(reference).rps).toFixed(2)}x** (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
       peerRows.push(`| ${name} | ${label} | ${fmt(mean(measured))} | ${ratio} |`);
       console.log(peerRows.at(-1));
     }
@@ -261,6 +280,8 @@ try {
       ['PostGraphile', postgraphile],
       ['baseline', baseline],
     ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
+    const workers = childrenOf(serviceCluster!.pid!).map((pid) => peakRss(pid));
+    processRss.push(`service on ${CORES} processes: primary ${peakRss(serviceCluster!.pid!)} MB, workers ${workers.join(' and ')} MB`);
     console.log(`\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`);
     console.log(`\nPeak RSS: ${processRss.join(', ')}\n`);
   }
@@ -268,7 +289,7 @@ try {
   // Creates with one webhook endpoint on every tree (spec section 11): their throughput against
   // the plain creates measured above, and whether delivery keeps up (the queue of pending
   // deliveries, sampled during the run, does not grow).
-  const withoutEndpoint = rows.find((row) => row.startsWith('| REST POST policy |'));
+  const withoutEndpoint = values.table ? undefined : rows.find((row) => row.startsWith('| REST POST policy |'));
   if (withoutEndpoint) {
     const post = scenarios.find(([name]) => name === 'REST POST policy')![1];
     const hooks = createServer((req, res) => req.resume().on('end', () => res.end())).listen(0, '127.0.0.1');
@@ -321,7 +342,7 @@ try {
   const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);
   if (values.profile) {
     // The profile is all this run was for.
-  } else if (values.only && !observabilityOnly) {
+  } else if (values.table || (values.only && !observabilityOnly)) {
     console.log(`\nDataset: ${JSON.stringify(seed.summary)}; service peak RSS ${peakRss(service.pid!)} MB`);
   } else {
     // The cost of the limits, three ways. (1) In this process, the limits' own work per request:
@@ -498,7 +519,7 @@ try {
     }
   }
 } finally {
-  for (const child of [service, defaults, baseline, unprotected, postgraphile]) if (child) await stop(child);
+  for (const child of [service, defaults, baseline, unprotected, postgraphile, serviceCluster, baselineCluster]) if (child) await stop(child);
   await database.stop();
 }
 
@@ -559,6 +580,20 @@ function fmt(m: Measured): string {
 function cpuMillis(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The processes whose parent is `pid` (a cluster's workers). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
 }
 
 function peakRss(pid: number): number {
