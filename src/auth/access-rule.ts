@@ -9,8 +9,10 @@ import type { Principal } from './principal.js';
  * and missing look the same to the caller: no row.
  */
 export function accessPredicate(alias: string, principal: Principal): { sql: string; params: unknown[] } {
-  return {
-    sql: `(?::uuid = any(${alias}.path) or ?::text = any(${alias}.owner_subs))`,
-    params: [principal.org, principal.sub],
-  };
+  let sql = predicates.get(alias);
+  if (sql === undefined) predicates.set(alias, (sql = `(?::uuid = any(${alias}.path) or ?::text = any(${alias}.owner_subs))`));
+  return { sql, params: [principal.org, principal.sub] };
 }
+
+/** The predicate's text per alias, made once: statements are built around it once (database/sql.ts, perAccess). */
+const predicates = new Map<string, string>();

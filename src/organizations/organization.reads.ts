@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { querySql } from '../database/sql.js';
+import { perAccess, querySql } from '../database/sql.js';
 import { jsonObject, pickColumns, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { badUserInput, notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
@@ -74,7 +74,7 @@ export const BANK_ACCOUNT_SELECT = selectList(BANK_ACCOUNT_COLUMNS);
 export const OWNER_SELECT = selectList(OWNER_COLUMNS);
 
 /** The statement of the access-checked read by id, given the access predicate (also for `npm run explain`). */
-export const ORGANIZATION_BY_ID = (access: string) => `select ${ORGANIZATION_SELECT} from organization o where o.id = ? and ${access}`;
+export const ORGANIZATION_BY_ID = perAccess((access) => `select ${ORGANIZATION_SELECT} from organization o where o.id = ? and ${access}`);
 
 /** The organization with this id if the principal may access it; one SQL statement. */
 export async function findAccessibleOrganization(em: EntityManager, principal: Principal, id: string): Promise<OrganizationRead | null> {
@@ -85,14 +85,14 @@ export async function findAccessibleOrganization(em: EntityManager, principal: P
 }
 
 /** The children pager's statement: one page per parent at once (see graphql-server/loaders.ts). */
-export const CHILDREN_PAGE = (access: string) => `select * from (
+export const CHILDREN_PAGE = perAccess((access) => `select * from (
   select ${ORGANIZATION_SELECT}, o.parent_id as owner, o.seq, row_number() over (partition by o.parent_id order by o.seq) as rank
   from organization o
   where o.parent_id = any(?::uuid[]) and ${access} and o.seq > ?::bigint
-) page where rank <= ? order by owner, seq`;
+) page where rank <= ? order by owner, seq`);
 
-export const ORGANIZATIONS_BY_IDS = (access: string) =>
-  `select ${ORGANIZATION_SELECT} from organization o where o.id = any(?::uuid[]) and ${access}`;
+export const ORGANIZATIONS_BY_IDS = perAccess((access) =>
+  `select ${ORGANIZATION_SELECT} from organization o where o.id = any(?::uuid[]) and ${access}`);
 
 /** Owners and accounts are only reached through an organization that passed the access rule. */
 export const OWNERS_BY_ORGANIZATION = `select ${OWNER_SELECT}, w.organization_id as parent from owner w
@@ -139,11 +139,11 @@ export function targetNotFound(given: boolean) {
  * claim's organization, and one it created (any other accessible row has an accessible parent,
  * since `path` and `owner_subs` include the parent's), so both are found by index.
  */
-export const ENTRY_POINTS_PAGE = (parentAccess: string) => `select ${ORGANIZATION_SELECT}, o.seq
+export const ENTRY_POINTS_PAGE = perAccess((parentAccess) => `select ${ORGANIZATION_SELECT}, o.seq
   from organization o left join organization parent on parent.id = o.parent_id
   where (o.id = ?::uuid or o.owner_sub = ?) and o.seq > ?::bigint
     and (parent.id is null or not coalesce(${parentAccess}, false))
-  order by o.seq limit ?`;
+  order by o.seq limit ?`);
 
 export async function entryPointsPage(
   em: EntityManager,

@@ -11,7 +11,7 @@ import { badUserInput, conflict } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
-import { querySql } from '../database/sql.js';
+import { perAccess, querySql } from '../database/sql.js';
 import { premiumSchedule } from './premium-schedule.js';
 import { eventRow, EVENT_INSERT } from '../events/record-event.js';
 import type { CreatePolicyInput } from './policy.input.js';
@@ -27,12 +27,12 @@ const NUMBER_ATTEMPTS = 5;
  * one round trip: no row when the organization is out of reach, a null coverage for an
  * unknown slug.
  */
-const TARGET_AND_COVERAGE = (access: string) => `select ${ORGANIZATION_SELECT},
+const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT},
     (select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
        'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
        'monthlyPremium', c.monthly_premium, 'currency', c.currency)
      from coverage_plan c where c.slug = ?) as coverage
-  from organization o where o.id = ? and ${access}`;
+  from organization o where o.id = ? and ${access}`);
 
 /**
  * The whole write in one statement, so one round trip and no explicit transaction (a statement

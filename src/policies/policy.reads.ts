@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { querySql } from '../database/sql.js';
+import { perAccess, querySql } from '../database/sql.js';
 import { jsonObject, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
@@ -57,21 +57,21 @@ export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
 export const CHARGES_JSON = `(select coalesce(json_agg(${jsonObject(CHARGE_COLUMNS)} order by c.sequence), '[]') from charge c where c.policy_id = p.id)`;
 
 /** The access-checked read of one policy by a unique column, given the access predicate. */
-const policyBy = (column: 'number' | 'id') => (access: string) =>
+const policyBy = (column: 'number' | 'id') => perAccess((access) =>
   `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
      from policy p join organization o on o.id = p.organization_id
-     where p.${column} = ? and ${access}`;
+     where p.${column} = ? and ${access}`);
 
 /** By number (REST and `policy(number:)`; also for `npm run explain`), and by id (`node(id:)`). */
 export const POLICY_BY_NUMBER = policyBy('number');
 export const POLICY_BY_ID = policyBy('id');
 
 /** The policies pager's statement: one page per organization at once (see graphql-server/loaders.ts). */
-export const POLICIES_PAGE = (access: string) => `select * from (
+export const POLICIES_PAGE = perAccess((access) => `select * from (
   select ${POLICY_SELECT}, p.organization_id as owner, p.seq, row_number() over (partition by p.organization_id order by p.seq) as rank
   from policy p join organization o on o.id = p.organization_id
   where p.organization_id = any(?::uuid[]) and ${access} and p.seq > ?::bigint
-) page where rank <= ? order by owner, seq`;
+) page where rank <= ? order by owner, seq`);
 
 /**
  * The same page over each organization's whole subtree (`includeDescendants`): per accessible
@@ -81,7 +81,7 @@ export const POLICIES_PAGE = (access: string) => `select * from (
  * accessible, so the access rule is checked once, on the organization whose subtree it is.
  * The parameters come in the same order as POLICIES_PAGE's: ids, access, after, page size.
  */
-export const SUBTREE_POLICIES_PAGE = (access: string) => `with top as (
+export const SUBTREE_POLICIES_PAGE = perAccess((access) => `with top as (
   select o.id from organization o where o.id = any(?::uuid[]) and ${access}
 ), position as (select ?::bigint as after, ?::int as size)
 select page.* from top cross join position cross join lateral (
@@ -89,7 +89,7 @@ select page.* from top cross join position cross join lateral (
   from policy_ancestor a join policy p on p.seq = a.policy_seq
   where a.ancestor_id = top.id and a.policy_seq > position.after
   order by a.policy_seq limit position.size
-) page order by page.owner, page.seq`;
+) page order by page.owner, page.seq`);
 
 /** Charges are only reached through a policy that passed the access rule. */
 export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c
