@@ -106,7 +106,8 @@ async function stopOrphan(databaseDir: string, logger: Logger): Promise<void> {
   for (let waited = 0; waited < 15_000 && isAlive(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (signal 0 checks without signalling). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

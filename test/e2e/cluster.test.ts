@@ -11,6 +11,7 @@ import { organizationBody } from '../support/fixtures.js';
 import { scrape } from '../support/prometheus.js';
 import { createTestDatabase } from '../support/test-service.js';
 import { startMain, stopMain, type Started } from '../support/service-process.js';
+import { isAlive } from '../../src/database/embedded-postgres.js';
 
 /**
  * WEB_CONCURRENCY=2 (spec section 1 "Running it", README "Operating it"): `node main` becomes a
@@ -71,14 +72,6 @@ function workerProcesses(primaryPid: number): number[] {
   return lines.filter((line) => /main\.(ts|js)/.test(line)).map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Processes whose command line names `dataDir` (a PostgreSQL still holding it). */
 function processesUsing(dataDir: string): number[] {
