@@ -8,7 +8,9 @@ import { useTestService } from '../support/test-service.js';
 /**
  * On Node 20 the first use of any AsyncLocalStorage turns on a hook for every promise of the
  * process, which cost every later request 13-17% more CPU (docs/benchmark.md). MikroORM's
- * `transactional` and `RequestContext` use one; the service's creates must not wake them.
+ * `transactional` and `RequestContext` use one; the service's creates must not wake them. Test
+ * files share their worker's process (vitest.config.ts, isolate: false), so no test may use
+ * them either: this one would then fail, depending on the order files run in.
  */
 describe('async context', () => {
   const service = useTestService();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { positional, querySql } from '../../src/database/sql.js';
 import { useTestService } from '../support/test-service.js';
+import { inTransaction } from '../../src/database/transaction.js';
 
 /**
  * What `src/database/sql.ts`, the one gateway for hand-written SQL, needs from MikroORM 6's
@@ -35,17 +36,17 @@ describe('the SQL gateway', () => {
     }
   });
 
-  it('runs a statement inside a transaction on that transaction (a create reads its own writes)', async () => {
+  it('runs a statement inside a transaction on that transaction (a create reads its own writes), rolled back when the work throws', async () => {
     const em = service.orm.em.fork();
     await service.sql('create table gateway_probe (id int)');
     try {
-      const inside = await em.transactional(async (tx) => {
+      const inside = await inTransaction(em, async (tx) => {
         await querySql(tx, 'insert into gateway_probe (id) values (?)', [7]);
         return querySql<{ id: number }>(tx, 'select id from gateway_probe');
       });
       expect(inside).toEqual([{ id: 7 }]);
       await expect(
-        em.transactional(async (tx) => {
+        inTransaction(em, async (tx) => {
           await querySql(tx, 'insert into gateway_probe (id) values (?)', [8]);
           throw new Error('roll back');
         }),
