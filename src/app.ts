@@ -92,10 +92,12 @@ export async function createApp(deps: ServiceDependencies) {
   server.maxConnections = limits.http.maxConnections;
   const http = drainable(server);
   const { graphql } = deps;
-  const apollo = createApolloServer(schema, { introspection: graphql.introspection, limits: graphql.limits, production: deps.production, developerPages: deps.developerPages });
-  // Trusted documents are held to the rules of any document sent as text (operation-checks.ts).
+  // One set of rules and checks for every document: sent as text (Apollo) or trusted (operation-checks.ts).
+  const rules = documentRules(graphql.limits, deps.production);
+  const checks = { anonymousIntrospection: deps.developerPages, maxCost: graphql.limits.cost };
+  const apollo = createApolloServer(schema, { introspection: graphql.introspection, limits: graphql.limits, developerPages: deps.developerPages, rules, checks });
   const trustedDocuments = graphql.trustedDocuments
-    ? TrustedDocuments.load(graphql.trustedDocuments, schema, documentRules(graphql.limits, deps.production).all, graphql.trustedDocumentsOnly)
+    ? TrustedDocuments.load(graphql.trustedDocuments, schema, rules.all, graphql.trustedDocumentsOnly)
     : TrustedDocuments.none();
   if (graphql.trustedDocuments) deps.logger.info({ documents: trustedDocuments.size, only: graphql.trustedDocumentsOnly }, 'trusted documents loaded');
   await apollo.start();
@@ -149,7 +151,7 @@ export async function createApp(deps: ServiceDependencies) {
       limits: rateLimits,
       responseMaxBytes: limits.responseMaxBytes,
       trustedDocuments,
-      checks: { anonymousIntrospection: deps.developerPages, maxCost: graphql.limits.cost },
+      checks,
     }),
   );
 

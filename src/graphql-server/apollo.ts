@@ -6,15 +6,17 @@ import type { GraphQLLimits } from '../config.js';
 import type { RequestContext } from '../graphql/context.js';
 import { graphqlMediaType } from '../errors/error-head.js';
 import { asGraphQLError, safeError, type SafeError } from '../errors/safe-errors.js';
-import { checkOperation, documentRules, errorsOutcome } from './operation-checks.js';
+import { checkOperation, errorsOutcome, type DocumentRules, type OperationCheckSettings } from './operation-checks.js';
 import { EXAMPLE_HEADERS, EXAMPLE_OPERATION } from '../http/developer-pages.js';
 
 export interface ApolloOptions {
-  production: boolean;
   /** Sandbox at GET /graphql in a browser (spec section 9). */
   developerPages: boolean;
   introspection: boolean;
   limits: GraphQLLimits;
+  /** The validation rules and checks every document meets, trusted documents too (operation-checks.ts). */
+  rules: DocumentRules;
+  checks: OperationCheckSettings;
 }
 
 /**
@@ -23,8 +25,7 @@ export interface ApolloOptions {
  * directives while validating, cost once the operation is known (operation-checks.ts).
  */
 export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions): ApolloServer<RequestContext> {
-  const { production, limits } = options;
-  const rules = documentRules(limits, production);
+  const { limits, rules } = options;
   return new ApolloServer<RequestContext>({
     schema,
     validationRules: rules.extra,
@@ -55,7 +56,7 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
       ApolloServerPluginCacheControlDisabled(),
       // Armor ships CommonJS typings of Apollo; the plugins are plain objects either way.
       ...(rules.plugins as unknown as Array<ApolloServerPlugin<RequestContext>>),
-      requestChecks(options.developerPages, limits.cost),
+      requestChecks(options.checks),
     ],
   });
 }
@@ -65,13 +66,13 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
  * the way out. Unexpected errors are logged once, here, with the request id; the client sees
  * only what `safeError` lets through.
  */
-function requestChecks(anonymousIntrospection: boolean, maxCost: number): ApolloServerPlugin<RequestContext> {
+function requestChecks(checks: OperationCheckSettings): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
-          await checkOperation(contextValue, { schema, document, operation, variables: request.variables, operationName: request.operationName }, { anonymousIntrospection, maxCost });
+          await checkOperation(contextValue, { schema, document, operation, variables: request.variables, operationName: request.operationName }, checks);
         },
         async willSendResponse({ contextValue, response, request }) {
           if (response.body.kind !== 'single') return;

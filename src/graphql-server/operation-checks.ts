@@ -21,7 +21,7 @@ import { assertQueryCost } from './query-cost.js';
  * per mutation. Tokens are counted by graphql-js while parsing; cost once the variables are known.
  * Field suggestions are hidden in production.
  */
-export function documentRules(limits: GraphQLLimits, production: boolean) {
+export function documentRules(limits: GraphQLLimits, production: boolean): DocumentRules {
   const armor = new ApolloArmor({
     maxDepth: { n: limits.depth },
     maxAliases: { n: limits.aliases },
@@ -34,13 +34,16 @@ export function documentRules(limits: GraphQLLimits, production: boolean) {
     blockFieldSuggestion: { enabled: production },
   }).protect();
   const extra: ValidationRule[] = [...armor.validationRules, oneMutationField];
-  return {
-    /** Apollo Server's `validationRules` (applied after graphql-js's own). */
-    extra,
-    /** The whole set, for documents validated outside Apollo (prepared-document.ts). */
-    all: [...specifiedRules, ...extra] as readonly ValidationRule[],
-    plugins: armor.plugins,
-  };
+  return { extra, all: [...specifiedRules, ...extra], plugins: armor.plugins };
+}
+
+export interface DocumentRules {
+  /** Apollo Server's `validationRules` (applied after graphql-js's own). */
+  extra: ValidationRule[];
+  /** The whole set, for documents validated outside Apollo (prepared-document.ts). */
+  all: readonly ValidationRule[];
+  /** GraphQL Armor's Apollo plugins (field suggestions hidden in production). */
+  plugins: unknown[];
 }
 
 export interface OperationCheckSettings {

@@ -1,4 +1,3 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ORGANIZATION_SELECT, targetNotFound, targetOrganizationId } from '../organizations/organization.reads.js';
@@ -146,8 +145,8 @@ function policyEventObject({ organization, organizationId: _organizationId, ...p
   return { ...policy, organization: { id: organization!.id, name: organization!.name, parentId: organization!.parentId } };
 }
 
-/** A unique violation of the number: through knex (querySql in a transaction) or pg directly. */
+/** A unique violation of the number, as pg reports it (querySql goes through pg or knex, never MikroORM's driver). */
 function isNumberTaken(error: unknown): boolean {
   const { code, constraint } = error as { code?: string; constraint?: string };
-  return (error instanceof UniqueConstraintViolationException || code === '23505') && constraint === 'policy_number_unique';
+  return code === '23505' && constraint === 'policy_number_unique';
 }
