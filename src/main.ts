@@ -1,3 +1,5 @@
+// First: on a Node older than the floor, stop with one line before any other module loads.
+import './node-floor.js';
 import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from './config.js';

@@ -18,6 +18,8 @@ export interface ServiceVersion {
   version: string;
   /** The source commit when known: GIT_COMMIT, else the checkout's HEAD. */
   commit?: string;
+  /** The Node.js running the service (`process.version`, contract section 16). */
+  node: string;
 }
 
 /** What `GET /version` answers (spec section 9), read once at start-up. */
@@ -27,5 +29,5 @@ export function serviceVersion(env: NodeJS.ProcessEnv = process.env): ServiceVer
   const commit =
     env.GIT_COMMIT ||
     (existsSync(join(root, '.git')) ? spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() : undefined);
-  return commit ? { version, commit } : { version };
+  return commit ? { version, commit, node: process.version } : { version, node: process.version };
 }

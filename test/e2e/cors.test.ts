@@ -84,9 +84,10 @@ describe('CORS with CORS_ORIGINS', () => {
 describe('/version and the index', () => {
   const service = useTestService();
 
-  it('answers /version without a token with the package version, the same as the OpenAPI document', async () => {
-    const version = (await (await fetch(new URL('/version', service.url))).json()) as { version: string };
+  it('answers /version without a token with the package version, the same as the OpenAPI document, and the Node.js running it', async () => {
+    const version = (await (await fetch(new URL('/version', service.url))).json()) as { version: string; node: string };
     expect(version.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(version.node).toBe(process.version);
     const openapi = (await (await fetch(new URL('/api/v1/openapi.json', service.url))).json()) as { info: { version: string } };
     expect(openapi.info.version).toBe(version.version);
   });

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeFloorProblem } from '../../src/node-floor.js';
 import { organizationBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
 import { createTestDatabase } from '../support/test-service.js';
@@ -82,4 +83,27 @@ describe('starting the service as npm start does', () => {
     expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
     expect(output).toContain('PORT must be an integer');
   });
+
+  // The machine's own Node, as a `node dist/src/main.js` typed in a shell finds it: the first on
+  // PATH outside node_modules/.bin (where npm scripts find the project's Node 24). On a machine
+  // whose own Node is already new enough there is no older one to start, and the unit test of
+  // nodeFloorProblem is what remains.
+  const machineNode = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((folder) => folder && !folder.includes('node_modules'))
+    .map((folder) => join(folder, 'node'))
+    .find((file) => existsSync(file));
+  const machineNodeVersion = machineNode ? spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim() : '';
+
+  it.runIf(nodeFloorProblem(machineNodeVersion || 'v999.0.0') !== undefined)(
+    `refuses the machine's own older Node (${machineNodeVersion}) with one line and exit code 1`,
+    async () => {
+      const child = spawn(machineNode!, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout!.on('data', (chunk) => (output += chunk));
+      child.stderr!.on('data', (chunk) => (output += chunk));
+      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+      expect(output.trim().split('\n')).toEqual([nodeFloorProblem(machineNodeVersion)]);
+    },
+  );
 });

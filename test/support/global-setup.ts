@@ -4,12 +4,16 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 import { createLogger } from '../../src/logger.js';
+import { nodeFloorProblem } from '../../src/node-floor.js';
 
 /**
  * One real PostgreSQL for the whole run (the service's own embedded one, in a fresh temporary
  * directory), or DATABASE_URL when set. Each test file makes its own database on it.
  */
 export default async function setup(project: TestProject) {
+  // The suite proves the service on the Node it runs on: never on one older than the floor.
+  const tooOld = nodeFloorProblem(process.version);
+  if (tooOld) throw new Error(tooOld);
   if (process.env.DATABASE_URL) {
     project.provide('databaseAdminUrl', process.env.DATABASE_URL);
     return;
