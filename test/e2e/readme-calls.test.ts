@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startMain, stopMain, type Started } from '../support/service-process.js';
+
+/** The shell blocks of the README's "Call it" section, as a reader would paste them. */
+function readmeCalls(): string {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('## Call it'), readme.indexOf('To get more tokens'));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((block) => block[1]).join('\n');
+}
+
+/** Runs `script` with bash; its stderr goes to a file, as a terminal's would be a device (`tee /dev/stderr` cannot open a socket). */
+function bash(script: string, env: Record<string, string>, stderrFile: string): Promise<{ code: number | null; stdout: string; stderr: () => string }> {
+  return new Promise((resolve) => {
+    const stderr = openSync(stderrFile, 'w');
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
+    closeSync(stderr);
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.once('exit', (code) => resolve({ code, stdout, stderr: () => readFileSync(stderrFile, 'utf8') }));
+  });
+}
+
+/**
+ * The README's calls, run with bash and curl against the service started as `npm start` starts it
+ * (embedded PostgreSQL, the printed development token), on whichever Node runs this test: CI runs
+ * this file on Node 24 with the suite and again on Node 26 (contract section 16).
+ */
+describe("the README's calls", () => {
+  let started: Started | undefined;
+  let dataDir = '';
+  afterAll(async () => {
+    if (started) expect((await stopMain(started.child)).code).toBe(0);
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('are answered as the README says, by the Node that runs the test', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'org-policy-readme-'));
+    started = await startMain({ DATA_DIR: dataDir });
+    expect(started.token, started.output()).toBeDefined();
+
+    const version = (await (await fetch(new URL('/version', started.url))).json()) as { node: string };
+    expect(version.node).toBe(process.version);
+
+    const script = readmeCalls().replace(/^BASE=.*$/m, `BASE=${started.url.replace(/\/$/, '')}`);
+    const run = await bash(script, { TOKEN: started.token! }, join(dataDir, 'calls.stderr'));
+    expect(run.code, run.stderr()).toBe(0);
+
+    // Each read prints one line (curl -w '\n'); the creates go to stderr through tee.
+    const [organization, policy, list, graphql] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(organization).toMatchObject({ name: 'Paws & Claws LLC', parentId: null });
+    expect(policy).toMatchObject({ coverage: { slug: 'accident-illness-basic' }, organization: { id: organization.id } });
+    expect(policy.charges.length).toBeGreaterThan(0);
+    expect(list.data.map((item: { number: number }) => item.number)).toEqual([policy.number]);
+    expect(graphql.errors).toBeUndefined();
+    expect(graphql.data.policy).toMatchObject({ number: policy.number, petName: 'Biscuit', organization: { id: organization.id } });
+  });
+});
