@@ -31,7 +31,10 @@ import { policyFromDatabase, postgraphilePolicyBody, preparePostgraphile, startP
  *   cost of the limits);
  * - the service with its default limits, one caller flooding it while another reads (fairness);
  * - the service with tracing on (OTLP to a local receiver, every request sampled) and its
- *   metrics scraped, against tracing off, on fresh pairs (`--only observability` runs only this).
+ *   metrics scraped, against tracing off, on fresh pairs (`--only observability` runs only this);
+ *   the table has the same two tracing settings as rows of its own, against the service.
+ * `--node PATH` compares runtimes instead (issue 21): the same build (this one, or --against's)
+ * on the Node running the bench against the Node at PATH, on fresh pairs, read by read.
  */
 const { values } = parseArgs({
   options: {
@@ -53,6 +56,10 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // The table alone (issue 14), without the webhook, limits, fairness and observability sections.
     table: { type: 'boolean', default: false },
+    // Another Node binary (e.g. /usr/bin/node, the machine's Node 20): the build (--against's when
+    // given, since this build refuses a Node older than 24) on it against the same build on the
+    // Node running the bench, on fresh pairs, instead of the limits and fairness sections.
+    node: { type: 'string' },
   },
 });
 const connections = Number(values.connections);
@@ -119,7 +126,18 @@ const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MAN
 const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
 const baselineCluster = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, BASELINE_WORKERS: String(CORES), PORT: String(baselineClusterPort) }, stdio: 'ignore' });
+// Tracing on (spec section 13): OTLP over HTTP (the SDK's default, http/protobuf) to a receiver in
+// this process that counts and drops what it gets; every request sampled, and one in ten.
+let exports = 0;
+const collector = createServer((req, res) => req.resume().on('end', () => ((exports += 1), res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end())));
+await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+const TRACING = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}` };
+const SAMPLED_ONE_IN_TEN = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+const tracedPort = await freePort();
+const tracedTenthPort = await freePort();
 // Started once the service has migrated the database.
+let traced: ChildProcess | undefined;
+let tracedTenth: ChildProcess | undefined;
 let unprotected: ChildProcess | undefined;
 let serviceCluster: ChildProcess | undefined;
 let postgraphile: ChildProcess | undefined;
@@ -127,11 +145,16 @@ let postgraphile: ChildProcess | undefined;
 try {
   await ready(servicePort); // it applies the migrations the others then find
   unprotected = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) }, stdio: 'ignore' });
+  traced = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, MIGRATE_ON_START: 'false', PORT: String(tracedPort) }, stdio: 'ignore' });
+  tracedTenth = spawn('node', ['dist/src/main.js'], {
+    env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, ...SAMPLED_ONE_IN_TEN, MIGRATE_ON_START: 'false', PORT: String(tracedTenthPort) },
+    stdio: 'ignore',
+  });
   serviceCluster = spawn('node', ['dist/src/main.js'], {
     env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, WEB_CONCURRENCY: String(CORES), MIGRATE_ON_START: 'false', PORT: String(clusterPort) },
     stdio: 'ignore',
   });
-  await Promise.all([ready(defaultsPort), ready(baselinePort), ready(unprotectedPort), ready(clusterPort), ready(baselineClusterPort)]);
+  await Promise.all([ready(defaultsPort), ready(baselinePort), ready(unprotectedPort), ready(tracedPort), ready(tracedTenthPort), ready(clusterPort), ready(baselineClusterPort)]);
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
@@ -193,6 +216,14 @@ try {
     return { method: 'POST', path: '/graphql', token: p.token, body: postgraphilePolicyBody(p.number) };
   };
   type Target = { label: string; port: number; next: () => { method: string; path: string; token: string; body?: string }; against?: string };
+  // Tracing on, against the same service with it off (the row's 'service'): reads only.
+  const withTracing = (name: string, next: Target['next']): Target[] =>
+    name.includes('POST')
+      ? []
+      : [
+          { label: 'service, tracing on, every request sampled', port: tracedPort, next, against: 'service' },
+          { label: 'service, tracing on, one in ten sampled', port: tracedTenthPort, next, against: 'service' },
+        ];
   const onEveryCore = (next: Target['next']): Target[] => [
     { label: `baseline, ${CORES} processes`, port: baselineClusterPort, next },
     { label: `service, ${CORES} processes`, port: clusterPort, next, against: `baseline, ${CORES} processes` },
@@ -207,6 +238,7 @@ try {
           { label: 'service', port: servicePort, next },
           { label: 'service, limits off', port: unprotectedPort, next },
           ...(name === 'GraphQL policy query' ? [{ label: 'PostGraphile', port: postgraphilePort, next: postgraphileRead }] : []),
+          ...withTracing(name, next),
           ...onEveryCore(next),
         ],
       })),
@@ -216,6 +248,7 @@ try {
         { label: 'baseline', port: baselinePort, next: graphqlRead },
         { label: 'service', port: servicePort, next: byDocumentId },
         { label: 'service, limits off', port: unprotectedPort, next: byDocumentId },
+        ...withTracing('trusted document', byDocumentId),
         ...onEveryCore(graphqlRead).map((target) => (target.label.startsWith('service') ? { ...target, next: byDocumentId } : target)),
       ],
     },
@@ -247,7 +280,9 @@ try {
   }
   const rows: string[] = [];
   const peerRows: string[] = [];
-  for (const { name, targets } of table.filter(({ name }) => !values.profile && (!values.only || name.includes(values.only)))) {
+  // --profile and --node measure something else than the table.
+  const measureTable = !values.profile && !values.node;
+  for (const { name, targets } of table.filter(({ name }) => measureTable && (!values.only || name.includes(values.only)))) {
     const runs = new Map<string, Measured[]>(targets.map(({ label }) => [label, []]));
     for (const round of [0, 1]) {
       for (const { label, port, next } of round === 0 ? targets : [...targets].reverse()) {
@@ -273,17 +308,19 @@ try {
       console.log(peerRows.at(-1));
     }
   }
-  if (!values.profile) {
+  if (measureTable) {
     const processRss = [
       ['service', service],
       ['service, limits off', unprotected],
+      ['service, tracing on', traced],
+      ['service, tracing on, one in ten', tracedTenth],
       ['PostGraphile', postgraphile],
       ['baseline', baseline],
     ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
     const workers = childrenOf(serviceCluster!.pid!).map((pid) => peakRss(pid));
     processRss.push(`service on ${CORES} processes: primary ${peakRss(serviceCluster!.pid!)} MB, workers ${workers.join(' and ')} MB`);
     console.log(`\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`);
-    console.log(`\nPeak RSS: ${processRss.join(', ')}\n`);
+    console.log(`\nPeak RSS: ${processRss.join(', ')}; OTLP exports received: ${exports}\n`);
   }
 
   // Creates with one webhook endpoint on every tree (spec section 11): their throughput against
@@ -363,6 +400,7 @@ try {
       reads: typeof scenarios,
       count: number,
       entries: [string, string] = ['dist/src/main.js', 'dist/src/main.js'],
+      nodes: [string, string] = ['node', 'node'],
     ) => {
       const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
       for (let round = 0; round < count; round++) {
@@ -371,7 +409,7 @@ try {
         const started: Array<{ port: number; child: ChildProcess }> = [];
         for (const index of order) {
           const port = await freePort();
-          const child = spawn('node', [entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+          const child = spawn(nodes[index], [entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
           await ready(port);
           started[index] = { port, child };
           scrapedPorts.add(port);
@@ -443,6 +481,16 @@ try {
     };
     if (observabilityOnly) {
       printObservability(await allObservability());
+    } else if (values.node) {
+      // Runtimes (issue 21): one build on two Nodes, on fresh pairs loaded at the same time.
+      const build = against ? join(against, 'dist/src/main.js') : 'dist/src/main.js';
+      const other = values.node;
+      const versions = [process.version, spawnSync(other, ['--version'], { encoding: 'utf8' }).stdout.trim()];
+      const byRuntime = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios.filter(([name]) => !name.includes('list')), 6, [build, build], [process.execPath, other]);
+      console.log(`\n${build} on Node ${versions[0]} against the same on Node ${versions[1]}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
+      console.log(`| scenario | ${versions[0]} | ${versions[1]} | throughput ${versions[0]} / ${versions[1]} (each round) | CPU per request ${versions[0]} / ${versions[1]}: capacity |`);
+      console.log('|---|---|---|---|---|');
+      console.log([...byRuntime.keys()].map((name) => compareRow(name, byRuntime.get(name)!)).join('\n'));
     } else if (against) {
       // This build against another, on fresh pairs loaded at the same time (as for the limits).
       const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, ['dist/src/main.js', join(against, 'dist/src/main.js')]);
@@ -519,7 +567,8 @@ try {
     }
   }
 } finally {
-  for (const child of [service, defaults, baseline, unprotected, postgraphile, serviceCluster, baselineCluster]) if (child) await stop(child);
+  for (const child of [service, defaults, baseline, unprotected, traced, tracedTenth, postgraphile, serviceCluster, baselineCluster]) if (child) await stop(child);
+  collector.close();
   await database.stop();
 }
 
