@@ -25,23 +25,34 @@ interface Receiver {
   peak: () => number;
 }
 
-async function receiver(delayMs = 0): Promise<Receiver> {
+/**
+ * `delayMs`: each request is answered that long after it arrived. `holdUntilOpen`: instead,
+ * requests are held until that many are open at once (then all are answered, and later ones at
+ * once), or for at most `delayMs`: an event to wait for, not a guess at how fast the senders are.
+ */
+async function receiver(delayMs = 0, holdUntilOpen?: number): Promise<Receiver> {
   const ids: string[] = [];
   const arrived: string[] = [];
   let open = 0;
   let peak = 0;
+  const held: Array<() => void> = [];
   const server = createServer((req, res) => {
     open++;
     peak = Math.max(peak, open);
     arrived.push(String(req.headers['webhook-id']));
     req.resume();
-    req.on('end', () =>
-      setTimeout(() => {
+    req.on('end', () => {
+      const answer = () => {
         ids.push(String(req.headers['webhook-id']));
         open--;
         res.end();
-      }, delayMs),
-    );
+      };
+      if (holdUntilOpen === undefined) return void setTimeout(answer, delayMs);
+      held.push(answer);
+      const releaseAll = () => held.splice(0).forEach((release) => release());
+      if (peak >= holdUntilOpen) releaseAll();
+      else setTimeout(releaseAll, delayMs);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server, ids, arrived, peak: () => peak };
@@ -65,9 +76,13 @@ describe('two instances on one database', () => {
   afterAll(() => servers.forEach((server) => server.close()));
 
   it('share the attempts, and no event is delivered twice', async () => {
-    // A slow receiver: one instance makes at most 50 attempts at once (2 workers, batches of
-    // 25), so more than 50 open requests means both instances were delivering.
-    const hooks = await receiver(1500);
+    // One instance makes at most 50 attempts at once (2 workers, batches of 25), so more than 50
+    // open requests means both instances were delivering. The receiver holds every request until
+    // 51 are open: while the first 50 are held, the other 70 jobs can only be taken by the other
+    // instance, however busy the machine is. (A fixed 1.5 s answer let one instance finish its
+    // batches before the other polled when the machine was busy: "expected 42 to be greater than 50".)
+    // At most 8 s, under the attempt's 10 s timeout, so a failure shows as a low peak, not retries.
+    const hooks = await receiver(8000, 51);
     servers.push(hooks.server);
     const token = await first.token({ sub: 'two-instances' });
     const root = await request(first.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
