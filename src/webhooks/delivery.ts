@@ -2,7 +2,7 @@ import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@ope
 import http from 'node:http';
 import https from 'node:https';
 import pg from 'pg';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
@@ -71,11 +71,20 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     const { rows } = await pool.query<{ count: number }>(`select count(*)::int as count from webhook_delivery where status = 'pending'`);
     return rows[0].count;
   });
+  // An attempt lasts at most the timeout; a job active well past it lost its worker. pg-boss 12
+  // looks for expired jobs in its monitor pass (every monitorIntervalSeconds, checked every
+  // superviseIntervalSeconds; both 60 s by default), no longer in maintenance as pg-boss 10 did:
+  // all three are set to the interval pg-boss 10's maintenance had.
+  const superviseSeconds = Math.max(5, settings.timeoutSeconds * 2);
   const boss = new PgBoss({
     connectionString: options.databaseUrl,
     max: 4,
-    // An attempt lasts at most the timeout; a job active well past it lost its worker.
-    maintenanceIntervalSeconds: Math.max(5, settings.timeoutSeconds * 2),
+    superviseIntervalSeconds: superviseSeconds,
+    monitorIntervalSeconds: superviseSeconds,
+    maintenanceIntervalSeconds: superviseSeconds,
+    // pg-boss 12 makes spans and metrics of its own (every poll, every job) when an OpenTelemetry
+    // SDK is registered; the delivery span below is the one the service promises (spec section 13).
+    openTelemetry: { enabled: false },
   });
   boss.on('error', (error) => logger.warn({ err: error }, 'webhook delivery queue error'));
   await boss.start();
@@ -86,12 +95,12 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   await inTransaction(pool, async (client) => {
     await client.query(`select pg_advisory_xact_lock(hashtext('org-policy:create-queue:${QUEUE}'))`);
     await boss.createQueue(QUEUE, {
-      name: QUEUE,
       // pg-boss's own retries only cover a worker that died mid-attempt (the job expired).
       retryLimit: 5,
       retryDelay: 5,
       expireInSeconds: settings.timeoutSeconds + 20,
-      retentionDays: 1,
+      // A job not started a day after its start time is deleted (pg-boss 10's retentionDays: 1).
+      retentionSeconds: 24 * 60 * 60,
     });
   });
   // Connections are kept open between attempts to the same host (a new TCP and TLS handshake per
@@ -109,7 +118,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         `select id from webhook_delivery where not enqueued order by created_at limit 200 for update skip locked`,
       );
       if (rows.length > 0) {
-        await boss.insert(rows.map((row) => ({ name: QUEUE, data: { deliveryId: row.id, attempt: 1 } satisfies Job })), { db: db(client) });
+        const jobs = rows.map((row) => ({ data: { deliveryId: row.id, attempt: 1 } satisfies Job }));
+        await boss.insert(QUEUE, jobs, { db: db(client) });
         await client.query('update webhook_delivery set enqueued = true where id = any($1::uuid[])', [rows.map((row) => row.id)]);
       }
       return rows.length;
@@ -223,7 +233,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       stopped = true;
       clearInterval(purger);
       await relaying;
-      await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
+      // pg-boss 12's stop() always waits for the workers (pg-boss 10's `wait: true`).
+      await boss.stop({ graceful: true, timeout: 5_000 });
       await pool.end();
       agents.http.destroy();
       agents.https.destroy();
