@@ -111,14 +111,24 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   };
   const db = (client: pg.PoolClient) => ({ executeSql: (text: string, values: unknown[]) => client.query(text, values) });
 
-  /** Hands new deliveries to the queue: marked and enqueued in one transaction, by one instance. */
+  /**
+   * Hands unqueued deliveries to the queue: marked and enqueued in one transaction, by one
+   * instance. A new delivery gets its first attempt now. A delivery re-enqueued after the queue
+   * was rebuilt (Migration20261125000000_pgboss_12: pg-boss 12 cannot migrate pg-boss 10's
+   * schema) may have made attempts already: it gets the next one (attempt() skips any other),
+   * not before the time its row shows, so the back-off schedule the API shows is kept.
+   */
   const relay = () =>
     inTransaction(pool, async (client) => {
-      const { rows } = await client.query<{ id: string }>(
-        `select id from webhook_delivery where not enqueued order by created_at limit 200 for update skip locked`,
+      const { rows } = await client.query<{ id: string; attempts: number; start_after: Date | null }>(
+        `select id, attempts, case when next_attempt_at > now() then next_attempt_at end as start_after
+         from webhook_delivery where not enqueued order by created_at limit 200 for update skip locked`,
       );
       if (rows.length > 0) {
-        const jobs = rows.map((row) => ({ data: { deliveryId: row.id, attempt: 1 } satisfies Job }));
+        const jobs = rows.map((row) => ({
+          data: { deliveryId: row.id, attempt: row.attempts + 1 } satisfies Job,
+          ...(row.start_after ? { startAfter: row.start_after } : {}),
+        }));
         await boss.insert(QUEUE, jobs, { db: db(client) });
         await client.query('update webhook_delivery set enqueued = true where id = any($1::uuid[])', [rows.map((row) => row.id)]);
       }

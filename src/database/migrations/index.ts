@@ -7,6 +7,7 @@ import { Migration20261123010000_entry_points } from './Migration20261123010000_
 import { Migration20261123020000_policy_ancestry } from './Migration20261123020000_policy_ancestry.js';
 import { Migration20261123030000_events } from './Migration20261123030000_events.js';
 import { Migration20261124000000_observability } from './Migration20261124000000_observability.js';
+import { Migration20261125000000_pgboss_12 } from './Migration20261125000000_pgboss_12.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
 export const migrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123020000_policy_ancestry', class: Migration20261123020000_policy_ancestry },
   { name: 'Migration20261123030000_events', class: Migration20261123030000_events },
   { name: 'Migration20261124000000_observability', class: Migration20261124000000_observability },
+  { name: 'Migration20261125000000_pgboss_12', class: Migration20261125000000_pgboss_12 },
 ];
