@@ -11,6 +11,7 @@ import pg from 'pg';
 import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
+import { START_FLAGS } from '../src/v8-flags.js';
 import type { SeedTree } from './seed.js';
 import { createHash } from 'node:crypto';
 import { parse, print } from 'graphql';
@@ -115,6 +116,8 @@ const manifestPath = join(mkdtempSync(join(tmpdir(), 'org-policy-bench-manifest-
 writeFileSync(manifestPath, JSON.stringify({ [trustedId]: trustedText }));
 /** The service as the table measures it: the manifest loaded (metrics are always on). */
 const WITH_MANIFEST = { GRAPHQL_TRUSTED_DOCUMENTS: manifestPath };
+/** The service as `npm start` runs it: with V8's settings that must be on the command line (src/v8-flags.ts). */
+const SERVICE = [...START_FLAGS, 'dist/src/main.js'];
 const defaultsPort = await freePort();
 const unprotectedPort = await freePort();
 const postgraphilePort = await freePort();
@@ -122,8 +125,8 @@ const postgraphilePort = await freePort();
 const CORES = availableParallelism();
 const clusterPort = await freePort();
 const baselineClusterPort = await freePort();
-const service = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
-const defaults = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
+const service = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
+const defaults = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
 const baselineCluster = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, BASELINE_WORKERS: String(CORES), PORT: String(baselineClusterPort) }, stdio: 'ignore' });
 // Tracing on (spec section 13): OTLP over HTTP (the SDK's default, http/protobuf) to a receiver in
@@ -144,13 +147,13 @@ let postgraphile: ChildProcess | undefined;
 
 try {
   await ready(servicePort); // it applies the migrations the others then find
-  unprotected = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) }, stdio: 'ignore' });
-  traced = spawn('node', ['dist/src/main.js'], { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, MIGRATE_ON_START: 'false', PORT: String(tracedPort) }, stdio: 'ignore' });
-  tracedTenth = spawn('node', ['dist/src/main.js'], {
+  unprotected = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) }, stdio: 'ignore' });
+  traced = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, MIGRATE_ON_START: 'false', PORT: String(tracedPort) }, stdio: 'ignore' });
+  tracedTenth = spawn('node', SERVICE, {
     env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, ...SAMPLED_ONE_IN_TEN, MIGRATE_ON_START: 'false', PORT: String(tracedTenthPort) },
     stdio: 'ignore',
   });
-  serviceCluster = spawn('node', ['dist/src/main.js'], {
+  serviceCluster = spawn('node', SERVICE, {
     env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, WEB_CONCURRENCY: String(CORES), MIGRATE_ON_START: 'false', PORT: String(clusterPort) },
     stdio: 'ignore',
   });
@@ -260,7 +263,7 @@ try {
     const directory = mkdtempSync(join(tmpdir(), 'org-policy-profile-'));
     const port = await freePort();
     const started = performance.now();
-    const profiled = spawn('node', ['--cpu-prof', `--cpu-prof-dir=${directory}`, 'dist/src/main.js'], {
+    const profiled = spawn('node', ['--cpu-prof', `--cpu-prof-dir=${directory}`, ...SERVICE], {
       env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, MIGRATE_ON_START: 'false', PORT: String(port) },
       stdio: 'ignore',
     });
@@ -409,7 +412,7 @@ try {
         const started: Array<{ port: number; child: ChildProcess }> = [];
         for (const index of order) {
           const port = await freePort();
-          const child = spawn(nodes[index], [entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+          const child = spawn(nodes[index], [...START_FLAGS, entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
           await ready(port);
           started[index] = { port, child };
           scrapedPorts.add(port);

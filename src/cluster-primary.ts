@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { createLogger } from './logger.js';
 import { answerScrapes } from './observability/cluster-metrics.js';
+import { notGiven, START_FLAGS } from './v8-flags.js';
 import { printWelcome, serviceUrl } from './welcome.js';
 
 /** The first replacement of a worker that died waits this long; each quick death doubles it. */
@@ -51,6 +52,9 @@ export async function runPrimary(config: Config): Promise<void> {
   let stopping = false;
   let allStopped: () => void = () => undefined;
 
+  // V8's settings read only at its start (v8-flags.ts), for workers of a `node dist/src/main.js`
+  // too; the workers inherit the rest of the primary's command line.
+  cluster.setupPrimary({ execArgv: [...process.execArgv, ...notGiven(START_FLAGS, process.execArgv)] });
   const fork = () => {
     const worker = cluster.fork(workerEnv);
     live.add(worker);

@@ -3,13 +3,11 @@ import './node-floor.js';
 import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from './config.js';
+import { notGiven, RUNTIME_FLAGS } from './v8-flags.js';
 
-// V8 lets the old generation grow to about four times what survived its last full collection
-// before collecting again; under load that took a process from 120 MB at rest to 300 MB. Growing
-// by 60% keeps it under 200 MB for about 5% of the throughput (docs/benchmark.md). The flag is read
-// at each collection, so setting it here works, and NODE_OPTIONS cannot carry it; a
-// --heap-growing-percent given on the command line wins.
-if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=60');
+// V8's memory settings that it reads as it goes (v8-flags.ts); those read only at V8's start are
+// on npm start's command line and given to the cluster's workers.
+for (const flag of notGiven(RUNTIME_FLAGS, process.execArgv)) setFlagsFromString(flag);
 
 // The configuration first (config.ts loads nothing that tracing patches): a bad value stops
 // start-up with one line naming the variable, before any worker is forked.

@@ -15,7 +15,7 @@ const LAYERS = [
   ['auth', 'input', 'http'],
   ['observability'],
   ['errors', 'database', 'crypto', 'values'],
-  ['config.ts', 'logger.ts', 'development-secrets.ts', 'node-floor.ts', 'types'],
+  ['config.ts', 'logger.ts', 'development-secrets.ts', 'node-floor.ts', 'v8-flags.ts', 'types'],
 ];
 
 const ALLOWED_BACK_UP = {
