@@ -61,6 +61,10 @@ const { values } = parseArgs({
     // given, since this build refuses a Node older than 24) on it against the same build on the
     // Node running the bench, on fresh pairs, instead of the limits and fairness sections.
     node: { type: 'string' },
+    // V8 flags (e.g. V8's defaults for those of src/v8-flags.ts: '--max-semi-space-size=0
+    // --heap-growing-percent=0 --maglev'): the service as npm start runs it against the same
+    // build with these after its own, on fresh pairs, with each side's peak RSS.
+    'v8-flags': { type: 'string' },
   },
 });
 const connections = Number(values.connections);
@@ -284,7 +288,7 @@ try {
   const rows: string[] = [];
   const peerRows: string[] = [];
   // --profile and --node measure something else than the table.
-  const measureTable = !values.profile && !values.node;
+  const measureTable = !values.profile && !values.node && !values['v8-flags'];
   for (const { name, targets } of table.filter(({ name }) => measureTable && (!values.only || name.includes(values.only)))) {
     const runs = new Map<string, Measured[]>(targets.map(({ label }) => [label, []]));
     for (const round of [0, 1]) {
@@ -398,11 +402,13 @@ try {
     type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
     // The pair's ports while it runs (the observability rows scrape their /metrics).
     const scrapedPorts = new Set<number>();
+    // Each side's highest peak RSS over the pairs compared so far (MB).
+    const peaks = [0, 0];
     const comparePair = async (
       configs: [Record<string, string>, Record<string, string>],
       reads: typeof scenarios,
       count: number,
-      entries: [string, string] = ['dist/src/main.js', 'dist/src/main.js'],
+      commands: [string[], string[]] = [SERVICE, SERVICE],
       nodes: [string, string] = ['node', 'node'],
     ) => {
       const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
@@ -412,7 +418,7 @@ try {
         const started: Array<{ port: number; child: ChildProcess }> = [];
         for (const index of order) {
           const port = await freePort();
-          const child = spawn(nodes[index], [...START_FLAGS, entries[index]], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+          const child = spawn(nodes[index], commands[index], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
           await ready(port);
           started[index] = { port, child };
           scrapedPorts.add(port);
@@ -425,8 +431,9 @@ try {
           const [aCpu, bCpu] = pair.map(({ child }, index) => (cpuMillis(child.pid!) - before[index]) / ([a, b][index].rps * duration));
           rounds.get(name)!.push({ a, b, aCpu, bCpu });
         }
-        for (const { child, port } of pair) {
+        for (const [index, { child, port }] of pair.entries()) {
           scrapedPorts.delete(port);
+          peaks[index] = Math.max(peaks[index], peakRss(child.pid!));
           await stop(child);
         }
       }
@@ -489,14 +496,25 @@ try {
       const build = against ? join(against, 'dist/src/main.js') : 'dist/src/main.js';
       const other = values.node;
       const versions = [process.version, spawnSync(other, ['--version'], { encoding: 'utf8' }).stdout.trim()];
-      const byRuntime = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios.filter(([name]) => !name.includes('list')), 6, [build, build], [process.execPath, other]);
+      const byRuntime = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios.filter(([name]) => !name.includes('list')), 6, [[...START_FLAGS, build], [...START_FLAGS, build]], [process.execPath, other]);
       console.log(`\n${build} on Node ${versions[0]} against the same on Node ${versions[1]}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
       console.log(`| scenario | ${versions[0]} | ${versions[1]} | throughput ${versions[0]} / ${versions[1]} (each round) | CPU per request ${versions[0]} / ${versions[1]}: capacity |`);
       console.log('|---|---|---|---|---|');
       console.log([...byRuntime.keys()].map((name) => compareRow(name, byRuntime.get(name)!)).join('\n'));
+    } else if (values['v8-flags']) {
+      // V8's settings (src/v8-flags.ts) against others given after them (V8 takes a flag's last
+      // value; main.ts sets none the command line gives), same build, on fresh pairs.
+      const flags = values['v8-flags'].split(/\s+/).filter(Boolean);
+      const reads = scenarios.filter(([name]) => !name.includes('list'));
+      const byFlags = await comparePair([LIMITS_HIGH, LIMITS_HIGH], reads, 6, [SERVICE, [...START_FLAGS, ...flags, 'dist/src/main.js']]);
+      console.log(`\nThe service as npm start runs it against the same with ${flags.join(' ')}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
+      console.log('| scenario | as npm start runs it | with the flags | throughput as is / with the flags (each round) | CPU per request as is / with the flags: capacity |');
+      console.log('|---|---|---|---|---|');
+      console.log(reads.map(([name]) => compareRow(name, byFlags.get(name)!)).join('\n'));
+      console.log(`\nPeak RSS: ${peaks.map((mb, index) => `${index === 0 ? 'as is' : 'with the flags'} ${mb} MB`).join(', ')}\n`);
     } else if (against) {
       // This build against another, on fresh pairs loaded at the same time (as for the limits).
-      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, ['dist/src/main.js', join(against, 'dist/src/main.js')]);
+      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, [SERVICE, [...START_FLAGS, join(against, 'dist/src/main.js')]]);
       console.log(`\nThis build against ${against}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
       console.log('| scenario | this build | the other build | throughput this / other (each round) | CPU per request this / other: capacity |');
       console.log('|---|---|---|---|---|');
