@@ -69,7 +69,9 @@ const until = async (check: () => boolean, what: string, ms: number) => {
 const CREATE_ENDPOINT = `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }`;
 
 describe('two instances on one database', () => {
-  const env = { RATE_LIMIT_CREATES_PER_MINUTE: '0', RATE_LIMIT_REQUESTS_PER_MINUTE: '0' };
+  // One caller sends 120 creates at once: its budgets are off, the in-flight cap too (16 per
+  // caller, refused after a second's wait: on a busy machine some of the 120 were).
+  const env = { RATE_LIMIT_CREATES_PER_MINUTE: '0', RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_CONCURRENT_REQUESTS: '0' };
   const first = useTestService(env);
   const second = useTestService(env, { sameDatabaseAs: first });
   const servers: Server[] = [];
@@ -91,7 +93,7 @@ describe('two instances on one database', () => {
     const creates = await Promise.all(
       Array.from({ length: 120 }, (_, i) => request(i % 2 ? first.url : second.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root.body.id }) })),
     );
-    expect(creates.every((response) => response.status === 200)).toBe(true);
+    expect(creates.map((response) => response.status).filter((status) => status !== 200)).toEqual([]);
     await until(() => hooks.ids.length >= 120, '120 deliveries', 30_000);
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(hooks.ids).toHaveLength(120);
