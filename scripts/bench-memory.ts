@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
+import { START_FLAGS } from '../src/v8-flags.js';
+import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, POLICY_QUERY, ready } from './bench-support.js';
 import type { SeedTree } from './seed.js';
 /**
  * `npm run bench:memory -- DATA_DIR` (a --data-dir the bench has seeded): one service process,
- * started with FLAGS (e.g. FLAGS='--max-semi-space-size=16'; V8's defaults for the flags of
- * src/v8-flags.ts given as FLAGS='--max-semi-space-size=0 --heap-growing-percent=0 --maglev'),
+ * started as npm start starts it, with FLAGS after its own (e.g. FLAGS='--max-semi-space-size=16';
+ * V8's defaults for those of src/v8-flags.ts: FLAGS='--max-semi-space-size=0 --heap-growing-percent=0 --maglev'),
  * loaded by C connections (32) for D seconds (15) on each read of KINDS (rest,graphql,org), with
  * its peak RSS and CPU per request; MEMLOG (a file) gets its V8 heap spaces twice a second.
  * How the flags of src/v8-flags.ts were chosen (docs/benchmark.md, "Memory on Node 24").
@@ -37,36 +39,30 @@ if (file) {
 );
 const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8')) as { trees: SeedTree[] };
 const database = await startEmbeddedPostgres(dataDir, createLogger('warn'));
-const JWT_SECRET = 'benchmark-secret-that-is-at-least-32-bytes';
 const flags = (process.env.FLAGS ?? '').split(' ').filter(Boolean);
 const port = await freePort();
-const child = spawn('node', [...flags, '--import', memlog, 'dist/src/main.js'], {
-  env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: database.url, JWT_SECRET, DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), LOG_LEVEL: 'warn', HOST: '127.0.0.1', WEB_CONCURRENCY: '1', PORT: String(port), MEMLOG: process.env.MEMLOG ?? '',
-    RATE_LIMIT_REQUESTS_PER_MINUTE: '999999999', RATE_LIMIT_CREATES_PER_MINUTE: '999999999', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '999999999', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999999', RATE_LIMIT_CONCURRENT_REQUESTS: '100000' },
+// As npm start runs it (src/v8-flags.ts), then FLAGS, whose values win.
+const child = spawn('node', [...START_FLAGS, ...flags, '--import', memlog, 'dist/src/main.js'], {
+  env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: database.url, JWT_SECRET, DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), LOG_LEVEL: 'warn', HOST: '127.0.0.1', WEB_CONCURRENCY: '1', PORT: String(port), MEMLOG: process.env.MEMLOG ?? '', ...LIMITS_HIGH },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
-for (let i = 0; i < 300; i++) { try { await fetch(`http://127.0.0.1:${port}/healthz`); break; } catch { await new Promise((r) => setTimeout(r, 100)); } }
+await ready(port);
 const trees = seed.trees.filter((t) => t.deepPolicies.length > 0);
 const tokens = await Promise.all(trees.map((t) => mintToken(new TextEncoder().encode(JWT_SECRET), { sub: t.ownerSub, org: t.rootId, expiresIn: 3600 })));
 let turn = 0;
-const QUERY = 'query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } charges { id type periodStart periodEnd dueDate amount currency status } organization { id name parentId } } }';
 const kinds = (process.env.KINDS ?? 'rest,graphql,org').split(',');
-let peak = 0;
-const sampler = setInterval(() => { const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024; peak = Math.max(peak, rss); }, 100);
-const cpu = () => { const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10; };
 for (const kind of kinds) {
-  const cpu0 = cpu();
+  const cpu0 = cpuMillis(child.pid!);
   const r = await autocannon({ url: `http://127.0.0.1:${port}`, connections: Number(process.env.C ?? 32), duration: Number(process.env.D ?? 15), requests: [{ setupRequest: (req) => {
     const i = turn++ % trees.length; const t = trees[i]; const number = t.deepPolicies[turn % t.deepPolicies.length];
     const headers = { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' };
     if (kind === 'rest') return { ...req, method: 'GET', path: `/api/v1/policy/${number}`, headers };
     if (kind === 'org') return { ...req, method: 'GET', path: `/api/v1/organization/${t.deepest[turn % t.deepest.length]}`, headers };
-    return { ...req, method: 'POST', path: '/graphql', headers, body: JSON.stringify({ query: QUERY, variables: { number } }) };
+    return { ...req, method: 'POST', path: '/graphql', headers, body: JSON.stringify({ query: POLICY_QUERY, variables: { number } }) };
   } }] });
-  const used = cpu() - cpu0;
-  console.log(`${kind}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99}, non2xx ${r.non2xx}, errors ${r.errors}, cpu/req ${Math.round((used * 1000) / r.requests.total)} µs, peak RSS so far ${Math.round(peak)} MB`);
+  const used = cpuMillis(child.pid!) - cpu0;
+  console.log(`${kind}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99}, non2xx ${r.non2xx}, errors ${r.errors}, cpu/req ${Math.round((used * 1000) / r.requests.total)} µs, peak RSS so far ${peakRss(child.pid!)} MB`);
 }
-clearInterval(sampler);
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
 await database.stop();

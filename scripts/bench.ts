@@ -12,6 +12,7 @@ import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
+import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, POLICY_QUERY, ready } from './bench-support.js';
 import type { SeedTree } from './seed.js';
 import { createHash } from 'node:crypto';
 import { parse, print } from 'graphql';
@@ -69,7 +70,6 @@ const { values } = parseArgs({
 });
 const connections = Number(values.connections);
 const duration = Number(values.duration);
-const JWT_SECRET = 'benchmark-secret-that-is-at-least-32-bytes';
 
 const dataDir = resolve(values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'org-policy-bench-')));
 run('npm', ['run', 'build', '--silent']);
@@ -98,21 +98,9 @@ const env = {
   // each uses (WEB_CONCURRENCY's default would fork a worker per core); the cluster is measured on its own.
   WEB_CONCURRENCY: '1',
 };
-/** Every budget on, and too large for the benchmark to reach. */
-const LIMITS_HIGH = {
-  RATE_LIMIT_REQUESTS_PER_MINUTE: '999999999',
-  RATE_LIMIT_CREATES_PER_MINUTE: '999999999',
-  RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '999999999',
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999999',
-  RATE_LIMIT_CONCURRENT_REQUESTS: '100000',
-};
 const LIMITS_OFF = Object.fromEntries(Object.keys(LIMITS_HIGH).map((name) => [name, '0']));
-/** The benchmark's GraphQL policy read, as a frontend would send its text. */
-const POLICY_QUERY =
-  'query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } ' +
-  'charges { id type periodStart periodEnd dueDate amount currency status } organization { id name parentId } } }';
 // The same read as a trusted document (GRAPHQL_TRUSTED_DOCUMENTS): the manifest holds it as a
-// build would print it, on several lines, so the one-line text above is not the manifest's text
+// build would print it, on several lines, so POLICY_QUERY's one-line text is not the manifest's text
 // and still goes through Apollo Server (a request sending a manifest's exact text runs it prepared).
 const trustedText = print(parse(POLICY_QUERY));
 const trustedId = `sha256:${createHash('sha256').update(trustedText).digest('hex')}`;
@@ -646,12 +634,6 @@ function fmt(m: Measured): string {
   return `${Math.round(m.rps)}, ${m.p50}/${m.p99}, ${m.errors}, ${m.non2xx}`;
 }
 
-/** User + system CPU time of a process so far, in milliseconds (clock ticks of 10 ms). */
-function cpuMillis(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** The processes whose parent is `pid` (a cluster's workers). */
 function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
@@ -664,23 +646,6 @@ function childrenOf(pid: number): number[] {
       }
     })
     .map(Number);
-}
-
-function peakRss(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
-async function ready(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 300; attempt++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/api/v1/policy/1`);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`nothing listens on ${port}`);
 }
 
 function stop(child: ChildProcess): Promise<void> {

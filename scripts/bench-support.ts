@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+
+/** What the bench scripts (bench.ts, bench-memory.ts) share: the service's settings and /proc readings. */
+
+export const JWT_SECRET = 'benchmark-secret-that-is-at-least-32-bytes';
+
+/** Every budget on, and too large for the benchmark to reach. */
+export const LIMITS_HIGH = {
+  RATE_LIMIT_REQUESTS_PER_MINUTE: '999999999',
+  RATE_LIMIT_CREATES_PER_MINUTE: '999999999',
+  RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '999999999',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999999',
+  RATE_LIMIT_CONCURRENT_REQUESTS: '100000',
+};
+
+/** The benchmark's GraphQL policy read, as a frontend would send its text. */
+export const POLICY_QUERY =
+  'query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } ' +
+  'charges { id type periodStart periodEnd dueDate amount currency status } organization { id name parentId } } }';
+
+/** User + system CPU time of a process so far, in milliseconds (clock ticks of 10 ms). */
+export function cpuMillis(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The highest RSS a process has had (the kernel's high-water mark), in MB. */
+export function peakRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** Resolves once something answers HTTP on `port` (any status), or throws after 30 s. */
+export async function ready(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/api/v1/policy/1`);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
