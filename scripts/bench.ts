@@ -438,6 +438,13 @@ try {
       const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
       return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
     };
+    /** Six rounds of two sides as a table: its columns named `columns`, its ratios `ratio[0] / ratio[1]`. */
+    const printPairs = (title: string, columns: [string, string], ratio: [string, string], rounds: Map<string, Round[]>) => {
+      console.log(`\n${title}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
+      console.log(`| scenario | ${columns[0]} | ${columns[1]} | throughput ${ratio[0]} / ${ratio[1]} (each round) | CPU per request ${ratio[0]} / ${ratio[1]}: capacity |`);
+      console.log('|---|---|---|---|---|');
+      console.log([...rounds.keys()].map((name) => compareRow(name, rounds.get(name)!)).join('\n'));
+    };
     // Observability (spec section 13): tracing on, every request sampled, exporting OTLP
     // (http/protobuf, the SDK's default) to a receiver in this process that reads and drops it,
     // and /metrics scraped every 5 s, against tracing off, scraped alike.
@@ -485,28 +492,19 @@ try {
       const other = values.node;
       const versions = [process.version, spawnSync(other, ['--version'], { encoding: 'utf8' }).stdout.trim()];
       const byRuntime = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios.filter(([name]) => !name.includes('list')), 6, [[...START_FLAGS, build], [...START_FLAGS, build]], [process.execPath, other]);
-      console.log(`\n${build} on Node ${versions[0]} against the same on Node ${versions[1]}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
-      console.log(`| scenario | ${versions[0]} | ${versions[1]} | throughput ${versions[0]} / ${versions[1]} (each round) | CPU per request ${versions[0]} / ${versions[1]}: capacity |`);
-      console.log('|---|---|---|---|---|');
-      console.log([...byRuntime.keys()].map((name) => compareRow(name, byRuntime.get(name)!)).join('\n'));
+      printPairs(`${build} on Node ${versions[0]} against the same on Node ${versions[1]}`, [versions[0], versions[1]], [versions[0], versions[1]], byRuntime);
     } else if (values['v8-flags']) {
       // V8's settings (src/v8-flags.ts) against others given after them (V8 takes a flag's last
       // value; main.ts sets none the command line gives), same build, on fresh pairs.
       const flags = values['v8-flags'].split(/\s+/).filter(Boolean);
       const reads = scenarios.filter(([name]) => !name.includes('list'));
       const byFlags = await comparePair([LIMITS_HIGH, LIMITS_HIGH], reads, 6, [SERVICE, [...START_FLAGS, ...flags, 'dist/src/main.js']]);
-      console.log(`\nThe service as npm start runs it against the same with ${flags.join(' ')}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
-      console.log('| scenario | as npm start runs it | with the flags | throughput as is / with the flags (each round) | CPU per request as is / with the flags: capacity |');
-      console.log('|---|---|---|---|---|');
-      console.log(reads.map(([name]) => compareRow(name, byFlags.get(name)!)).join('\n'));
+      printPairs(`The service as npm start runs it against the same with ${flags.join(' ')}`, ['as npm start runs it', 'with the flags'], ['as is', 'with the flags'], byFlags);
       console.log(`\nPeak RSS: ${peaks.map((mb, index) => `${index === 0 ? 'as is' : 'with the flags'} ${mb} MB`).join(', ')}\n`);
     } else if (against) {
       // This build against another, on fresh pairs loaded at the same time (as for the limits).
       const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, [SERVICE, [...START_FLAGS, join(against, 'dist/src/main.js')]]);
-      console.log(`\nThis build against ${against}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
-      console.log('| scenario | this build | the other build | throughput this / other (each round) | CPU per request this / other: capacity |');
-      console.log('|---|---|---|---|---|');
-      console.log(scenarios.map(([name]) => compareRow(name, builds.get(name)!)).join('\n'));
+      printPairs(`This build against ${against}`, ['this build', 'the other build'], ['this', 'other'], builds);
     } else {
       const reads = scenarios.filter(([name]) => !name.includes('POST'));
       const limitRounds = await comparePair([LIMITS_HIGH, LIMITS_OFF], reads, 6);
