@@ -1,7 +1,9 @@
 /**
  * V8's memory settings for the service, chosen by measurement on Node 24 (docs/benchmark.md,
  * "Memory on Node 24"): at 32 connections a process with V8's defaults peaked at 329-338 MB,
- * with these at 198-201 MB, for 3-6% of throughput.
+ * with these at 198-201 MB. They cost throughput: 0.69-0.94x of the same build with V8's
+ * defaults, read by read (paired, `npm run bench -- --v8-flags=...`); which flag costs what is
+ * not yet measured.
  *
  * - `--max-semi-space-size=8`: on a machine with gigabytes free, Node 24's V8 lets the young
  *   generation grow to 2 × 64 MB (Node 20's stopped at 2 × 16 MB). That alone was 134 MB of a
