@@ -18,9 +18,9 @@ try {
     const { runPrimary } = await import('./cluster-primary.js');
     await runPrimary(config);
   } else {
-    // The service, alone in this process or as a cluster worker. OpenTelemetry's
-    // instrumentations patch `http`, `pg` and `graphql` as they are required, so tracing
-    // starts before any module of the service loads; the service is imported after it.
+    // The service, alone in this process or as a cluster worker. OpenTelemetry's SDK is
+    // loaded only when tracing is on (observability/tracing.ts), and started before the
+    // service's modules, whose tracers then export from their first span.
     const { startTracing } = await import('./observability/tracing.js');
     const tracing = startTracing();
     const { runService } = await import('./service-process.js');

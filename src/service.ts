@@ -1,6 +1,4 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { context as otel } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
@@ -16,6 +14,7 @@ import { FieldCipher } from './crypto/field-cipher.js';
 import { RequestFingerprints } from './crypto/request-fingerprint.js';
 import { startDelivery } from './webhooks/delivery.js';
 import { ServiceMetrics } from './observability/metrics.js';
+import { traceStatements } from './database/statement-spans.js';
 import { serviceUrl } from './welcome.js';
 
 export interface RunningService {
@@ -58,8 +57,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
     // knex's pool (tarn) behind MikroORM: requests, rate limits and idempotency keys share it.
     const knexPool = orm.em.getConnection().getKnex().client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number };
     metrics.watchPool('service', () => ({ inUse: knexPool.numUsed(), idle: knexPool.numFree(), waiting: knexPool.numPendingAcquires() }));
-    // Building the schema and the REST documents parses GraphQL dozens of times: not traced.
-    const { server, drain, apollo } = await otel.with(suppressTracing(otel.active()), () => createApp({
+    // Every statement of a sampled request, whichever way it is sent, gets a span.
+    if (options.traced) traceStatements(orm.em.getConnection().getKnex(), orm.config.get('dbName')!);
+    const { server, drain, apollo } = await createApp({
       orm: appOrm,
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
@@ -76,7 +76,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       metrics,
       metricsToken: config.metricsToken,
       traced: options.traced ?? false,
-    }));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash } from 'node:crypto';
+import { inStatementSpan } from './statement-spans.js';
 
 interface PgConnection {
   query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -60,7 +61,7 @@ export async function querySql<T = Record<string, unknown>>(em: EntityManager, s
   try {
     // Seen like every other statement by whoever listens to knex's 'query' events.
     client.emit('query', { sql: statement.text, bindings: params });
-    return (await connection.query({ ...statement, values: params })).rows as T[];
+    return (await inStatementSpan(statement.text, () => connection.query({ ...statement, values: params }))).rows as T[];
   } finally {
     await client.releaseConnection(connection);
   }

@@ -8,6 +8,7 @@ import { graphqlMediaType } from '../errors/error-head.js';
 import { asGraphQLError, safeError, type SafeError } from '../errors/safe-errors.js';
 import { checkOperation, errorsOutcome, type DocumentRules, type OperationCheckSettings } from './operation-checks.js';
 import { EXAMPLE_HEADERS, EXAMPLE_OPERATION } from '../http/developer-pages.js';
+import { apolloOperationFailed, nameApolloOperation } from '../observability/operation-span.js';
 
 export interface ApolloOptions {
   /** Sandbox at GET /graphql in a browser (spec section 9). */
@@ -72,6 +73,7 @@ function requestChecks(checks: OperationCheckSettings): ApolloServerPlugin<Reque
       return {
         async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
+          nameApolloOperation(operation);
           await checkOperation(contextValue, { schema, document, operation, variables: request.variables, operationName: request.operationName }, checks);
         },
         async willSendResponse({ contextValue, response, request }) {
@@ -85,6 +87,7 @@ function requestChecks(checks: OperationCheckSettings): ApolloServerPlugin<Reque
           for (const [name, value] of Object.entries(outcome.headers)) response.http.headers.set(name, value);
         },
         async didEncounterErrors({ contextValue, errors }) {
+          apolloOperationFailed();
           for (const error of errors) {
             if (safeError(error).unexpected) {
               contextValue.logger.error({ err: error.originalError ?? error }, 'unexpected error in a GraphQL request');

@@ -5,7 +5,7 @@ import { requireAuthentication, type RequestAuthentication } from '../auth/authe
 import { errorHead, graphqlAnswerHead, graphqlMediaType } from '../errors/error-head.js';
 import { checkOperation, errorsOutcome, type OperationCheckSettings } from './operation-checks.js';
 import type { TrustedDocument, TrustedDocuments } from './trusted-documents.js';
-import { inOperationSpan } from '../observability/operation-span.js';
+import { inApolloOperationSpan, inOperationSpan } from '../observability/operation-span.js';
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
@@ -211,10 +211,12 @@ async function executeThroughApollo(apollo: ApolloServer<RequestContext>, req: R
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) headers.set(name, value.join(', '));
   }
-  const result = await apollo.executeHTTPGraphQLRequest({
-    httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: searchOf(req.url), body: req.body },
-    context: async () => context,
-  });
+  const result = await inApolloOperationSpan(() =>
+    apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: searchOf(req.url), body: req.body },
+      context: async () => context,
+    }),
+  );
   let body = '';
   if (result.body.kind === 'complete') body = result.body.string;
   else for await (const chunk of result.body.asyncIterator) body += chunk;

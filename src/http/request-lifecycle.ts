@@ -1,16 +1,17 @@
-import { trace } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import { abandonRequestSpan, endRequestSpan, startRequestSpan } from '../observability/request-span.js';
 
 export interface LifecycleOptions {
   draining: () => boolean;
   metrics: ServiceMetrics;
   /** The route pattern of a path Express matched no route for (observability/route-names.ts). */
   routeOf: (path: string) => string;
-  /** Tracing is on: the access line carries the trace id, the HTTP span its route. */
+  /** Tracing is on: each request has a span (observability/request-span.ts), its access line the trace id. */
   traced: boolean;
 }
 
@@ -23,7 +24,7 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
  * line: id, method, path (never the query string), route, status, duration and who asked (never the token). pino-http
  * wrote the same line through a child logger made per request, which at a thousand requests a
  * second cost 8% of the CPU (docs/benchmark.md); pino writes this one directly. The same moment
- * counts the request in the metrics, and names the request's span after its route.
+ * counts the request in the metrics, and ends the request's span, named after its route.
  */
 export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, traced }: LifecycleOptions) {
   // The access line holds only the fields written below, none of them secret, so it skips the
@@ -41,25 +42,22 @@ export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, t
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     if (draining()) res.setHeader('Connection', 'close');
-    // The HTTP instrumentation's span for this request, active while it is handled.
-    const span = traced ? trace.getActiveSpan() : undefined;
+    // The request's span (observability/request-span.ts), active while it is handled.
+    const span = traced ? startRequestSpan(req) : undefined;
     res.once('finish', () => {
       const status = res.statusCode;
       const path = req.originalUrl.split('?')[0];
       const route = req.route ? req.baseUrl + req.route.path : routeOf(path);
       metrics.observeRequest(req.method, route, status, (performance.now() - started) / 1000);
       if (res.locals.graphql) metrics.observeGraphqlOperation(res.locals.graphql);
-      if (span) {
-        span.setAttribute('http.route', route);
-        span.updateName(`${req.method} ${route}`);
-      }
+      if (span) endRequestSpan(span, req.method, route, status);
       // A 5xx was logged once as an error, with its cause, where it happened; this is its access line.
       accessLog[status >= 500 ? 'warn' : 'info'](
         {
           // The path alone: a query string can carry a token or GraphQL variables with a cvc.
           req: { id: requestId, method: req.method, url: path },
           route,
-          traceId: span?.spanContext().traceId,
+          traceId: span?.span.spanContext().traceId,
           sub: res.locals.sub,
           // On /graphql: operationName, operationType and the error codes answered (spec section 13).
           ...res.locals.graphql,
@@ -69,6 +67,10 @@ export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, t
         'request completed',
       );
     });
-    next();
+    if (!span) return next();
+    res.once('close', () => {
+      if (!res.writableFinished) abandonRequestSpan(span);
+    });
+    context.with(span.context, next);
   };
 }

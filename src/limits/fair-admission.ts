@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 /** A caller counts as served at the same time as another if it sent a request this recently. */
 const RECENT_MS = 1000;
 
@@ -39,9 +41,13 @@ export class FairAdmission {
       state.running++;
       run();
     };
+    let startLater: (() => void) | undefined;
     if (state.running < this.shareOf(key)) start();
     else {
-      state.waiting.push(start);
+      // A waiting request starts when another one finishes, from that one's code: bound here, it
+      // starts in its own async context (its trace), not in the other's.
+      startLater = AsyncResource.bind(start);
+      state.waiting.push(startLater);
       this.queued.add(key);
     }
     let done = false;
@@ -52,7 +58,7 @@ export class FairAdmission {
         if (done) return;
         done = true;
         if (started) state.running--;
-        else state.waiting.splice(state.waiting.indexOf(start), 1);
+        else state.waiting.splice(state.waiting.indexOf(startLater!), 1);
         if (state.running === 0 && state.waiting.length === 0) this.callers.delete(key);
         this.pump();
       },

@@ -1,7 +1,4 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 
 export interface Tracing {
   enabled: boolean;
@@ -22,56 +19,29 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * OpenTelemetry's Node SDK, configured by the standard `OTEL_*` variables (exporter, protocol,
- * endpoint, headers, sampler, service name, resource attributes). Started before the service's
- * modules load (main.ts), because the instrumentations patch `http`, `pg` and `graphql` as they
- * are required. Off, nothing is loaded but this module, and nothing is patched.
+ * endpoint, headers, sampler, service name, resource attributes): its tracer provider, context
+ * manager, propagators and exporter. Off, nothing is loaded but this module.
  *
- * Spans: one per HTTP request (the query string is never recorded: it can carry GraphQL
- * variables), one per GraphQL parse, validation and execution (no span per field: at a list of
- * fifty policies that would be hundreds of spans per request), one per SQL statement inside a
- * traced piece of work (the job queue's polling is not traced), and one per webhook delivery.
- * SQL is recorded without its values: placeholders stay, literals become `?` (withoutLiterals).
+ * No instrumentation patches a library: the spans are made at the service's own boundaries,
+ * which cost an unsampled request one sampling decision (docs/benchmark.md, "Tracing at the
+ * service's boundaries"). One span per HTTP request (observability/request-span.ts), one per
+ * GraphQL operation (operation-span.ts; none per field: at a list of fifty policies that would
+ * be hundreds per request), one per SQL statement inside a sampled piece of work
+ * (database/statement-spans.ts), and one per webhook delivery (webhooks/delivery.ts).
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
   if (!tracingRequested(env)) return { enabled: false, shutdown: async () => undefined };
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ?? 'org-policy-service',
     // Traces only, unless metrics or logs are asked for by name: the SDK would otherwise export
-    // OTLP metrics by default, and the HTTP instrumentation record a histogram per request that
-    // /metrics (Prometheus) already keeps.
+    // OTLP metrics by default, which /metrics (Prometheus) already serves.
     ...(env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
     ...(env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
-    instrumentations: [
-      new HttpInstrumentation({
-        // Replaced whole rather than by parameter: a GET /graphql carries the operation's variables.
-        startIncomingSpanHook: (request) => (request.url?.includes('?') ? { 'url.query': '[redacted]' } : {}),
-        // Scrapes and probes every few seconds would bury the requests that matter.
-        ignoreIncomingRequestHook: (request) => /^\/(metrics|healthz|readyz)(\?|$)/.test(request.url ?? ''),
-        // Outgoing calls are webhook deliveries: their span (delivery.ts) names the host only,
-        // since an endpoint's URL can carry a credential in its path or query.
-        ignoreOutgoingRequestHook: () => true,
-      }),
-      new PgInstrumentation({
-        requireParentSpan: true,
-        enhancedDatabaseReporting: false,
-        ignoreConnectSpans: true,
-        // MikroORM sends its inserts with the values written into the SQL (a name, a tax id).
-        requestHook: (span, { query }) => span.setAttribute('db.query.text', withoutLiterals(query.text)),
-      }),
-      new GraphQLInstrumentation({ ignoreResolveSpans: true, ignoreTrivialResolveSpans: true, depth: 0, allowValues: false, mergeItems: true }),
-    ],
+    instrumentations: [],
   });
   sdk.start();
   return {
     enabled: true,
     shutdown: () => sdk.shutdown().catch(() => undefined),
   };
-}
-
-/**
- * SQL with every literal replaced by `?`, as OpenTelemetry's conventions ask of `db.query.text`:
- * quoted strings (with `''` inside), and numbers that are not part of a name or a `$n`.
- */
-export function withoutLiterals(sql: string): string {
-  return sql.replace(/(?:[eE])?'(?:[^']|'')*'/g, '?').replace(/(?<![\w$.])-?\d+(?:\.\d+)?(?![\w.])/g, '?');
 }

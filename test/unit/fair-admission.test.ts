@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FairAdmission } from '../../src/limits/fair-admission.js';
 import { clientAddress } from '../../src/limits/rate-limits.js';
@@ -48,6 +49,19 @@ describe('FairAdmission', () => {
     expect(flooder.started).toEqual([0, 1]);
     // Its place is free again: two in flight now, a third is accepted.
     expect(admission.admit('flooder', () => undefined).refused).toBe(false);
+  });
+
+  it('starts a waiting request in its own async context, not in that of the request whose end let it in', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const admission = new FairAdmission(4, 1);
+    const request = new AsyncLocalStorage<string>();
+    send(admission, 'reader', 1);
+    const first = request.run('first', () => admission.admit('flooder', () => undefined)) as { finished: () => void };
+    let startedIn: string | undefined;
+    request.run('waiting', () => admission.admit('flooder', () => (startedIn = request.getStore())));
+    expect(startedIn).toBeUndefined();
+    request.run('first', () => first.finished());
+    expect(startedIn).toBe('waiting');
   });
 });
 

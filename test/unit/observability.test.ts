@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedLabels } from '../../src/observability/bounded-labels.js';
 import { routeNamer } from '../../src/observability/route-names.js';
-import { tracingRequested, withoutLiterals } from '../../src/observability/tracing.js';
+import { withoutLiterals } from '../../src/database/statement-spans.js';
+import { tracingRequested } from '../../src/observability/tracing.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('BoundedLabels', () => {

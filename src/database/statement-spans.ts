@@ -1,0 +1,98 @@
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { Knex } from '@mikro-orm/postgresql';
+
+const tracer = trace.getTracer('org-policy-service');
+
+/**
+ * One span per SQL statement, in the trace of the work that sent it, made where the service's
+ * statements go rather than by patching `pg` (OpenTelemetry's pg instrumentation wrapped every
+ * query of every pool, traced or not: docs/benchmark.md). Statements sent outside a sampled
+ * piece of work (the job queue's polling, an unsampled request) get none, at the cost of one
+ * check. The SQL is recorded without its values: placeholders stay, literals become `?`.
+ *
+ * Two ways in: knex's query events, which carry every statement MikroORM and knex send (the
+ * same events the tests count statements with), and the statement gateway (database/sql.ts),
+ * which sends its prepared statements on a connection of its own.
+ */
+export function traceStatements(knex: Knex, database: string): void {
+  tracedDatabase = database;
+  const open = new Map<string, Span>();
+  const end = (query: KnexQuery, error?: { code?: unknown }) => {
+    const span = open.get(query.__knexQueryUid!);
+    if (!span) return;
+    open.delete(query.__knexQueryUid!);
+    if (error) failed(span, error);
+    span.end();
+  };
+  knex.on('query', (query: KnexQuery) => {
+    if (query.__knexQueryUid === undefined) return;
+    const span = startStatementSpan(query.sql);
+    if (span) open.set(query.__knexQueryUid, span);
+  });
+  knex.on('query-response', (_response: unknown, query: KnexQuery) => end(query));
+  knex.on('query-error', (error: { code?: unknown }, query: KnexQuery) => end(query, error));
+}
+
+/** A statement sent by the gateway (database/sql.ts), inside its span when its work is traced. */
+export async function inStatementSpan<T>(sql: string, run: () => Promise<T>): Promise<T> {
+  const span = startStatementSpan(sql);
+  if (!span) return run();
+  try {
+    return await run();
+  } catch (error) {
+    failed(span, error as { code?: unknown });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+interface KnexQuery {
+  sql: string;
+  __knexQueryUid?: string;
+}
+
+/** The database's name once traceStatements ran: until then (tracing off) no statement is traced. */
+let tracedDatabase: string | undefined;
+
+function startStatementSpan(sql: string): Span | undefined {
+  const database = tracedDatabase;
+  // Only inside a sampled piece of work: an unsampled request's statements cost this check.
+  if (database === undefined || !trace.getActiveSpan()?.isRecording()) return undefined;
+  const { operation, text } = described(sql);
+  const attributes: Attributes = { 'db.system.name': 'postgresql', 'db.namespace': database, 'db.query.text': text };
+  if (operation) attributes['db.operation.name'] = operation;
+  return tracer.startSpan(operation ? `${operation} ${database}` : database, { kind: SpanKind.CLIENT, attributes });
+}
+
+function failed(span: Span, error: { code?: unknown }): void {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  // PostgreSQL's SQLSTATE (23505, 57014, ...), as the conventions' db.response.status_code.
+  if (typeof error.code === 'string') span.setAttribute('db.response.status_code', error.code);
+}
+
+/**
+ * A statement's first keyword and its text without literals, kept: the service's reads are a
+ * few dozen texts of up to a kilobyte. MikroORM writes its inserts' values into the SQL, so
+ * texts are not a bounded set: a full cache starts again empty.
+ */
+const descriptions = new Map<string, { operation: string | undefined; text: string }>();
+const DESCRIPTIONS_KEPT = 500;
+
+function described(sql: string): { operation: string | undefined; text: string } {
+  let description = descriptions.get(sql);
+  if (!description) {
+    description = { operation: /^\s*([a-z]+)/i.exec(sql)?.[1].toUpperCase(), text: withoutLiterals(sql) };
+    if (descriptions.size >= DESCRIPTIONS_KEPT) descriptions.clear();
+    descriptions.set(sql, description);
+  }
+  return description;
+}
+
+/**
+ * SQL with every literal replaced by `?`, as OpenTelemetry's conventions ask of `db.query.text`:
+ * quoted strings (with `''` inside), and numbers that are not part of a name or a `$n`.
+ */
+export function withoutLiterals(sql: string): string {
+  return sql.replace(/(?:[eE])?'(?:[^']|'')*'/g, '?').replace(/(?<![\w$.])-?\d+(?:\.\d+)?(?![\w.])/g, '?');
+}
