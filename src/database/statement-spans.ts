@@ -25,6 +25,8 @@ export function traceStatements(knex: Knex, database: string): void {
     span.end();
   };
   knex.on('query', (query: KnexQuery) => {
+    // Only knex's own statements carry a uid (and a response event to end on). The gateway's
+    // 'query' event carries none: its span is inStatementSpan's, so it is not counted twice.
     if (query.__knexQueryUid === undefined) return;
     const span = startStatementSpan(query.sql);
     if (span) open.set(query.__knexQueryUid, span);
