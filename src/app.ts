@@ -18,6 +18,7 @@ import { badUserInput, notFound, ServiceError, unavailable } from './errors/erro
 import { graphqlRoute } from './graphql-server/graphql-route.js';
 import { buildServiceSchema } from './graphql-server/schema.js';
 import { drainable } from './http/http-drain.js';
+import { closeIdleConnectionsAfterReads } from './http/keep-alive.js';
 import { IdempotencyKeys } from './idempotency/idempotency.js';
 import { RateLimits } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
@@ -90,6 +91,7 @@ export async function createApp(deps: ServiceDependencies) {
   );
   server.keepAliveTimeout = limits.http.keepAliveTimeoutSeconds * 1000;
   server.maxConnections = limits.http.maxConnections;
+  closeIdleConnectionsAfterReads(server);
   const http = drainable(server);
   const { graphql } = deps;
   // One set of rules and checks for every document: sent as text (Apollo) or trusted (operation-checks.ts).

@@ -286,4 +286,57 @@ describe('request bounds', () => {
       expect((await request(service.url, 'GET', '/healthz')).status).toBe(200);
     });
   });
+
+  describe('keep-alive', () => {
+    // An idle connection closes after 1 s plus Node's keepAliveTimeoutBuffer (1 s).
+    const service = useTestService({ HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1' });
+    const GET = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+
+    /** A raw keep-alive connection: what it was sent back, whether it closed, and its error. */
+    async function connection() {
+      const socket = createConnection(Number(new URL(service.url).port), '127.0.0.1');
+      await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      const state = { text: '', closed: false, error: undefined as string | undefined };
+      socket.on('data', (chunk) => (state.text += chunk));
+      socket.on('error', (error: NodeJS.ErrnoException) => (state.error = error.code));
+      const closed = new Promise<void>((resolve) => socket.on('close', () => ((state.closed = true), resolve())));
+      const answers = () => state.text.match(/HTTP\/1\.1 200 /g)?.length ?? 0;
+      const answered = async (count: number) => {
+        while (answers() < count && !state.closed) await sleep(10);
+      };
+      return { socket, state, closed, answers, answered };
+    }
+
+    it('answers a request that reached an idle connection before its timer ran (no ECONNRESET)', async () => {
+      const client = await connection();
+      client.socket.write(GET);
+      await client.answered(1);
+      // The event loop stalls past the idle deadline (as on a starved machine) and the next request
+      // is sent at the end of that turn: the next turn runs the connection's idle timer before it
+      // reads the request. Without keep-alive.ts, Node destroys the socket with the request unread:
+      // a TCP reset, ECONNRESET here.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const end = Date.now() + 2_500;
+          while (Date.now() < end);
+          client.socket.write(GET);
+          resolve();
+        }),
+      );
+      await client.answered(2);
+      expect(client.state.error).toBeUndefined();
+      expect(client.answers()).toBe(2);
+      client.socket.destroy();
+    });
+
+    it('still closes a connection that stays idle', async () => {
+      const client = await connection();
+      client.socket.write(GET);
+      await client.answered(1);
+      const idleSince = performance.now();
+      await client.closed;
+      expect(performance.now() - idleSince).toBeGreaterThan(1_500);
+      expect(client.state.error).toBeUndefined();
+    });
+  });
 });
