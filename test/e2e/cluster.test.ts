@@ -222,7 +222,7 @@ describe('WEB_CONCURRENCY=2 and Ctrl-C', () => {
     try {
       const workers = await waitFor(() => listeningWorkers(service).length === 2 && listeningWorkers(service), 'two workers listening');
       const started = Date.now();
-      const exited = new Promise<number | null>((resolve) => service.child.once('exit', resolve));
+      const exited = new Promise<number | null>((resolve) => service.child.once('close', resolve));
       process.kill(-service.child.pid!, 'SIGINT');
       expect(await exited).toBe(0);
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -277,7 +277,7 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
       let output = '';
       child.stdout!.on('data', (chunk) => (output += chunk));
       child.stderr!.on('data', (chunk) => (output += chunk));
-      expect(await new Promise((resolve) => child.once('exit', resolve)), output).toBe(1);
+      expect(await new Promise((resolve) => child.once('close', resolve)), output).toBe(1);
       expect(output).toContain('Start-up failed: bind EADDRINUSE');
       expect(output).toContain('exited before listening: start-up failed');
       expect(output).not.toContain('replacing it');
@@ -298,7 +298,7 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
     expect(output.trim()).toBe(`Configuration error: WEB_CONCURRENCY must be an integer from 1 to 64 (got "${value}")`);
   });
 });

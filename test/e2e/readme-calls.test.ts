@@ -21,7 +21,7 @@ function bash(script: string, env: Record<string, string>, stderrFile: string): 
     closeSync(stderr);
     let stdout = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.once('exit', (code) => resolve({ code, stdout, stderr: () => readFileSync(stderrFile, 'utf8') }));
+    child.once('close', (code) => resolve({ code, stdout, stderr: () => readFileSync(stderrFile, 'utf8') }));
   });
 }
 

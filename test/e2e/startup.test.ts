@@ -68,7 +68,7 @@ describe('starting the service as npm start does', () => {
     });
     let output = '';
     child.stderr!.on('data', (chunk) => (output += chunk));
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    const code = await new Promise((resolve) => child.once('close', resolve));
     expect(code).toBe(1);
     expect(output.trim()).toBe('Configuration error: NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL to verify tokens');
   });
@@ -80,7 +80,7 @@ describe('starting the service as npm start does', () => {
     });
     let output = '';
     child.stderr!.on('data', (chunk) => (output += chunk));
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
     expect(output).toContain('PORT must be an integer');
   });
 
@@ -102,7 +102,7 @@ describe('starting the service as npm start does', () => {
       let output = '';
       child.stdout!.on('data', (chunk) => (output += chunk));
       child.stderr!.on('data', (chunk) => (output += chunk));
-      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+      expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
       expect(output.trim().split('\n')).toEqual([nodeFloorProblem(machineNodeVersion)]);
     },
   );

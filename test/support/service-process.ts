@@ -36,10 +36,16 @@ export async function startMain(env: Record<string, string>, options: { detached
   };
 }
 
+/**
+ * SIGTERM, then the exit code once its output is all read. Every test that reads a child's
+ * output after it ends waits for 'close', not 'exit': 'exit' can come first while its last lines
+ * (or a cluster worker's, which share the pipe) still wait in the pipe, and on a busy machine a
+ * test then missed a line that was written.
+ */
 export function stopMain(child: ChildProcess): Promise<{ code: number | null; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    child.once('exit', (code) => resolve({ code, ms: Date.now() - started }));
+    child.once('close', (code) => resolve({ code, ms: Date.now() - started }));
     child.kill('SIGTERM');
   });
 }
