@@ -57,7 +57,7 @@ try {
       body: JSON.stringify(body),
     });
     if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-    return response.json();
+    return (await response.json()) as { id?: string };
   };
   const organization = (parentId: string | null) =>
     post('organization', { parentId, name: 'Paws & Claws', legalName: 'Paws & Claws LLC', legalType: 'llc', taxId: '12-3456789', email: 'billing@paws.example' });
