@@ -1,5 +1,6 @@
 import type { CallerLimits } from '../config.js';
 import { badUserInput } from '../errors/errors.js';
+import { withDatabaseRefusal } from './database-refusal.js';
 import { quotaSettings } from './quotas.js';
 
 /** SQLSTATE raised by the organization_depth_limit trigger (migration organization_depth). */
@@ -10,17 +11,11 @@ const TOO_DEEP_SQLSTATE = 'TD001';
  * (no instance or direct caller can get past it, and the whole create rolls back) and becomes
  * 400 on `parentId` here, the field that chose the depth.
  */
-export async function withDepthLimit<T>(create: () => Promise<T>): Promise<T> {
-  try {
-    return await create();
-  } catch (error) {
-    const { code, message } = error as { code?: string; message?: string };
-    const match = code === TOO_DEEP_SQLSTATE ? /max depth (\d+) exceeded/.exec(message ?? '') : null;
-    if (match) {
-      throw badUserInput([{ path: 'parentId', message: `is at the maximum depth of ${match[1]} levels; an organization cannot be created under it` }]);
-    }
-    throw error;
-  }
+export function withDepthLimit<T>(create: () => Promise<T>): Promise<T> {
+  return withDatabaseRefusal(TOO_DEEP_SQLSTATE, (message) => {
+    const match = /max depth (\d+) exceeded/.exec(message);
+    return match ? badUserInput([{ path: 'parentId', message: `is at the maximum depth of ${match[1]} levels; an organization cannot be created under it` }]) : null;
+  }, create);
 }
 
 /** PostgreSQL startup options that give the triggers the tree limits: the quotas and the depth. */
