@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/database/orm.js';
+import { treeLimitSettings } from '../src/limits/tree-depth.js';
 import { createLogger } from '../src/logger.js';
 
 /**
@@ -48,11 +49,16 @@ export interface SeedTree {
 }
 
 const config = loadConfig();
+if (depth > config.limits.organizationMaxDepth) {
+  console.error(`--depth ${depth} is over ORGANIZATION_MAX_DEPTH (${config.limits.organizationMaxDepth}); the database would refuse the deeper levels`);
+  process.exit(1);
+}
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
 const embedded = config.databaseUrl
   ? null
   : await (await import('../src/database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
-const orm = await openDatabase(config.databaseUrl ?? embedded!.url, { migrate: true, logger });
+// With the service's tree limits: the depth trigger allows what ORGANIZATION_MAX_DEPTH does.
+const orm = await openDatabase(config.databaseUrl ?? embedded!.url, { migrate: true, logger, connection: { options: treeLimitSettings(config.limits) } });
 const started = Date.now();
 try {
   const trees = await withoutTreeCounting(orm, () => seedOrganizations(orm));

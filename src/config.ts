@@ -109,6 +109,8 @@ export interface CallerLimits {
   };
   /** Per root organization tree; null = no quota. */
   quotas: { organizationsPerTree: number | null; policiesPerTree: number | null };
+  /** Levels an organization tree may have, a root being level 1 (ORGANIZATION_MAX_DEPTH). */
+  organizationMaxDepth: number;
 }
 
 /** Refused before any resolver runs (spec section 8). */
@@ -296,6 +298,7 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
       organizationsPerTree: optional('QUOTA_ORGANIZATIONS_PER_TREE'),
       policiesPerTree: optional('QUOTA_POLICIES_PER_TREE'),
     },
+    organizationMaxDepth: parseLimit('ORGANIZATION_MAX_DEPTH', env.ORGANIZATION_MAX_DEPTH, 32),
   };
 }
 

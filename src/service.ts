@@ -9,7 +9,7 @@ import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
 import { developmentSecret } from './development-secrets.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.js';
-import { quotaSettings } from './limits/quotas.js';
+import { treeLimitSettings } from './limits/tree-depth.js';
 import { FieldCipher } from './crypto/field-cipher.js';
 import { RequestFingerprints } from './crypto/request-fingerprint.js';
 import { startDelivery } from './webhooks/delivery.js';
@@ -47,7 +47,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       logger,
       connection: {
         statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
-        options: quotaSettings(config.limits.quotas),
+        options: treeLimitSettings(config.limits),
       },
     });
     const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');

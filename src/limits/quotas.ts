@@ -1,4 +1,5 @@
 import { quotaExceeded } from '../errors/errors.js';
+import { withDatabaseRefusal } from './database-refusal.js';
 
 /** SQLSTATE raised by the tree_usage triggers (migration caller_limits) over a quota. */
 const QUOTA_SQLSTATE = 'QE001';
@@ -8,15 +9,11 @@ const QUOTA_SQLSTATE = 'QE001';
  * configured quota fails in the database (so instances cannot race past it) and becomes 403
  * QUOTA_EXCEEDED here, with the whole create rolled back.
  */
-export async function withQuotas<T>(create: () => Promise<T>): Promise<T> {
-  try {
-    return await create();
-  } catch (error) {
-    const { code, message } = error as { code?: string; message?: string };
-    const match = code === QUOTA_SQLSTATE ? /(organizations|policies) quota (\d+) exceeded/.exec(message ?? '') : null;
-    if (match) throw quotaExceeded(match[1], Number(match[2]));
-    throw error;
-  }
+export function withQuotas<T>(create: () => Promise<T>): Promise<T> {
+  return withDatabaseRefusal(QUOTA_SQLSTATE, (message) => {
+    const match = /(organizations|policies) quota (\d+) exceeded/.exec(message);
+    return match ? quotaExceeded(match[1], Number(match[2])) : null;
+  }, create);
 }
 
 /** PostgreSQL startup options that give the triggers the configured quotas (none: no quota). */

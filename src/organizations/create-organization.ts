@@ -8,6 +8,7 @@ import type { Deadline } from '../limits/deadline.js';
 import { notFound } from '../errors/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { withQuotas } from '../limits/quotas.js';
+import { withDepthLimit } from '../limits/tree-depth.js';
 import { lastFour } from '../crypto/field-cipher.js';
 import type { StoredAddress } from './address.type.js';
 import { BankAccount } from './bank-account.entity.js';
@@ -44,8 +45,9 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   // Past the request's deadline (its 503 has gone), no write starts.
   scope.deadline.assertOpen();
   // One transaction: the organization with its accounts and owners, and the mark on an
-  // Idempotency-Key, are all stored or none. A quota over the tree is checked by the database.
-  return withQuotas(() => inTransaction(scope.em, async (em) => {
+  // Idempotency-Key, are all stored or none. A quota over the tree and the tree's maximum depth
+  // are checked by the database.
+  return withDepthLimit(() => withQuotas(() => inTransaction(scope.em, async (em) => {
     // Every field of the input that is a column is stored as sent: a new nullable field needs
     // no edit here. What the input names differently (parent, accounts, owners) is mapped below.
     // Inserted through the entity metadata without the unit of work, like a policy: nothing is
@@ -98,7 +100,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
     // Masked as every read is: account and tax id last fours only (organization.reads.ts).
     await recordEvent(em, { type: 'organization.created', organizationId: organization.id, object: created });
     return created;
-  }));
+  })));
 }
 
 /** The properties that were sent (an absent optional field is stored as its column's null). */

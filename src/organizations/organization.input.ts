@@ -100,7 +100,8 @@ export class CreateOrganizationInput {
   owners?: OwnerInput[] | null;
   @Field(() => ID, {
     nullable: true,
-    description: "Parent organization (must be accessible); defaults to the token's org, else a root",
+    description:
+      "Parent organization (must be accessible, and less deep than ORGANIZATION_MAX_DEPTH, 32 levels by default, a root being level 1); defaults to the token's org, else a root",
   })
   parentId?: string | null;
 }

@@ -36,7 +36,7 @@ export type CreateOrganizationInput = {
   name?: string | null | undefined;
   /** At most 25; ownership adds up to at most 100 */
   owners?: Array<OwnerInput> | null | undefined;
-  /** Parent organization (must be accessible); defaults to the token's org, else a root */
+  /** Parent organization (must be accessible, and less deep than ORGANIZATION_MAX_DEPTH, 32 levels by default, a root being level 1); defaults to the token's org, else a root */
   parentId?: string | number | null | undefined;
   phone?: string | null | undefined;
   taxId: string;

@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/database/orm.js';
 import { safeError, type SafeError } from '../../src/errors/safe-errors.js';
 import { createContextFactory, type ContextFactory } from '../../src/graphql/context.js';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
-import { quotaSettings } from '../../src/limits/quotas.js';
+import { treeLimitSettings } from '../../src/limits/tree-depth.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestService } from './test-service.js';
 
@@ -72,13 +72,13 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', ...env });
     const logger = createLogger('silent');
     // As startService opens it: migrations first (on connections of their own), then the
-    // service's connection settings (statement timeout, quotas for the triggers).
+    // service's connection settings (statement timeout, quotas and depth for the triggers).
     const orm = await openDatabase(databaseUrl, {
       migrate: true,
       logger,
       connection: {
         statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
-        options: quotaSettings(config.limits.quotas),
+        options: treeLimitSettings(config.limits),
       },
     });
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });

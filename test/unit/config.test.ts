@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { treeLimitSettings } from '../../src/limits/tree-depth.js';
 
 const key = () => randomBytes(32).toString('base64');
 
@@ -90,6 +91,20 @@ describe('loadConfig', () => {
     const off = loadConfig({ RATE_LIMIT_REQUESTS_PER_MINUTE: '0', QUOTA_POLICIES_PER_TREE: '1000' });
     expect(off.limits.requestsPerMinute).toBe(0);
     expect(off.limits.quotas.policiesPerTree).toBe(1000);
+  });
+
+  it('caps organization trees at ORGANIZATION_MAX_DEPTH levels (32 by default), a positive integer, and tells the database', () => {
+    expect(loadConfig({}).limits.organizationMaxDepth).toBe(32);
+    expect(loadConfig({ ORGANIZATION_MAX_DEPTH: '' }).limits.organizationMaxDepth).toBe(32);
+    expect(loadConfig({ ORGANIZATION_MAX_DEPTH: '3' }).limits.organizationMaxDepth).toBe(3);
+    for (const value of ['0', '-1', '3.5', 'abc', ' 3', '1e3']) {
+      expect(() => loadConfig({ ORGANIZATION_MAX_DEPTH: value })).toThrow(`ORGANIZATION_MAX_DEPTH must be a positive integer (got "${value}")`);
+    }
+    // The trigger reads the connection's setting; the quotas go with it when configured.
+    expect(treeLimitSettings(loadConfig({ ORGANIZATION_MAX_DEPTH: '3' }).limits)).toBe('-c org_policy.organization_max_depth=3');
+    expect(treeLimitSettings(loadConfig({ QUOTA_ORGANIZATIONS_PER_TREE: '7' }).limits)).toBe(
+      '-c org_policy.quota_organizations_per_tree=7 -c org_policy.organization_max_depth=32',
+    );
   });
 
   it('accepts a production configuration with an identity provider, its audience and its issuer', () => {
