@@ -19,8 +19,9 @@ import { graphqlRoute } from './graphql-server/graphql-route.js';
 import { buildServiceSchema } from './graphql-server/schema.js';
 import { drainable } from './http/http-drain.js';
 import { closeIdleConnectionsAfterReads } from './http/keep-alive.js';
+import { capConnectionsPerAddress } from './http/connection-caps.js';
 import { IdempotencyKeys } from './idempotency/idempotency.js';
-import { RateLimits } from './limits/rate-limits.js';
+import { clientAddress, RateLimits } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './http/request-lifecycle.js';
 import { mountRestRoutes } from './rest/rest-router.js';
@@ -90,7 +91,10 @@ export async function createApp(deps: ServiceDependencies) {
     app,
   );
   server.keepAliveTimeout = limits.http.keepAliveTimeoutSeconds * 1000;
+  // The total guards the process's file descriptors; the per-address cap keeps one client from
+  // holding all of them (connection-caps.ts).
   server.maxConnections = limits.http.maxConnections;
+  capConnectionsPerAddress(server, limits.http.maxConnectionsPerAddress, clientAddress);
   closeIdleConnectionsAfterReads(server);
   const http = drainable(server);
   const { graphql } = deps;

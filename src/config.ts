@@ -106,6 +106,8 @@ export interface CallerLimits {
     requestTimeoutSeconds: number;
     keepAliveTimeoutSeconds: number;
     maxConnections: number;
+    /** Open connections per client address (the socket's: behind a proxy, the proxy's). */
+    maxConnectionsPerAddress: number;
   };
   /** Per root organization tree; null = no quota. */
   quotas: { organizationsPerTree: number | null; policiesPerTree: number | null };
@@ -291,6 +293,7 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
       requestTimeoutSeconds: parseLimit('HTTP_REQUEST_TIMEOUT_SECONDS', env.HTTP_REQUEST_TIMEOUT_SECONDS, 30),
       keepAliveTimeoutSeconds: parseLimit('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', env.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS, 5),
       maxConnections: parseLimit('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, 1000),
+      maxConnectionsPerAddress: parseLimit('MAX_CONNECTIONS_PER_ADDRESS', env.MAX_CONNECTIONS_PER_ADDRESS, 100),
     },
     quotas: {
       organizationsPerTree: optional('QUOTA_ORGANIZATIONS_PER_TREE'),

@@ -83,7 +83,7 @@ describe('loadConfig', () => {
       concurrentRequests: 16,
       requestDeadlineSeconds: 10,
       statementTimeoutSeconds: 10,
-      http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30 },
+      http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, maxConnections: 1000, maxConnectionsPerAddress: 100 },
       quotas: { organizationsPerTree: null, policiesPerTree: null },
     });
     expect(loadConfig({}).jwt.maxLifetimeSeconds).toBe(86_400);
