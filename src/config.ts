@@ -207,6 +207,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     if ((publicKey || jwksUrl) && (!config.jwt.audience || !config.jwt.issuer)) {
       throw new ConfigError('NODE_ENV=production with JWT_PUBLIC_KEY or JWKS_URL needs JWT_AUDIENCE and JWT_ISSUER');
     }
+    // The embedded PostgreSQL (user postgres/postgres, no backups, data in the container) is
+    // for development; in production it would start silently and lose its data on a restart.
+    if (!config.databaseUrl) {
+      throw new ConfigError('NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development only)');
+    }
   }
   return config;
 }

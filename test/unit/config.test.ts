@@ -4,11 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 const key = () => randomBytes(32).toString('base64');
+/** The least a production start needs. */
+const production = () => ({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key(), DATABASE_URL: 'postgres://u:p@db/x' });
 
 describe('loadConfig', () => {
   it('allows browser origins: local ones outside production, none in production, or CORS_ORIGINS', () => {
     expect(loadConfig({}).corsOrigins).toBe('localhost');
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key() }).corsOrigins).toEqual([]);
+    expect(loadConfig({ ...production() }).corsOrigins).toEqual([]);
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
   });
@@ -52,6 +54,7 @@ describe('loadConfig', () => {
     [{ WEB_CONCURRENCY: '-2' }, 'WEB_CONCURRENCY'],
     [{ WEB_CONCURRENCY: '1.5' }, 'WEB_CONCURRENCY'],
     [{ WEB_CONCURRENCY: '65' }, 'WEB_CONCURRENCY'],
+    [{ ...production(), DATABASE_URL: '' }, 'DATABASE_URL'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
@@ -99,6 +102,7 @@ describe('loadConfig', () => {
       JWT_AUDIENCE: 'org-policy',
       JWT_ISSUER: 'https://idp.example/',
       DATA_ENCRYPTION_KEY: key(),
+      DATABASE_URL: 'postgres://u:p@db/x',
     });
     expect(config.jwt).toMatchObject({ audience: 'org-policy', issuer: 'https://idp.example/' });
   });
