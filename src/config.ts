@@ -207,6 +207,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     if ((publicKey || jwksUrl) && (!config.jwt.audience || !config.jwt.issuer)) {
       throw new ConfigError('NODE_ENV=production with JWT_PUBLIC_KEY or JWKS_URL needs JWT_AUDIENCE and JWT_ISSUER');
     }
+    // Over plain http, whoever can tamper with that connection serves the key set and signs
+    // tokens for any sub and org.
+    if (jwksUrl && jwksUrl.protocol !== 'https:') {
+      throw new ConfigError('NODE_ENV=production needs an https JWKS_URL (over http anyone on the path could serve keys and forge tokens)');
+    }
     // The embedded PostgreSQL (user postgres/postgres, no backups, data in the container) is
     // for development; in production it would start silently and lose its data on a restart.
     if (!config.databaseUrl) {

@@ -77,6 +77,10 @@ describe('starting the service as npm start does', () => {
   const production = { NODE_ENV: 'production', PORT: '0', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x' };
   it.each([
     [{ DATABASE_URL: '' }, 'NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development only)'],
+    [
+      { JWT_SECRET: '', JWKS_URL: 'http://127.0.0.1:9/jwks', JWT_AUDIENCE: 'a', JWT_ISSUER: 'i' },
+      'NODE_ENV=production needs an https JWKS_URL (over http anyone on the path could serve keys and forge tokens)',
+    ],
   ])('refuses to start in production with %j, in one line', async (env, line) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { PATH: process.env.PATH, ...production, ...env },

@@ -55,6 +55,7 @@ describe('loadConfig', () => {
     [{ WEB_CONCURRENCY: '1.5' }, 'WEB_CONCURRENCY'],
     [{ WEB_CONCURRENCY: '65' }, 'WEB_CONCURRENCY'],
     [{ ...production(), DATABASE_URL: '' }, 'DATABASE_URL'],
+    [{ ...production(), JWKS_URL: 'http://idp.example/jwks', JWT_AUDIENCE: 'api', JWT_ISSUER: 'https://idp.example/' }, 'https JWKS_URL'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
@@ -65,6 +66,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEB_CONCURRENCY: '1' }).webConcurrency).toBe(1);
     expect(loadConfig({ WEB_CONCURRENCY: '64' }).webConcurrency).toBe(64);
     expect(() => loadConfig({ WEB_CONCURRENCY: 'abc' })).toThrow('WEB_CONCURRENCY must be an integer from 1 to 64 (got "abc")');
+  });
+
+  it('takes an http JWKS_URL outside production only', () => {
+    expect(loadConfig({ JWKS_URL: 'http://127.0.0.1:9/jwks' }).jwt.jwksUrl?.protocol).toBe('http:');
   });
 
   it('reads rotated keys', () => {
