@@ -81,6 +81,7 @@ describe('starting the service as npm start does', () => {
       { JWT_SECRET: '', JWKS_URL: 'http://127.0.0.1:9/jwks', JWT_AUDIENCE: 'a', JWT_ISSUER: 'i' },
       'NODE_ENV=production needs an https JWKS_URL (over http anyone on the path could serve keys and forge tokens)',
     ],
+    [{ TRUST_PROXY: 'true' }, 'NODE_ENV=production refuses TRUST_PROXY=true (any client could choose its address): give the number of proxies or their addresses'],
   ])('refuses to start in production with %j, in one line', async (env, line) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { PATH: process.env.PATH, ...production, ...env },

@@ -43,6 +43,10 @@ describe('loadConfig', () => {
     [{ HTTP_HEADERS_TIMEOUT_SECONDS: '60', HTTP_REQUEST_TIMEOUT_SECONDS: '30' }, 'HTTP_HEADERS_TIMEOUT_SECONDS'],
     [{ JWT_MAX_LIFETIME_SECONDS: 'forever' }, 'JWT_MAX_LIFETIME_SECONDS'],
     [{ TRUST_PROXY: 'maybe?' }, 'TRUST_PROXY'],
+    [{ ...production(), TRUST_PROXY: 'true' }, 'TRUST_PROXY=true'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'loopback, 10.0.0.0/8, lan' }, '"lan"'],
+    [{ TRUST_PROXY: '300.1.1.1' }, 'TRUST_PROXY'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS'],
@@ -70,6 +74,15 @@ describe('loadConfig', () => {
 
   it('takes an http JWKS_URL outside production only', () => {
     expect(loadConfig({ JWKS_URL: 'http://127.0.0.1:9/jwks' }).jwt.jwksUrl?.protocol).toBe('http:');
+  });
+
+  it("takes Express's trust proxy values: hops, named ranges, addresses and CIDR ranges; true outside production", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).trustProxy).toBe('loopback,10.0.0.0/8,fd00::/8,192.0.2.7');
+    expect(loadConfig({ ...production(), TRUST_PROXY: 'uniquelocal' }).trustProxy).toBe('uniquelocal');
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 
   it('reads rotated keys', () => {
