@@ -137,7 +137,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   const config: Config = {
     env: nodeEnv as Config['env'],
     port: parsePort(env.PORT),
-    host: env.HOST || '0.0.0.0',
+    // Outside production only this machine can reach it (it prints a valid token); a container
+    // in production listens on every interface.
+    host: env.HOST || (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     webConcurrency: parseWebConcurrency(env.WEB_CONCURRENCY),
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     migrateOnStart: parseBoolean('MIGRATE_ON_START', env.MIGRATE_ON_START, true),

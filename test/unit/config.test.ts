@@ -17,7 +17,7 @@ describe('loadConfig', () => {
 
   it('has working defaults for development', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ env: 'development', port: 4000, host: '0.0.0.0', migrateOnStart: true, logLevel: 'info' });
+    expect(config).toMatchObject({ env: 'development', port: 4000, host: '127.0.0.1', migrateOnStart: true, logLevel: 'info' });
     expect(config.databaseUrl).toBeUndefined();
   });
 
@@ -83,6 +83,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).trustProxy).toBe('loopback,10.0.0.0/8,fd00::/8,192.0.2.7');
     expect(loadConfig({ ...production(), TRUST_PROXY: 'uniquelocal' }).trustProxy).toBe('uniquelocal');
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+
+  it('listens on loopback outside production unless HOST says otherwise, on every interface in production', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig(production()).host).toBe('0.0.0.0');
   });
 
   it('reads rotated keys', () => {
