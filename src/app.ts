@@ -19,6 +19,7 @@ import { graphqlRoute } from './graphql-server/graphql-route.js';
 import { buildServiceSchema } from './graphql-server/schema.js';
 import { drainable } from './http/http-drain.js';
 import { closeIdleConnectionsAfterReads } from './http/keep-alive.js';
+import { cachedReadiness } from './http/readiness.js';
 import { capConnectionsPerAddress } from './http/connection-caps.js';
 import { IdempotencyKeys } from './idempotency/idempotency.js';
 import { clientAddress, RateLimits } from './limits/rate-limits.js';
@@ -124,14 +125,19 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (req, res) => {
+  // One database check a second at most, shared by every caller (http/readiness.ts).
+  const readiness = cachedReadiness(async () => {
     try {
       const pending = await deps.orm.getMigrator().getPendingMigrations();
-      if (pending.length > 0) return sendError(req, res, unavailable('Migrations are pending.'));
-      res.json({ status: 'ready' });
+      return pending.length > 0 ? 'migrations pending' : 'ready';
     } catch {
-      sendError(req, res, unavailable('The database is unreachable.'));
+      return 'database unreachable';
     }
+  });
+  app.get('/readyz', async (req, res) => {
+    const state = await readiness();
+    if (state === 'ready') return void res.json({ status: 'ready' });
+    sendError(req, res, unavailable(state === 'migrations pending' ? 'Migrations are pending.' : 'The database is unreachable.'));
   });
 
   // Prometheus scrapes with a token of its own (or none outside production), not a caller's JWT.
