@@ -171,6 +171,13 @@ export async function createApp(deps: ServiceDependencies) {
     sendError(req, res, notFound(`No route for ${req.method} ${req.path}.`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A client that hangs up while sending its body (or is cut by the request timeout) is not a
+    // fault of ours: an info line without a stack, so no caller can fill the error log with it.
+    if (clientAborted(error)) {
+      deps.logger.info({ requestId: res.locals.requestId, req: { method: req.method, url: req.originalUrl.split('?')[0] } }, 'client aborted the request');
+      if (!req.socket.destroyed) sendError(req, res, badUserInput([], 'The request body was not received whole.'));
+      return;
+    }
     const known = requestProblem(error, servedByGraphql(req));
     if (known) return sendError(req, res, known);
     deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unexpected error');
@@ -193,6 +200,12 @@ function jsonBody(): RequestHandler {
     }
     parse(req, res, next);
   };
+}
+
+/** raw-body's error when the client's request ended before its body did (closed or reset). */
+function clientAborted(error: unknown): boolean {
+  const { type, code } = (error ?? {}) as { type?: string; code?: string };
+  return type === 'request.aborted' || code === 'ECONNRESET' || code === 'ECONNABORTED';
 }
 
 /**

@@ -1,3 +1,5 @@
+import { createConnection } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { organizationBody } from '../support/fixtures.js';
@@ -35,6 +37,29 @@ describe('security review 2: the HTTP edge', () => {
       expect(viaGraphql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
       expect(errorLines().slice(before)).toEqual([]);
       expect((await service.sql('select count(*)::int as n from organization where owner_sub = $1', [`l1-${key}`]))[0].n).toBe(0);
+    });
+  });
+
+  describe('L11: a client that hangs up mid-body', () => {
+    it('is logged at info without a stack, not as an unexpected error', async () => {
+      const token = await service.token({ sub: 'l11' });
+      const before = logLines.length;
+      const socket = createConnection(Number(new URL(service.url).port), '127.0.0.1');
+      await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      const arrived = new Promise((resolve) => service.server.once('request', resolve));
+      socket.write(
+        `POST /api/v1/organization HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"legalName":`,
+      );
+      // The server has the request and reads its body (past the token check); then the client goes away.
+      await arrived;
+      await sleep(200);
+      socket.destroy();
+      const lines = () => logLines.slice(before).map((line) => JSON.parse(line));
+      for (let tries = 0; tries < 100 && !lines().some((line) => line.msg === 'client aborted the request'); tries++) await sleep(50);
+      const aborted = lines().find((line) => line.msg === 'client aborted the request');
+      expect(aborted).toMatchObject({ level: 30, req: { method: 'POST', url: '/api/v1/organization' } });
+      expect(aborted.err).toBeUndefined();
+      expect(lines().filter((line) => line.level >= 50 || line.err)).toEqual([]);
     });
   });
 });
