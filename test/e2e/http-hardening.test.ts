@@ -62,4 +62,21 @@ describe('security review 2: the HTTP edge', () => {
       expect(lines().filter((line) => line.level >= 50 || line.err)).toEqual([]);
     });
   });
+
+  describe('Info: an operationName of 100 KB', () => {
+    it('is cut in the access line, the log and the answer', async () => {
+      const token = await service.token({ sub: 'long-name' });
+      const before = logLines.length;
+      const long = `Op${'x'.repeat(100_000)}`;
+      const answers = [
+        await request(service.url, 'POST', '/graphql', { token, body: { query: 'query Short { viewer { sub } }', operationName: long } }),
+        await request(service.url, 'POST', '/graphql', { token, body: { query: `query ${long} { viewer { sub } }`, operationName: long } }),
+        await request(service.url, 'POST', '/graphql', { token, body: { query: `query ${long} { viewer { nope } }` } }),
+      ];
+      for (const answer of answers) expect(answer.text.length, answer.text.slice(0, 300)).toBeLessThan(2000);
+      const written = logLines.slice(before);
+      expect(written.length).toBeGreaterThanOrEqual(3);
+      for (const line of written) expect(line.length, line.slice(0, 300)).toBeLessThan(2000);
+    });
+  });
 });
