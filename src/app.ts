@@ -19,8 +19,10 @@ import { graphqlRoute } from './graphql-server/graphql-route.js';
 import { buildServiceSchema } from './graphql-server/schema.js';
 import { drainable } from './http/http-drain.js';
 import { closeIdleConnectionsAfterReads } from './http/keep-alive.js';
+import { cachedReadiness } from './http/readiness.js';
+import { capConnectionsPerAddress } from './http/connection-caps.js';
 import { IdempotencyKeys } from './idempotency/idempotency.js';
-import { RateLimits } from './limits/rate-limits.js';
+import { clientAddress, RateLimits } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './http/request-lifecycle.js';
 import { mountRestRoutes } from './rest/rest-router.js';
@@ -90,7 +92,10 @@ export async function createApp(deps: ServiceDependencies) {
     app,
   );
   server.keepAliveTimeout = limits.http.keepAliveTimeoutSeconds * 1000;
+  // The total guards the process's file descriptors; the per-address cap keeps one client from
+  // holding all of them (connection-caps.ts).
   server.maxConnections = limits.http.maxConnections;
+  capConnectionsPerAddress(server, limits.http.maxConnectionsPerAddress, clientAddress);
   closeIdleConnectionsAfterReads(server);
   const http = drainable(server);
   const { graphql } = deps;
@@ -120,14 +125,19 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (req, res) => {
+  // One database check a second at most, shared by every caller (http/readiness.ts).
+  const readiness = cachedReadiness(async () => {
     try {
       const pending = await deps.orm.getMigrator().getPendingMigrations();
-      if (pending.length > 0) return sendError(req, res, unavailable('Migrations are pending.'));
-      res.json({ status: 'ready' });
+      return pending.length > 0 ? 'migrations pending' : 'ready';
     } catch {
-      sendError(req, res, unavailable('The database is unreachable.'));
+      return 'database unreachable';
     }
+  });
+  app.get('/readyz', async (req, res) => {
+    const state = await readiness();
+    if (state === 'ready') return void res.json({ status: 'ready' });
+    sendError(req, res, unavailable(state === 'migrations pending' ? 'Migrations are pending.' : 'The database is unreachable.'));
   });
 
   // Prometheus scrapes with a token of its own (or none outside production), not a caller's JWT.
@@ -161,6 +171,13 @@ export async function createApp(deps: ServiceDependencies) {
     sendError(req, res, notFound(`No route for ${req.method} ${req.path}.`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A client that hangs up while sending its body (or is cut by the request timeout) is not a
+    // fault of ours: an info line without a stack, so no caller can fill the error log with it.
+    if (clientAborted(error)) {
+      deps.logger.info({ requestId: res.locals.requestId, req: { method: req.method, url: req.originalUrl.split('?')[0] } }, 'client aborted the request');
+      if (!req.socket.destroyed) sendError(req, res, badUserInput([], 'The request body was not received whole.'));
+      return;
+    }
     const known = requestProblem(error, servedByGraphql(req));
     if (known) return sendError(req, res, known);
     deps.logger.error({ err: error, requestId: res.locals.requestId }, 'unexpected error');
@@ -183,6 +200,12 @@ function jsonBody(): RequestHandler {
     }
     parse(req, res, next);
   };
+}
+
+/** raw-body's error when the client's request ended before its body did (closed or reset). */
+function clientAborted(error: unknown): boolean {
+  const { type, code } = (error ?? {}) as { type?: string; code?: string };
+  return type === 'request.aborted' || code === 'ECONNRESET' || code === 'ECONNABORTED';
 }
 
 /**

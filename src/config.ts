@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { LogFormat } from './logger.js';
@@ -106,6 +107,8 @@ export interface CallerLimits {
     requestTimeoutSeconds: number;
     keepAliveTimeoutSeconds: number;
     maxConnections: number;
+    /** Open connections per client address (the socket's: behind a proxy, the proxy's). */
+    maxConnectionsPerAddress: number;
   };
   /** Per root organization tree; null = no quota. */
   quotas: { organizationsPerTree: number | null; policiesPerTree: number | null };
@@ -136,7 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   const config: Config = {
     env: nodeEnv as Config['env'],
     port: parsePort(env.PORT),
-    host: env.HOST || '0.0.0.0',
+    // Outside production only this machine can reach it (it prints a valid token); a container
+    // in production listens on every interface.
+    host: env.HOST || (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     webConcurrency: parseWebConcurrency(env.WEB_CONCURRENCY),
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     migrateOnStart: parseBoolean('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
@@ -206,6 +211,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     // issued for another API (or another issuer sharing the keys) would be accepted here.
     if ((publicKey || jwksUrl) && (!config.jwt.audience || !config.jwt.issuer)) {
       throw new ConfigError('NODE_ENV=production with JWT_PUBLIC_KEY or JWKS_URL needs JWT_AUDIENCE and JWT_ISSUER');
+    }
+    // Over plain http, whoever can tamper with that connection serves the key set and signs
+    // tokens for any sub and org.
+    if (jwksUrl && jwksUrl.protocol !== 'https:') {
+      throw new ConfigError('NODE_ENV=production needs an https JWKS_URL (over http anyone on the path could serve keys and forge tokens)');
+    }
+    // `true` trusts every hop: any client then picks its own address, and its rate limits, by
+    // sending X-Forwarded-For.
+    if (config.trustProxy === true) {
+      throw new ConfigError('NODE_ENV=production refuses TRUST_PROXY=true (any client could choose its address): give the number of proxies or their addresses');
+    }
+    // The embedded PostgreSQL (user postgres/postgres, no backups, data in the container) is
+    // for development; in production it would start silently and lose its data on a restart.
+    if (!config.databaseUrl) {
+      throw new ConfigError('NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development only)');
     }
   }
   return config;
@@ -293,6 +313,7 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
       requestTimeoutSeconds: parseLimit('HTTP_REQUEST_TIMEOUT_SECONDS', env.HTTP_REQUEST_TIMEOUT_SECONDS, 30),
       keepAliveTimeoutSeconds: parseLimit('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', env.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS, 5),
       maxConnections: parseLimit('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, 1000),
+      maxConnectionsPerAddress: parseLimit('MAX_CONNECTIONS_PER_ADDRESS', env.MAX_CONNECTIONS_PER_ADDRESS, 100),
     },
     quotas: {
       organizationsPerTree: optional('QUOTA_ORGANIZATIONS_PER_TREE'),
@@ -302,13 +323,30 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
   };
 }
 
-/** `true`/`false`, a number of hops, or Express's list of trusted addresses (`loopback, 10.0.0.0/8`). */
+/** Express's named ranges (proxy-addr): 127.0.0.0/8 and ::1, 169.254/16 and fe80::/10, the private ranges and fc00::/7. */
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * Express's `trust proxy` values: `true`/`false`, a number of hops, or a comma-separated list of
+ * addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) and the names above. Each item is checked
+ * here, so a typo stops start-up rather than Express's first request.
+ */
 function parseTrustProxy(value: string | undefined): boolean | number | string {
   if (value === undefined || value === '' || value === 'false') return false;
   if (value === 'true') return true;
   if (/^[0-9]{1,2}$/.test(value)) return Number(value);
-  if (/^[0-9a-zA-Z.:/, ]+$/.test(value)) return value;
-  throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxies or a list of addresses (got "${value}")`);
+  const items = value.split(',').map((item) => item.trim());
+  const bad = items.find((item) => !TRUST_PROXY_NAMES.includes(item) && !isAddressOrRange(item));
+  if (bad === undefined) return items.join(',');
+  throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxies or a list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "${bad}")`);
+}
+
+function isAddressOrRange(item: string): boolean {
+  const [address, prefix, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -56,6 +56,9 @@ export function safeError(error: GraphQLError): { safe: SafeError; unexpected: b
  */
 export function withoutValues(message: string): string {
   return message
+    // A name the client chose (an unknown `operationName` of 100 KB) is quoted back at most
+    // 100 characters long, as the access line and the metrics keep it.
+    .replace(/"([_A-Za-z][_0-9A-Za-z]{99})[_0-9A-Za-z]+"/g, '"$1…"')
     .replace(/^(Variable "\$[^"]+") got invalid value [\s\S]*$/, '$1 has an invalid value.')
     .replace(/^(Expected value of type "[^"]+"), found [\s\S]*$/, '$1, found another value.')
     .replace(/^(\w+ cannot represent [^:]*): [\s\S]*$/, '$1.');

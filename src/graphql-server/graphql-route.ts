@@ -183,11 +183,18 @@ async function executeTrusted(
   req: Request,
   settings: OperationCheckSettings,
 ): Promise<GraphqlAnswer> {
-  const { variables, operationName } = req.body as { variables?: unknown; operationName?: unknown };
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
-    throw new GraphQLError('`variables` in a POST body must be an object.', { extensions: { code: 'BAD_REQUEST' } });
-  }
+  // The rules Apollo Server applies to a document sent as text hold for a trusted one too: its
+  // CSRF check, and no mutation by GET (a link or an <img> must not write).
+  assertPreflighted(req);
   const { operation, parsed } = trusted;
+  if (req.method !== 'POST' && operation.operation === 'mutation') {
+    // Apollo Server 5's own answer for a text document, word for word (400, as GraphQL over HTTP allows).
+    throw new GraphQLError('GET requests only support query operations, not mutation operations', { extensions: { code: 'BAD_REQUEST' } });
+  }
+  const { variables, operationName } = req.method === 'POST' ? (req.body as { variables?: unknown; operationName?: unknown }) : fieldsOfGet(req);
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    throw new GraphQLError('`variables` must be a JSON object.', { extensions: { code: 'BAD_REQUEST' } });
+  }
   if (typeof operationName === 'string' && operationName !== (operation.name?.value ?? '')) {
     throw new GraphQLError('The trusted document holds no operation of this name.', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
   }
@@ -203,6 +210,37 @@ async function executeTrusted(
   });
   const { status, refused, headers } = errorsOutcome(errors, contentType, context.requestId);
   return { status, contentType, body: JSON.stringify(refused ? { errors } : { errors, data: result.data }), headers };
+}
+
+/** A GET's `variables` (JSON in the query string, as GraphQL over HTTP sends it) and `operationName`. */
+function fieldsOfGet(req: Request): { variables?: unknown; operationName?: unknown } {
+  const { variables, operationName } = req.query as Record<string, unknown>;
+  if (variables === undefined) return { operationName };
+  if (typeof variables !== 'string') throw new GraphQLError('`variables` must be given once, as JSON.', { extensions: { code: 'BAD_REQUEST' } });
+  try {
+    return { variables: JSON.parse(variables) as unknown, operationName };
+  } catch {
+    throw new GraphQLError('`variables` in the query string must be JSON.', { extensions: { code: 'BAD_REQUEST' } });
+  }
+}
+
+/** Content types a browser sends cross-origin without a preflight (Apollo Server's csrfPrevention). */
+const SIMPLE_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+const PREFLIGHT_HEADERS = ['x-apollo-operation-name', 'apollo-require-preflight'];
+
+/**
+ * Apollo Server's CSRF prevention, for the requests that do not reach it: a request must carry
+ * a content type a browser would preflight, or one of Apollo's headers; otherwise a page on any
+ * origin could have a browser send it with the user's cookies or network position.
+ */
+function assertPreflighted(req: Request): void {
+  const contentType = req.get('content-type');
+  if (contentType !== undefined && !SIMPLE_CONTENT_TYPES.includes(contentType.split(';')[0].trim().toLowerCase())) return;
+  if (PREFLIGHT_HEADERS.some((name) => (req.get(name) ?? '').length > 0)) return;
+  throw new GraphQLError(
+    `This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Please either specify a 'content-type' header (with a type that is not one of ${SIMPLE_CONTENT_TYPES.join(', ')}) or provide a non-empty value for one of the following headers: ${PREFLIGHT_HEADERS.join(', ')}`,
+    { extensions: { code: 'BAD_REQUEST' } },
+  );
 }
 
 async function executeThroughApollo(apollo: ApolloServer<RequestContext>, req: Request, context: RequestContext): Promise<GraphqlAnswer> {

@@ -45,6 +45,13 @@ function nodeShapeErrors(node: InputNode): FieldError[] {
 }
 
 /**
+ * Property names that mean JavaScript's object machinery: code that walks the stored value
+ * (MikroORM's validator read `value.constructor.name` and answered 500; security review 2, L1)
+ * or merges it could take them for the real thing. No address needs them.
+ */
+const OBJECT_MACHINERY = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
  * Why a JSON value breaks its bounds, or null. Depth is found with an explicit stack that stops
  * at the first container past the limit, so a value nested 5,000 deep costs a few steps and
  * never the call stack; only a value within the depth limit is serialised to measure its size.
@@ -55,6 +62,9 @@ export function jsonProblem(value: unknown, bounds: JsonBounds): string | null {
     const { value: current, depth } = stack.pop()!;
     if (typeof current !== 'object' || current === null) continue;
     if (depth > bounds.maxDepth) return `must not nest more than ${bounds.maxDepth} levels deep`;
+    if (!Array.isArray(current) && Object.keys(current).some((key) => OBJECT_MACHINERY.has(key))) {
+      return 'must not have a property named __proto__, constructor or prototype';
+    }
     for (const item of Object.values(current)) stack.push({ value: item, depth: depth + 1 });
   }
   if (Buffer.byteLength(JSON.stringify(value)) > bounds.maxBytes) return `must be at most ${bounds.maxBytes} bytes as JSON`;

@@ -6,8 +6,9 @@ import { createRootOrganization, useTestService } from '../support/test-service.
 /** Races decided by the database, and two instances sharing one. */
 describe('concurrency', () => {
   // These tests race one caller's requests on purpose: its in-flight limit is off here (and
-  // tested in rate-limits.test.ts).
-  const unlimited = { RATE_LIMIT_CONCURRENT_REQUESTS: '0' };
+  // tested in rate-limits.test.ts), and so is the cap on one address's connections (100 at
+  // once beside the client's kept-alive ones; tested in request-bounds.test.ts).
+  const unlimited = { RATE_LIMIT_CONCURRENT_REQUESTS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1000' };
   const service = useTestService(unlimited);
   let token: string;
 

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, vi } from 'vitest';
 import { request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
 
@@ -12,8 +14,32 @@ describe('health endpoints', () => {
     expect(notReady.status).toBe(503);
     expect(notReady.body.code).toBe('UNAVAILABLE');
     await service.orm.getMigrator().up();
-    const ready = await request(service.url, 'GET', '/readyz');
+    // The answer comes from a check at most a second old.
+    let ready = await request(service.url, 'GET', '/readyz');
+    for (let tries = 0; ready.status !== 200 && tries < 40; tries++) ready = (await sleep(100), await request(service.url, 'GET', '/readyz'));
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'ready' });
+  });
+
+  it('checks the database for /readyz at most once a second, whatever the request rate', async () => {
+    const migrator = service.orm.getMigrator();
+    const checks = vi.spyOn(migrator, 'getPendingMigrations');
+    try {
+      const started = performance.now();
+      // Rounds of 30 concurrent calls for 2.5 s, so that checks are due more than once.
+      let requests = 0;
+      while (performance.now() - started < 2500) {
+        requests += 30;
+        const answers = await Promise.all(Array.from({ length: 30 }, () => request(service.url, 'GET', '/readyz')));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(30).fill(200));
+      }
+      const seconds = (performance.now() - started) / 1000;
+      // Hundreds of requests; one check per second elapsed (plus the one at the start) at most.
+      expect(requests).toBeGreaterThan(60);
+      expect(checks.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(checks.mock.calls.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    } finally {
+      checks.mockRestore();
+    }
   });
 });

@@ -26,7 +26,8 @@ const oddValue = fc.oneof(
   fc.constant({ __proto__: { polluted: true } }),
 );
 
-const ADDRESS_FIELDS = ['line1', 'line2', 'division', 'city', 'postal', 'country', 'extra'];
+// Extras named like object machinery too (security review 2, L1: `constructor` was a 500).
+const ADDRESS_FIELDS = ['line1', 'line2', 'division', 'city', 'postal', 'country', 'extra', 'constructor', 'prototype', '__proto__'];
 const ORGANIZATION_FIELDS = [
   'name', 'description', 'logo', 'type', 'descriptor', 'legalName', 'legalType', 'taxId', 'phone', 'email', 'website',
   'address', 'bankAccounts', 'owners', 'parentId', 'unknownField',
@@ -57,7 +58,8 @@ function setPath(target: Record<string, any>, path: string, value: unknown): voi
   }
   // A copy: fast-check hands out the same constant objects again, and a later change through
   // one of them would otherwise alter (and could make cyclic) the value of every later run.
-  node[keys[keys.length - 1]] = structuredClone(value);
+  // Defined, not assigned: `__proto__` must become a property the JSON body carries.
+  Object.defineProperty(node, keys[keys.length - 1], { value: structuredClone(value), enumerable: true, writable: true, configurable: true });
 }
 
 describe('odd input (property-based)', () => {

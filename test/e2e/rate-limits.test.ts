@@ -92,6 +92,18 @@ describe('rate limits', () => {
     });
   });
 
+  describe('unauthenticated requests behind a trusted proxy (TRUST_PROXY as a list)', () => {
+    const service = useTestService({ TRUST_PROXY: 'loopback, 10.0.0.0/8', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' });
+    const from = (address: string) => request(service.url, 'GET', '/api/v1/policy/1', { headers: { 'x-forwarded-for': address } });
+
+    it("counts each client behind the proxy by the address the proxy forwarded", async () => {
+      expect((await from('203.0.113.7')).status).toBe(401);
+      expect((await from('203.0.113.7')).status).toBe(401);
+      expectRateLimited(await from('203.0.113.7'), 'anonymous');
+      expect((await from('203.0.113.8')).status).toBe(401);
+    });
+  });
+
   describe('creates per sub, across instances', () => {
     const env = { RATE_LIMIT_CREATES_PER_MINUTE: '4' };
     const first = useTestService(env);

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { createConnection, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -277,6 +278,15 @@ describe('request bounds', () => {
       expect(body.text).toMatch(/^HTTP\/1.1 408/);
     });
 
+    // Node's headersTimeout counts from the connection's start, not from its first byte, so a
+    // connection that never completes its first request is closed too (with a 408).
+    it('closes a connection that sends nothing within HTTP_HEADERS_TIMEOUT_SECONDS', async () => {
+      const silent = await open();
+      const result = await closedWithin(silent, 8000);
+      expect(result.closed).toBe(true);
+      expect(result.text).toMatch(/^HTTP\/1.1 408/);
+    });
+
     it('holds at most HTTP_MAX_CONNECTIONS connections', async () => {
       const sockets = await Promise.all(Array.from({ length: 20 }, open));
       const extra = await open();
@@ -284,6 +294,53 @@ describe('request bounds', () => {
       for (const socket of sockets) socket.destroy();
       await sleep(100);
       expect((await request(service.url, 'GET', '/healthz')).status).toBe(200);
+    });
+  });
+
+  describe('connections per client address', () => {
+    // A total of 20 that one address could fill alone; 5 per address. Idle keep-alive connections
+    // stay open for the whole test.
+    const service = useTestService({ HTTP_MAX_CONNECTIONS: '20', MAX_CONNECTIONS_PER_ADDRESS: '5', HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '60' });
+    const port = () => Number(new URL(service.url).port);
+
+    /** A connection from `localAddress` that asks for /healthz once: kept (answered, still open) or closed. */
+    const hold = (localAddress: string) =>
+      new Promise<{ socket: Socket; kept: boolean }>((resolve) => {
+        const socket = createConnection({ port: port(), host: '127.0.0.1', localAddress });
+        socket.on('error', () => undefined);
+        socket.once('close', () => resolve({ socket, kept: false }));
+        socket.once('data', () => resolve({ socket, kept: true }));
+        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+    /** A GET on a fresh connection from `localAddress`: its status. */
+    const get = (localAddress: string, path: string, token?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const headers: Record<string, string> = { connection: 'close', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+        const req = httpRequest({ host: '127.0.0.1', port: port(), path, localAddress, headers, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+
+    it('lets one address hold only its share, so another address is still answered', async () => {
+      const held = await Promise.all(Array.from({ length: 25 }, () => hold('127.0.0.1')));
+      try {
+        expect(held.filter((connection) => connection.kept)).toHaveLength(5);
+        // Another client, from another loopback address, while the first holds its cap.
+        const token = await service.token({ sub: 'other-address' });
+        expect(await get('127.0.0.2', '/healthz')).toBe(200);
+        expect(await get('127.0.0.2', '/api/v1/organization', token)).toBe(200);
+        expect(await get('127.0.0.2', '/healthz')).toBe(200);
+      } finally {
+        for (const { socket } of held) socket.destroy();
+      }
+      // Its slots come back once the server has seen its connections close.
+      let again = await hold('127.0.0.1');
+      for (let tries = 0; !again.kept && tries < 100; tries++) again = (await sleep(20), await hold('127.0.0.1'));
+      again.socket.destroy();
+      expect(again.kept).toBe(true);
     });
   });
 

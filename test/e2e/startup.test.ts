@@ -73,6 +73,27 @@ describe('starting the service as npm start does', () => {
     expect(output.trim()).toBe('Configuration error: NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL to verify tokens');
   });
 
+  // Contract section 12, "Production": each refused with one line, exit code 1, before anything listens.
+  const production = { NODE_ENV: 'production', PORT: '0', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x' };
+  it.each([
+    [{ DATABASE_URL: '' }, 'NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development only)'],
+    [
+      { JWT_SECRET: '', JWKS_URL: 'http://127.0.0.1:9/jwks', JWT_AUDIENCE: 'a', JWT_ISSUER: 'i' },
+      'NODE_ENV=production needs an https JWKS_URL (over http anyone on the path could serve keys and forge tokens)',
+    ],
+    [{ TRUST_PROXY: 'true' }, 'NODE_ENV=production refuses TRUST_PROXY=true (any client could choose its address): give the number of proxies or their addresses'],
+  ])('refuses to start in production with %j, in one line', async (env, line) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, ...production, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
+    expect(output.trim()).toBe(`Configuration error: ${line}`);
+  });
+
   it('refuses a bad setting with a message naming the variable', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { PATH: process.env.PATH, PORT: 'eighty' },

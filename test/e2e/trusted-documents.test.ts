@@ -54,6 +54,32 @@ describe('trusted documents from GraphQL Code Generator', () => {
     expect(byId.headers.get('ratelimit-policy')).toContain('"graphql-cost"');
   });
 
+  // Security review 2, L2: a GET with a manifest document's exact text was a 500, and the
+  // trusted path ignored the method and Apollo's CSRF rule.
+  it('runs a trusted query sent as text by GET, and applies the method and CSRF rules Apollo applies to text', async () => {
+    const get = (document: unknown, variables: unknown, headers: Record<string, string> = { 'apollo-require-preflight': 'true' }, text = manifest[idOf(document)]) =>
+      request(service.url, 'GET', `/graphql?query=${encodeURIComponent(text)}&variables=${encodeURIComponent(JSON.stringify(variables))}`, { token, headers });
+    const query = await get(PolicyDocument, { number });
+    expect(query.status, query.text).toBe(200);
+    expect(query.text).toBe((await get(PolicyDocument, { number }, undefined, asText(PolicyDocument))).text);
+    // No preflight header and no content type: what a cross-site <img> or link sends.
+    for (const text of [manifest[idOf(PolicyDocument)], asText(PolicyDocument)]) {
+      const forged = await get(PolicyDocument, { number }, {}, text);
+      expect(forged.status, forged.text).toBe(400);
+      expect(forged.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+      expect(forged.body.errors[0].message).toContain('Cross-Site Request Forgery');
+    }
+    // A mutation by GET: refused as Apollo refuses it for text (400 BAD_REQUEST), and nothing is written.
+    const before = await service.sql<{ n: number }>('select count(*)::int as n from policy');
+    const [trusted, text] = await Promise.all(
+      [manifest[idOf(CreatePolicyDocument)], asText(CreatePolicyDocument)].map((sent) => get(CreatePolicyDocument, { input: policyBody({ organizationId }) }, undefined, sent)),
+    );
+    expect(trusted.status, trusted.text).toBe(400);
+    expect(trusted.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(trusted.text).toBe(text.text);
+    expect(await service.sql('select count(*)::int as n from policy')).toEqual(before);
+  });
+
   it('takes the id with or without its sha256: prefix, and as Apollo’s extensions.persistedQuery', async () => {
     const bare = idOf(PolicyDocument).replace(/^sha256:/, '');
     for (const body of [{ documentId: bare }, { extensions: { persistedQuery: { version: 1, sha256Hash: bare } } }]) {

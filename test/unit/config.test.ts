@@ -5,18 +5,20 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { treeLimitSettings } from '../../src/limits/tree-depth.js';
 
 const key = () => randomBytes(32).toString('base64');
+/** The least a production start needs. */
+const production = () => ({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key(), DATABASE_URL: 'postgres://u:p@db/x' });
 
 describe('loadConfig', () => {
   it('allows browser origins: local ones outside production, none in production, or CORS_ORIGINS', () => {
     expect(loadConfig({}).corsOrigins).toBe('localhost');
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key() }).corsOrigins).toEqual([]);
+    expect(loadConfig({ ...production() }).corsOrigins).toEqual([]);
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
   });
 
   it('has working defaults for development', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ env: 'development', port: 4000, host: '0.0.0.0', migrateOnStart: true, logLevel: 'info' });
+    expect(config).toMatchObject({ env: 'development', port: 4000, host: '127.0.0.1', migrateOnStart: true, logLevel: 'info' });
     expect(config.databaseUrl).toBeUndefined();
   });
 
@@ -42,6 +44,10 @@ describe('loadConfig', () => {
     [{ HTTP_HEADERS_TIMEOUT_SECONDS: '60', HTTP_REQUEST_TIMEOUT_SECONDS: '30' }, 'HTTP_HEADERS_TIMEOUT_SECONDS'],
     [{ JWT_MAX_LIFETIME_SECONDS: 'forever' }, 'JWT_MAX_LIFETIME_SECONDS'],
     [{ TRUST_PROXY: 'maybe?' }, 'TRUST_PROXY'],
+    [{ ...production(), TRUST_PROXY: 'true' }, 'TRUST_PROXY=true'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'loopback, 10.0.0.0/8, lan' }, '"lan"'],
+    [{ TRUST_PROXY: '300.1.1.1' }, 'TRUST_PROXY'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS'],
@@ -53,6 +59,8 @@ describe('loadConfig', () => {
     [{ WEB_CONCURRENCY: '-2' }, 'WEB_CONCURRENCY'],
     [{ WEB_CONCURRENCY: '1.5' }, 'WEB_CONCURRENCY'],
     [{ WEB_CONCURRENCY: '65' }, 'WEB_CONCURRENCY'],
+    [{ ...production(), DATABASE_URL: '' }, 'DATABASE_URL'],
+    [{ ...production(), JWKS_URL: 'http://idp.example/jwks', JWT_AUDIENCE: 'api', JWT_ISSUER: 'https://idp.example/' }, 'https JWKS_URL'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
@@ -63,6 +71,26 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEB_CONCURRENCY: '1' }).webConcurrency).toBe(1);
     expect(loadConfig({ WEB_CONCURRENCY: '64' }).webConcurrency).toBe(64);
     expect(() => loadConfig({ WEB_CONCURRENCY: 'abc' })).toThrow('WEB_CONCURRENCY must be an integer from 1 to 64 (got "abc")');
+  });
+
+  it('takes an http JWKS_URL outside production only', () => {
+    expect(loadConfig({ JWKS_URL: 'http://127.0.0.1:9/jwks' }).jwt.jwksUrl?.protocol).toBe('http:');
+  });
+
+  it("takes Express's trust proxy values: hops, named ranges, addresses and CIDR ranges; true outside production", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).trustProxy).toBe('loopback,10.0.0.0/8,fd00::/8,192.0.2.7');
+    expect(loadConfig({ ...production(), TRUST_PROXY: 'uniquelocal' }).trustProxy).toBe('uniquelocal');
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+
+  it('listens on loopback outside production unless HOST says otherwise, on every interface in production', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig(production()).host).toBe('0.0.0.0');
   });
 
   it('reads rotated keys', () => {
@@ -84,7 +112,7 @@ describe('loadConfig', () => {
       concurrentRequests: 16,
       requestDeadlineSeconds: 10,
       statementTimeoutSeconds: 10,
-      http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30 },
+      http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, maxConnections: 1000, maxConnectionsPerAddress: 100 },
       quotas: { organizationsPerTree: null, policiesPerTree: null },
     });
     expect(loadConfig({}).jwt.maxLifetimeSeconds).toBe(86_400);
@@ -114,6 +142,7 @@ describe('loadConfig', () => {
       JWT_AUDIENCE: 'org-policy',
       JWT_ISSUER: 'https://idp.example/',
       DATA_ENCRYPTION_KEY: key(),
+      DATABASE_URL: 'postgres://u:p@db/x',
     });
     expect(config.jwt).toMatchObject({ audience: 'org-policy', issuer: 'https://idp.example/' });
   });

@@ -32,6 +32,15 @@ describe('input shape', () => {
     expect(shapeErrors({ extra: { a: 'x'.repeat(100) } }, Input, '')).toEqual([{ path: 'extra', message: 'must be at most 64 bytes as JSON' }]);
   });
 
+  it('refuses the property names of object machinery at any depth, as parsed JSON carries them', () => {
+    const bounds = { maxBytes: 2048, maxDepth: 3 };
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      expect(jsonProblem(JSON.parse(`{"line1":"x","${key}":"x"}`), bounds)).toBe('must not have a property named __proto__, constructor or prototype');
+      expect(jsonProblem(JSON.parse(`{"a":{"${key}":{}}}`), bounds)).toBe('must not have a property named __proto__, constructor or prototype');
+    }
+    expect(jsonProblem({ toString: 'x', hasOwnProperty: 'y', Constructor: 'z' }, bounds)).toBeNull();
+  });
+
   it('finds excess depth in a value nested 100,000 deep without recursion', () => {
     const deep = JSON.parse(`${'['.repeat(100_000)}1${']'.repeat(100_000)}`);
     expect(jsonProblem({ deep }, { maxBytes: 2048, maxDepth: 3 })).toBe('must not nest more than 3 levels deep');

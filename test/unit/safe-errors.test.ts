@@ -13,6 +13,7 @@ describe('withoutValues', () => {
     ['Variable "$input" got invalid value { cvc: 1234 } at "input.cvc"; String cannot represent a non string value: 1234', 'Variable "$input" has an invalid value.'],
     ['String cannot represent a non string value: 987654321', 'String cannot represent a non string value.'],
     ['Cannot query field "nope" on type "Query".', 'Cannot query field "nope" on type "Query".'],
+    [`Unknown operation named "Op${'x'.repeat(100_000)}".`, `Unknown operation named "Op${'x'.repeat(98)}…".`],
   ])('turns %j into %j', (message, safe) => {
     expect(withoutValues(message)).toBe(safe);
   });
