@@ -107,6 +107,7 @@ export async function createApp(deps: ServiceDependencies) {
     ? TrustedDocuments.load(graphql.trustedDocuments, schema, rules.all, graphql.trustedDocumentsOnly)
     : TrustedDocuments.none();
   if (graphql.trustedDocuments) deps.logger.info({ documents: trustedDocuments.size, only: graphql.trustedDocumentsOnly }, 'trusted documents loaded');
+  deps.metrics.keepOperationNames(trustedDocuments.operationNames());
   await apollo.start();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -66,6 +66,11 @@ export class TrustedDocuments {
     return this.byId.size;
   }
 
+  /** The names of the manifest's operations (its frontends'): each keeps a metrics series. */
+  operationNames(): string[] {
+    return [...this.byId.values()].flatMap((document) => (document.operation.name ? [document.operation.name.value] : []));
+  }
+
   /**
    * The trusted document a `/graphql` request asks for, or null when Apollo runs it from its
    * text. Throws the request's refusal: an id unknown here (PERSISTED_QUERY_NOT_FOUND, or

@@ -5,6 +5,9 @@ import { instanceScrape } from './cluster-metrics.js';
 /** Operation names with a series of their own; later names count under `(other)`. */
 export const OPERATION_NAME_SERIES = 100;
 
+/** The operation types a named operation can have (an operation name comes with its type). */
+const OPERATION_TYPES = ['query', 'mutation', 'subscription'];
+
 /** The methods Express routes; anything else is counted as `OTHER`. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -39,7 +42,10 @@ export class ServiceMetrics {
   private readonly operationErrors: Counter<'operation_name' | 'code'>;
   private readonly rateLimited: Counter<'limit'>;
   private readonly deliveries: Counter<'result'>;
-  private readonly operationNames = new BoundedLabels(OPERATION_NAME_SERIES, '(other)');
+  // An operation name that loses its place to a more frequent one takes its series with it.
+  private readonly operationNames = new BoundedLabels(OPERATION_NAME_SERIES, '(other)', (name) => this.removeOperationSeries(name));
+  /** The error codes each admitted operation name has series for, to remove them with it. */
+  private readonly codesOfName = new Map<string, Set<string>>();
   // The service's own codes (errors.ts) and graphql-js's few: bounded already, and kept so.
   private readonly codes = new BoundedLabels(50, 'OTHER');
   private readonly pools = new Map<string, () => PoolState>();
@@ -61,7 +67,7 @@ export class ServiceMetrics {
     });
     this.operations = new Counter({
       name: 'graphql_operations_total',
-      help: `GraphQL operations on /graphql by name (the first ${OPERATION_NAME_SERIES} names seen; later ones are "(other)"; "(anonymous)" has none; "(none)" never got as far as an operation) and type.`,
+      help: `GraphQL operations on /graphql by name (the trusted manifest's names, and up to ${OPERATION_NAME_SERIES} others, the most frequent; the rest are "(other)"; "(anonymous)" has none; "(none)" never got as far as an operation) and type.`,
       labelNames: ['operation_name', 'operation_type'],
       registers,
     });
@@ -117,7 +123,23 @@ export class ServiceMetrics {
     const name =
       outcome.operationType === undefined ? '(none)' : outcome.operationName ? this.operationNames.label(outcome.operationName) : '(anonymous)';
     this.operations.inc({ operation_name: name, operation_type: outcome.operationType ?? '(none)' });
-    for (const code of outcome.codes ?? []) this.operationErrors.inc({ operation_name: name, code: this.codes.label(code) });
+    for (const code of outcome.codes ?? []) {
+      const label = this.codes.label(code);
+      this.operationErrors.inc({ operation_name: name, code: label });
+      const codes = this.codesOfName.get(name) ?? new Set<string>();
+      this.codesOfName.set(name, codes.add(label));
+    }
+  }
+
+  /** Operation names that always have series of their own: the trusted manifest's. */
+  keepOperationNames(names: Iterable<string>): void {
+    this.operationNames.keep(names);
+  }
+
+  private removeOperationSeries(name: string): void {
+    for (const type of OPERATION_TYPES) this.operations.remove({ operation_name: name, operation_type: type });
+    for (const code of this.codesOfName.get(name) ?? []) this.operationErrors.remove({ operation_name: name, code });
+    this.codesOfName.delete(name);
   }
 
   observeRateLimited(limit: string): void {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,38 @@ describe('metrics', () => {
     const named = series.filter((sample) => sample.labels?.operation_name.startsWith('Probe')).length;
     // Every operation is counted: the names that found no room count under "(other)".
     expect(named + after.value('graphql_operations_total', { operation_name: '(other)', operation_type: 'query' })).toBe(10_000);
+  }, 120_000);
+});
+
+// Security review 2, L8: the first names seen kept their series for good, so any caller could
+// take every place before a frontend's names came.
+describe('operation names in metrics', () => {
+  const manifestPath = 'test/generated/persisted-documents.json';
+  const service = useTestService({ GRAPHQL_TRUSTED_DOCUMENTS: manifestPath, RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
+
+  it("keeps the frequent names and the trusted manifest's through a flood of names that came first", async () => {
+    const token = await service.token({ sub: 'flooder' });
+    const run = async (names: string[]) => {
+      for (let start = 0; start < names.length; start += 50) {
+        await Promise.all(names.slice(start, start + 50).map(async (name) => expect((await graphql(service.url, `query ${name} { viewer { sub } }`, {}, token)).status).toBe(200)));
+      }
+    };
+    await run(Array.from({ length: 1_000 }, (_, i) => `Random${i}`));
+    const frontend = Array.from({ length: 10 }, (_, i) => `Frontend${i}`);
+    await run([...frontend, ...frontend, ...frontend]);
+    // A manifest document, sent once as its exact text (the trusted path), after the flood.
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, string>;
+    const viewer = Object.values(manifest).find((text) => /^query \w+ \{ viewer \{/.test(text));
+    expect(viewer).toBeDefined();
+    expect((await graphql(service.url, viewer!, {}, token)).status).toBe(200);
+    const trustedName = /^query (\w+)/.exec(viewer!)![1];
+
+    const metrics = await scrape(service.url);
+    const series = metrics.family('graphql_operations_total')!.metrics;
+    // Each frontend name has its own series: seen twice, it took a flood name's place.
+    for (const name of frontend) expect(metrics.value('graphql_operations_total', { operation_name: name, operation_type: 'query' }), name).toBeGreaterThanOrEqual(2);
+    expect(metrics.value('graphql_operations_total', { operation_name: trustedName, operation_type: 'query' })).toBe(1);
+    expect(series.filter((sample) => sample.labels?.operation_name.startsWith('Random')).length).toBeLessThanOrEqual(OPERATION_NAME_SERIES - frontend.length);
   }, 120_000);
 });
 
