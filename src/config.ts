@@ -108,7 +108,7 @@ export interface CallerLimits {
     maxConnections: number;
   };
   /** Per root organization tree; null = no quota. */
-  quotas: { organizationsPerTree: number | null; policiesPerTree: number | null };
+  quotas: { organizationsPerTree: number | null; policiesPerTree: number | null; webhookEndpointsPerTree: number | null };
 }
 
 /** Refused before any resolver runs (spec section 8). */
@@ -295,6 +295,8 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
     quotas: {
       organizationsPerTree: optional('QUOTA_ORGANIZATIONS_PER_TREE'),
       policiesPerTree: optional('QUOTA_POLICIES_PER_TREE'),
+      // On by default (contract section 12): each endpoint multiplies every event of its subtree.
+      webhookEndpointsPerTree: parseBudget('WEBHOOK_ENDPOINTS_PER_TREE', env.WEBHOOK_ENDPOINTS_PER_TREE, 25) || null,
     },
   };
 }
