@@ -21,6 +21,8 @@ import { checkedLookup, literalUrlProblem } from './webhook-url.js';
  * made are handed to pg-boss by a relay, in the same way: marked and enqueued together.
  */
 const QUEUE = 'webhook-delivery';
+/** At most this much of a receiver's answer is read (64 KB; contract section 12). */
+export const RESPONSE_READ_LIMIT = 64 * 1024;
 const WORKERS = 2;
 const BATCH = 25;
 
@@ -324,7 +326,17 @@ function post(url: string, eventId: string, body: string, secret: string, settin
         },
       },
       (response) => {
-        response.resume();
+        // The status decides the attempt; the body is read (and dropped) only up to
+        // RESPONSE_READ_LIMIT, then the connection is closed rather than drained: a receiver
+        // cannot make the service read an unbounded answer (security review 2, L9).
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > RESPONSE_READ_LIMIT) {
+            resolve({ status: response.statusCode });
+            request.destroy();
+          }
+        });
         response.on('end', () => resolve({ status: response.statusCode }));
         response.on('error', (error) => resolve({ status: response.statusCode, error: error.message }));
       },

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { organizationBody } from '../support/fixtures.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
 
@@ -62,5 +64,64 @@ describe('webhook endpoints per tree (WEBHOOK_ENDPOINTS_PER_TREE)', () => {
     expect(await liveEndpoints([root])).toBe(3);
     const [usage] = await first.sql<{ n: number }>('select webhook_endpoints::int as n from tree_usage where root_id = $1', [root]);
     expect(usage.n).toBe(3);
+  });
+});
+
+async function until<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe("a receiver's answer is read up to 64 KB (security review 2, L9)", () => {
+  // The timeout is long enough that only a cut connection, not the time limit, ends the attempt.
+  const service = useTestService({ WEBHOOK_TIMEOUT_SECONDS: '20', WEBHOOK_RETRY_BASE_SECONDS: '60', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
+  const servers: Server[] = [];
+  afterAll(() => servers.forEach((server) => server.close()));
+
+  it('decides the attempt on the status and drops the connection, while the receiver streams an endless body', async () => {
+    let sent = 0;
+    let closedAt: number | undefined;
+    const endless = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        // As fast as the service reads, for as long as the connection stays open.
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => (closedAt = Date.now()));
+        pump();
+      });
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    servers.push(endless);
+    const token = await service.token({ sub: 'big-answer' });
+    const root = (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id as string;
+    const created = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+      token,
+      body: { url: `http://127.0.0.1:${(endless.address() as AddressInfo).port}/`, organizationId: root, events: ['policy.created'] },
+    });
+    expect(created.status, created.text).toBe(200);
+    expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root }) })).status).toBe(200);
+
+    const delivery = await until(async () => {
+      const [row] = await service.sql<{ status: string; attempts: number; last_status: number | null; last_error: string | null }>(
+        `select d.status, d.attempts, d.last_status, d.last_error from webhook_delivery d where d.endpoint_id = $1`,
+        [created.body.id],
+      );
+      return row && row.attempts > 0 ? row : undefined;
+    }, 'the first attempt');
+    expect(delivery).toEqual({ status: 'delivered', attempts: 1, last_status: 200, last_error: null });
+    await until(async () => closedAt !== undefined, 'the receiver to see its connection closed');
+    // Closed by the service after a bounded read (what the receiver wrote includes what the
+    // sockets' buffers held); the old code drained it until the 20 s limit, a failed attempt.
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
 });
