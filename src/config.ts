@@ -77,6 +77,13 @@ export interface WebhookSettings {
   timeoutSeconds: number;
   /** Events and their deliveries are deleted after this long (30 days). */
   retentionSeconds: number;
+  /** Attempts one instance makes at once, each job on its own (WEBHOOK_CONCURRENCY, 10). */
+  concurrency: number;
+  /**
+   * Attempts in flight at once for one root tree, across instances (WEBHOOK_IN_FLIGHT_PER_TREE,
+   * 4): the rest of the capacity stays free for other trees; it bounds each endpoint too.
+   */
+  inFlightPerTree: number;
 }
 
 /** Per-caller budgets (0 = off) and per-request bounds; spec section 12. */
@@ -180,6 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       retryWindowSeconds: parseLimit('WEBHOOK_RETRY_WINDOW_SECONDS', env.WEBHOOK_RETRY_WINDOW_SECONDS, 3 * 24 * 3600),
       timeoutSeconds: parseLimit('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
       retentionSeconds: parseLimit('EVENT_RETENTION_SECONDS', env.EVENT_RETENTION_SECONDS, 30 * 24 * 3600),
+      concurrency: parseLimit('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 10),
+      inFlightPerTree: parseLimit('WEBHOOK_IN_FLIGHT_PER_TREE', env.WEBHOOK_IN_FLIGHT_PER_TREE, 4),
     },
   };
   if (config.graphql.trustedDocumentsOnly && !config.graphql.trustedDocuments) {
