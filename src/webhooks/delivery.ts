@@ -156,7 +156,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
           ...groupOf(row.root_id),
         }));
         await boss.insert(QUEUE, jobs, { db: db(client) });
-        await client.query('update webhook_delivery set enqueued = true where id = any($1::uuid[])', [rows.map((row) => row.id)]);
+        // The time shown as its next attempt is when its job may start (its endpoint's back-off).
+        await client.query('update webhook_delivery set enqueued = true, next_attempt_at = greatest(next_attempt_at, ($2::timestamptz[])[array_position($1::uuid[], id)]) where id = any($1::uuid[])', [
+          rows.map((row) => row.id),
+          rows.map((row) => row.start_after),
+        ]);
       }
       return rows.length;
     });

@@ -6,7 +6,7 @@ import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { createLogger } from '../../src/logger.js';
 import { startDelivery, type DeliveryWorkers } from '../../src/webhooks/delivery.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { request } from '../support/http.js';
+import { graphql, request } from '../support/http.js';
 import { useTestService, type TestServiceHandle } from '../support/test-service.js';
 
 /**
@@ -154,5 +154,90 @@ describe('webhook delivery without fairness (the same scenario, to show the test
   it('starves tree B', async () => {
     const latencies = await scenario(service, false);
     expect(p99(latencies)).toBeGreaterThan(BOUND_MS);
+  });
+});
+
+describe('an endpoint that keeps failing', () => {
+  // Short back-off and retry window, many attempts: the window, not the attempts, ends it.
+  const service = useTestService({
+    WEBHOOK_RETRY_BASE_SECONDS: '1',
+    WEBHOOK_RETRY_WINDOW_SECONDS: '3',
+    WEBHOOK_MAX_ATTEMPTS: '100',
+    WEBHOOK_TIMEOUT_SECONDS: '2',
+    RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+  });
+  let failing: { url: string; count: () => number; close: () => void };
+
+  const setUp = async (sub: string) => {
+    let count = 0;
+    const server = createHttpServer((req, res) => {
+      count++;
+      req.resume();
+      res.statusCode = 500;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    failing = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, count: () => count, close: () => server.close() };
+    const token = await service.token({ sub });
+    const root = (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id as string;
+    const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url: failing.url, organizationId: root, events: ['policy.created'] } });
+    expect(endpoint.status, endpoint.text).toBe(200);
+    const createPolicy = async () => {
+      const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root }) });
+      expect(response.status, response.text).toBe(200);
+    };
+    return { token, root, endpointId: endpoint.body.id as string, createPolicy };
+  };
+
+  it('is backed off as a whole: its new deliveries wait for it, without an attempt', async () => {
+    const { endpointId, createPolicy } = await setUp('backed-off');
+    try {
+      await createPolicy();
+      await until(async () => (await service.sql<{ failures: number }>('select failures from webhook_endpoint where id = $1', [endpointId]))[0].failures >= 1, 'the first failure', 30_000);
+      // A long back-off, as after many failures.
+      await service.sql(`update webhook_endpoint set retry_at = now() + interval '1 hour' where id = $1`, [endpointId]);
+      await createPolicy();
+      await createPolicy();
+      const fresh = async () =>
+        service.sql<{ attempts: number; enqueued: boolean; waits: boolean }>(
+          `select d.attempts, d.enqueued, d.next_attempt_at >= w.retry_at - interval '1 second' as waits
+           from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id where d.endpoint_id = $1 and d.attempts = 0`,
+          [endpointId],
+        );
+      await until(async () => (await fresh()).filter((row) => row.enqueued).length === 2, 'the new deliveries to be queued', 30_000);
+      expect(await fresh()).toEqual([
+        { attempts: 0, enqueued: true, waits: true },
+        { attempts: 0, enqueued: true, waits: true },
+      ]);
+    } finally {
+      failing.close();
+    }
+  });
+
+  it('is disabled after the retry window, with its reason on REST and GraphQL reads; its deliveries fail and it gets no new ones', async () => {
+    const { token, endpointId, createPolicy } = await setUp('disabled');
+    try {
+      const read = () => request(service.url, 'GET', `/api/v1/webhook-endpoints/${endpointId}`, { token });
+      expect((await read()).body).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null });
+      // Failing for the whole window takes a failure after it: events keep coming, as they would.
+      await until(async () => {
+        if ((await read()).body.status === 'disabled') return true;
+        await createPolicy();
+        return false;
+      }, 'the endpoint to be disabled', 25_000);
+      const rest = (await read()).body;
+      expect(rest.disabledReason).toMatch(/^no attempt succeeded for 3 s; the last one: HTTP 500$/);
+      expect(rest.disabledAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      const gql = await graphql(service.url, 'query ($id: ID!) { webhookEndpoint(id: $id) { status disabledReason disabledAt } }', { id: endpointId }, token);
+      expect(gql.body.data.webhookEndpoint).toEqual({ status: 'disabled', disabledReason: rest.disabledReason, disabledAt: rest.disabledAt });
+      const statuses = async () => (await service.sql<{ status: string }>('select status from webhook_delivery where endpoint_id = $1', [endpointId])).map((row) => row.status);
+      const made = await statuses();
+      expect(made.length).toBeGreaterThan(0);
+      expect(made.filter((status) => status !== 'failed')).toEqual([]);
+      await createPolicy();
+      expect(await statuses()).toHaveLength(made.length);
+    } finally {
+      failing.close();
+    }
   });
 });
