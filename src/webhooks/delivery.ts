@@ -31,7 +31,7 @@ const QUEUE = 'webhook-delivery';
 /** At most this much of a receiver's answer is read (64 KB; contract section 12). */
 export const RESPONSE_READ_LIMIT = 64 * 1024;
 /** Connections of the delivery pool, and of pg-boss's: an attempt holds none while it waits on the receiver. */
-const POOL_SIZE = 6;
+const POOL_SIZE = 4;
 
 interface Job {
   deliveryId: string;
