@@ -78,6 +78,13 @@ export interface WebhookSettings {
   timeoutSeconds: number;
   /** Events and their deliveries are deleted after this long (30 days). */
   retentionSeconds: number;
+  /** Attempts one instance makes at once, each job on its own (WEBHOOK_CONCURRENCY, 10). */
+  concurrency: number;
+  /**
+   * Attempts in flight at once for one root tree, across instances (WEBHOOK_IN_FLIGHT_PER_TREE,
+   * 4): the rest of the capacity stays free for other trees; it bounds each endpoint too.
+   */
+  inFlightPerTree: number;
 }
 
 /** Per-caller budgets (0 = off) and per-request bounds; spec section 12. */
@@ -111,7 +118,7 @@ export interface CallerLimits {
     maxConnectionsPerAddress: number;
   };
   /** Per root organization tree; null = no quota. */
-  quotas: { organizationsPerTree: number | null; policiesPerTree: number | null };
+  quotas: { organizationsPerTree: number | null; policiesPerTree: number | null; webhookEndpointsPerTree: number | null };
   /** Levels an organization tree may have, a root being level 1 (ORGANIZATION_MAX_DEPTH). */
   organizationMaxDepth: number;
 }
@@ -187,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       retryWindowSeconds: parseLimit('WEBHOOK_RETRY_WINDOW_SECONDS', env.WEBHOOK_RETRY_WINDOW_SECONDS, 3 * 24 * 3600),
       timeoutSeconds: parseLimit('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
       retentionSeconds: parseLimit('EVENT_RETENTION_SECONDS', env.EVENT_RETENTION_SECONDS, 30 * 24 * 3600),
+      concurrency: parseLimit('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 10),
+      inFlightPerTree: parseLimit('WEBHOOK_IN_FLIGHT_PER_TREE', env.WEBHOOK_IN_FLIGHT_PER_TREE, 4),
     },
   };
   if (config.graphql.trustedDocumentsOnly && !config.graphql.trustedDocuments) {
@@ -318,6 +327,8 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
     quotas: {
       organizationsPerTree: optional('QUOTA_ORGANIZATIONS_PER_TREE'),
       policiesPerTree: optional('QUOTA_POLICIES_PER_TREE'),
+      // On by default (contract section 12): each endpoint multiplies every event of its subtree.
+      webhookEndpointsPerTree: parseBudget('WEBHOOK_ENDPOINTS_PER_TREE', env.WEBHOOK_ENDPOINTS_PER_TREE, 25) || null,
     },
     organizationMaxDepth: parseLimit('ORGANIZATION_MAX_DEPTH', env.ORGANIZATION_MAX_DEPTH, 32),
   };

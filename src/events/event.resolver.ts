@@ -7,7 +7,7 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { listCost } from '../graphql/list-cost.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
-import { accessibleEventsPage, eventNotFound, findAccessibleEvent, subtreeEventsPage, type DeliveryRead, type EventRead } from './event.reads.js';
+import { accessibleEventsPage, eventNotFound, findAccessibleEvent, MAX_EVENT_DELIVERIES, subtreeEventsPage, type DeliveryRead, type EventRead } from './event.reads.js';
 import { Event, WebhookDelivery } from './event.type.js';
 import { EVENT_TYPES } from './record-event.js';
 
@@ -58,8 +58,11 @@ export class EventResolver {
     return toConnection('event', await accessibleEventsPage(ctx.em, principal, types, first, after), after);
   }
 
-  // Charged as 25 deliveries (one per endpoint on the event's path; not a hard limit yet).
-  @FieldResolver(() => [WebhookDelivery], { description: "Each endpoint's delivery of this event", complexity: listCost(25) })
+  // Charged as the most it shows: MAX_EVENT_DELIVERIES (the default endpoint quota per tree).
+  @FieldResolver(() => [WebhookDelivery], {
+    description: `Each delivery of this event to an endpoint the caller may access (at most ${MAX_EVENT_DELIVERIES}, oldest first)`,
+    complexity: listCost(MAX_EVENT_DELIVERIES),
+  })
   deliveries(@Root() event: EventRead, @Ctx() ctx: RequestContext): Promise<DeliveryRead[]> {
     return ctx.loaders.deliveries.load(event.id);
   }

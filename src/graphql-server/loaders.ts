@@ -47,7 +47,7 @@ export interface Loaders {
   owners: DataLoader<string, OwnerRead[]>;
   bankAccounts: DataLoader<string, BankAccountRead[]>;
   charges: DataLoader<string, ChargeRead[]>;
-  /** An event's deliveries; events are only reached through the access rule. */
+  /** An event's deliveries to endpoints the caller may access; events are only reached through the access rule. */
   deliveries: DataLoader<string, DeliveryRead[]>;
 }
 
@@ -117,7 +117,14 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
     owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
     bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
     charges: byParent<ChargeRead>(CHARGES_BY_POLICY),
-    deliveries: byParent<DeliveryRead>(DELIVERIES_BY_EVENT),
+    deliveries: new DataLoader<string, DeliveryRead[]>(async (ids) => {
+      deadline.assertOpen();
+      const access = accessPredicate('o', principal());
+      const rows = await querySql<Row & { parent: string }>(em, DELIVERIES_BY_EVENT(access.sql), [uuidArray(ids), ...access.params]);
+      const groups = new Map<string, DeliveryRead[]>(ids.map((id) => [id, []]));
+      for (const { parent, ...row } of rows) groups.get(parent)!.push(row as unknown as DeliveryRead);
+      return ids.map((id) => groups.get(id)!);
+    }),
   };
 }
 

@@ -327,6 +327,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpointCreated')) },
             ...POST_ERRORS,
             400: problem('The body breaks the rules, or the URL is not allowed (in production: https to a public address)'),
+            403: problem('The organization tree already has its quota of webhook endpoints (WEBHOOK_ENDPOINTS_PER_TREE, default 25; code QUOTA_EXCEEDED)'),
             409: problem('A request with the same Idempotency-Key is still running'),
             404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
           },

@@ -109,20 +109,20 @@ export const EVENT = /* GraphQL */ `
 /** Webhook endpoints (spec section 11): the secret only in the create's answer. */
 export const CREATE_WEBHOOK_ENDPOINT = /* GraphQL */ `
   mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {
-    createWebhookEndpoint(input: $input) { id url organizationId events description createdAt secret }
+    createWebhookEndpoint(input: $input) { id url organizationId events description createdAt status disabledReason disabledAt secret }
   }
 `;
 
 export const WEBHOOK_ENDPOINT = /* GraphQL */ `
   query WebhookEndpoint($id: ID!) {
-    webhookEndpoint(id: $id) { id url organizationId events description createdAt }
+    webhookEndpoint(id: $id) { id url organizationId events description createdAt status disabledReason disabledAt }
   }
 `;
 
 export const WEBHOOK_ENDPOINTS = /* GraphQL */ `
   query WebhookEndpoints($organizationId: ID, $first: Int!, $after: String) {
     webhookEndpoints(organizationId: $organizationId, first: $first, after: $after) {
-      edges { node { id url organizationId events description createdAt } }
+      edges { node { id url organizationId events description createdAt status disabledReason disabledAt } }
       pageInfo { hasNextPage endCursor }
     }
   }

@@ -10,6 +10,7 @@ import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { ENDPOINT_SELECT, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
 import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
 import { inTransaction } from '../database/transaction.js';
+import { withQuotas } from '../limits/quotas.js';
 
 export interface CreateEndpointScope {
   em: EntityManager;
@@ -39,7 +40,8 @@ export async function createWebhookEndpoint(scope: CreateEndpointScope, input: C
   const secret = newSecret();
   const sealed = scope.cipher.seal(secret, 'webhook_endpoint.secret');
   const id = randomUUID();
-  const row = await inTransaction(em, async (tx) => {
+  // The tree's endpoint quota is counted by the database at commit (403 QUOTA_EXCEEDED over it).
+  const row = await withQuotas(() => inTransaction(em, async (tx) => {
     const [inserted] = await querySql<EndpointRead>(
       tx,
       `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
@@ -57,7 +59,7 @@ export async function createWebhookEndpoint(scope: CreateEndpointScope, input: C
     );
     await scope.idempotency?.recordCreated(tx, { type: 'webhookEndpoint', id });
     return inserted;
-  });
+  }));
   return { ...row, secret };
 }
 

@@ -19,10 +19,19 @@ import { checkedLookup, literalUrlProblem } from './webhook-url.js';
  * an attempt's outcome, and the job of the next attempt (exponential backoff with jitter), are
  * written in one transaction, through pg-boss's `db` option. Deliveries the create's trigger
  * made are handed to pg-boss by a relay, in the same way: marked and enqueued together.
+ *
+ * Fair between trees (contract section 12; docs/decisions.md): each job is processed on its own
+ * (WEBHOOK_CONCURRENCY at once per instance), in a pg-boss group named after the endpoint's root
+ * tree, and pg-boss starts at most WEBHOOK_IN_FLIGHT_PER_TREE jobs of one group at once across
+ * instances. A failed attempt backs its whole endpoint off (`webhook_endpoint.retry_at`): its
+ * other deliveries' jobs are put off to that time without an attempt, and new ones are enqueued
+ * for it. An endpoint failing for the whole retry window is disabled.
  */
 const QUEUE = 'webhook-delivery';
-const WORKERS = 2;
-const BATCH = 25;
+/** At most this much of a receiver's answer is read (64 KB; contract section 12). */
+export const RESPONSE_READ_LIMIT = 64 * 1024;
+/** Connections of the delivery pool, and of pg-boss's: an attempt holds none while it waits on the receiver. */
+const POOL_SIZE = 4;
 
 interface Job {
   deliveryId: string;
@@ -31,6 +40,10 @@ interface Job {
 }
 
 interface DeliveryRow {
+  endpoint_id: string;
+  root_id: string;
+  disabled_reason: string | null;
+  retry_at: Date | null;
   status: string;
   attempts: number;
   url: string;
@@ -52,6 +65,11 @@ export interface DeliveryOptions {
   pollSeconds?: number;
   /** Attempts by result, the queue's depth and the pool (spec section 13). */
   metrics?: ServiceMetrics;
+  /**
+   * Fair shares between trees: the per-tree cap on attempts in flight and the back-off of an
+   * endpoint as a whole (default true). Only tests turn it off, to show what it prevents.
+   */
+  fairness?: boolean;
 }
 
 const tracer = trace.getTracer('org-policy-service/webhooks');
@@ -64,7 +82,10 @@ export interface DeliveryWorkers {
 export async function startDelivery(options: DeliveryOptions): Promise<DeliveryWorkers> {
   const { settings, logger, metrics } = options;
   const pollSeconds = options.pollSeconds ?? 1;
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+  const fairness = options.fairness ?? true;
+  // The tree's share: its jobs count against one pg-boss group (none without fairness).
+  const groupOf = (rootId: string) => (fairness ? { group: { id: rootId } } : {});
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: POOL_SIZE });
   pool.on('error', (error) => logger.warn({ err: error }, 'webhook delivery pool error'));
   metrics?.watchPool('webhooks', () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   metrics?.watchQueueDepth(async () => {
@@ -78,7 +99,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   const superviseSeconds = Math.max(5, settings.timeoutSeconds * 2);
   const boss = new PgBoss({
     connectionString: options.databaseUrl,
-    max: 4,
+    max: POOL_SIZE,
     superviseIntervalSeconds: superviseSeconds,
     monitorIntervalSeconds: superviseSeconds,
     maintenanceIntervalSeconds: superviseSeconds,
@@ -106,8 +127,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   // Connections are kept open between attempts to the same host (a new TCP and TLS handshake per
   // event cost more than the event); a kept connection was checked by the lookup when it opened.
   const agents: Agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: WORKERS * BATCH, timeout: 30_000 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: WORKERS * BATCH, timeout: 30_000 }),
+    http: new http.Agent({ keepAlive: true, maxSockets: settings.concurrency, timeout: 30_000 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: settings.concurrency, timeout: 30_000 }),
   };
   const db = (client: pg.PoolClient) => ({ executeSql: (text: string, values: unknown[]) => client.query(text, values) });
 
@@ -116,44 +137,64 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
    * instance. A new delivery gets its first attempt now. A delivery re-enqueued after the queue
    * was rebuilt (Migration20261125000000_pgboss_12: pg-boss 12 cannot migrate pg-boss 10's
    * schema) may have made attempts already: it gets the next one (attempt() skips any other),
-   * not before the time its row shows, so the back-off schedule the API shows is kept.
+   * not before the time its row shows, so the back-off schedule the API shows is kept. A
+   * delivery to an endpoint that is backed off waits with it.
    */
   const relay = () =>
     inTransaction(pool, async (client) => {
-      const { rows } = await client.query<{ id: string; attempts: number; start_after: Date | null }>(
-        `select id, attempts, case when next_attempt_at > now() then next_attempt_at end as start_after
-         from webhook_delivery where not enqueued order by created_at limit 200 for update skip locked`,
+      const { rows } = await client.query<{ id: string; attempts: number; start_after: Date | null; root_id: string }>(
+        `select d.id, d.attempts, o.path[1] as root_id,
+           case when greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'}) > now()
+             then greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'}) end as start_after
+         from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join organization o on o.id = w.organization_id
+         where not d.enqueued order by d.created_at limit 200 for update of d skip locked`,
       );
       if (rows.length > 0) {
         const jobs = rows.map((row) => ({
           data: { deliveryId: row.id, attempt: row.attempts + 1 } satisfies Job,
           ...(row.start_after ? { startAfter: row.start_after } : {}),
+          ...groupOf(row.root_id),
         }));
         await boss.insert(QUEUE, jobs, { db: db(client) });
-        await client.query('update webhook_delivery set enqueued = true where id = any($1::uuid[])', [rows.map((row) => row.id)]);
+        // The time shown as its next attempt is when its job may start (its endpoint's back-off).
+        await client.query('update webhook_delivery set enqueued = true, next_attempt_at = greatest(next_attempt_at, ($2::timestamptz[])[array_position($1::uuid[], id)]) where id = any($1::uuid[])', [
+          rows.map((row) => row.id),
+          rows.map((row) => row.start_after),
+        ]);
       }
       return rows.length;
     });
 
   const attempt = async (job: Job) => {
     const { rows } = await pool.query<DeliveryRow>(
-      `select d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
+      `select d.endpoint_id, o.path[1] as root_id, w.disabled_reason, case when w.retry_at > now() then w.retry_at end as retry_at,
+         d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
          e.created_at < now() - make_interval(secs => $2) as expired, e.trace_parent,
          json_build_object('id', e.id, 'type', e.type, 'createdAt', ${rfc3339('e.created_at')},
            'organizationId', e.organization_id, 'data', e.data)::text as body
        from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
+         join organization o on o.id = w.organization_id
        where d.id = $1`,
       [job.deliveryId, settings.retryWindowSeconds],
     );
     const delivery = rows[0];
     // Delivered, failed, or already attempted (a duplicate of a job that ran): nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
-    if (delivery.deleted || delivery.expired) {
+    if (delivery.deleted || delivery.expired || delivery.disabled_reason !== null) {
       await pool.query(`update webhook_delivery set status = 'failed', last_error = $2 where id = $1 and status = 'pending'`, [
         job.deliveryId,
-        delivery.deleted ? 'the endpoint was deleted' : 'no attempt succeeded within the retry window',
+        delivery.deleted ? 'the endpoint was deleted' : delivery.disabled_reason !== null ? 'the endpoint is disabled' : 'no attempt succeeded within the retry window',
       ]);
       metrics?.observeDelivery('dropped');
+      return;
+    }
+    // The endpoint is backed off as a whole: this delivery waits with it, no attempt made.
+    if (fairness && delivery.retry_at) {
+      const retryAt = delivery.retry_at;
+      await inTransaction(pool, async (client) => {
+        await client.query(`update webhook_delivery set next_attempt_at = greatest(next_attempt_at, $2) where id = $1`, [job.deliveryId, retryAt]);
+        await boss.send(QUEUE, job, { startAfter: retryAt, db: db(client), ...groupOf(delivery.root_id) });
+      });
       return;
     }
     // A span per attempt, in the trace of the request that wrote the event (a retry days later
@@ -168,7 +209,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         const failed = Boolean(outcome.error) || outcome.status! >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
-        metrics?.observeDelivery(await record(job, outcome));
+        metrics?.observeDelivery(await record(job, delivery, outcome));
         if (failed) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
       } finally {
         span.end();
@@ -177,10 +218,17 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   };
 
   /** The attempt's outcome, and the next attempt's job when one is due, in one transaction. */
-  const record = async (job: Job, outcome: Outcome): Promise<'delivered' | 'failed' | 'retrying'> => {
+  const record = async (job: Job, delivery: DeliveryRow, outcome: Outcome): Promise<'delivered' | 'failed' | 'retrying'> => {
     const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
-    const last = job.attempt >= settings.maxAttempts;
-    const delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
+    let last = job.attempt >= settings.maxAttempts;
+    let delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
+    if (fairness) {
+      const endpoint = await endpointOutcome(delivery.endpoint_id, job.deliveryId, delivered, outcome);
+      // A disabled endpoint's deliveries are failed, this one with this attempt's outcome.
+      last ||= endpoint.disabled;
+      // The next attempt waits for the endpoint too.
+      delaySeconds = Math.max(delaySeconds, endpoint.waitSeconds);
+    }
     const update = `update webhook_delivery set attempts = $2, last_status = $3, last_error = $4, last_attempt_at = now(),
            status = case when $5 then 'delivered' when $6 then 'failed' else 'pending' end,
            delivered_at = case when $5 then now() end,
@@ -195,24 +243,83 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     await inTransaction(pool, async (client) => {
       const { rowCount } = await client.query(update, values);
       if (rowCount === 1) {
-        await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, { startAfter: delaySeconds, db: db(client) });
+        await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, {
+          startAfter: delaySeconds,
+          db: db(client),
+          ...groupOf(delivery.root_id),
+        });
       }
     });
     return 'retrying';
   };
 
-  // pg-boss workers fetch, then wait out their polling interval: each takes a batch and makes its
-  // attempts side by side, so one instance makes up to WORKERS × BATCH attempts at once and about
-  // that many twice a second. A failed batch (a database error, not a failed attempt: those are
-  // recorded) is run again by pg-boss; attempts already recorded are skipped then.
-  for (let worker = 0; worker < WORKERS; worker++) {
-    await boss.work<Job>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-      const failed = (await Promise.allSettled(jobs.map((job) => attempt(job.data)))).find((result) => result.status === 'rejected');
-      if (failed) throw (failed as PromiseRejectedResult).reason;
+  /**
+   * An endpoint's health after an attempt. A success clears its failures; a failure backs the
+   * whole endpoint off (once per round: attempts already in flight when it failed do not push it
+   * further) and, after failing for the whole retry window, disables it and fails its pending
+   * deliveries. Returns how long the endpoint now waits.
+   */
+  const endpointOutcome = async (endpointId: string, deliveryId: string, delivered: boolean, outcome: Outcome): Promise<{ waitSeconds: number; disabled: boolean }> => {
+    if (delivered) {
+      await pool.query('update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = $1 and failures > 0', [endpointId]);
+      return { waitSeconds: 0, disabled: false };
+    }
+    const why = outcome.error ?? `HTTP ${outcome.status}`;
+    return inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ wait: number; expired: boolean }>(
+        `update webhook_endpoint set
+           failures = case when retry_at > now() then failures else failures + 1 end,
+           failing_since = coalesce(failing_since, now()),
+           retry_at = case when retry_at > now() then retry_at
+             else now() + make_interval(secs => $2 * power(2, least(failures, 16)) * (0.5 + random() / 2)) end
+         where id = $1
+         returning extract(epoch from retry_at - now())::float8 as wait, failing_since < now() - make_interval(secs => $3) as expired`,
+        [endpointId, settings.retryBaseSeconds, settings.retryWindowSeconds],
+      );
+      if (!rows[0]?.expired) return { waitSeconds: Math.ceil(rows[0]?.wait ?? 0), disabled: false };
+      const reason = `no attempt succeeded for ${settings.retryWindowSeconds} s; the last one: ${why}`.slice(0, 300);
+      await client.query(`update webhook_endpoint set disabled_at = now(), disabled_reason = $2, retry_at = null where id = $1 and disabled_at is null`, [endpointId, reason]);
+      await client.query(
+        `update webhook_delivery set status = 'failed', last_error = 'the endpoint is disabled' where endpoint_id = $1 and status = 'pending' and id <> $2`,
+        [endpointId, deliveryId],
+      );
+      logger.warn({ endpointId, reason }, 'webhook endpoint disabled');
+      return { waitSeconds: 0, disabled: true };
     });
-  }
+  };
 
+  // Each job on its own: WEBHOOK_CONCURRENCY slots, each fetching one job, attempting it and
+  // fetching the next at once (waiting only when the queue had nothing), so a slow or dead receiver
+  // holds one slot, never a batch. (pg-boss's `work` waits out its polling interval after every
+  // batch: with batches of one that capped an instance at one job per slot a second.) With
+  // fairness, pg-boss hands out at most WEBHOOK_IN_FLIGHT_PER_TREE active jobs of one tree's group
+  // (counted in its table, across instances): the other slots stay free for other trees. A job
+  // that throws (a database error, not a failed attempt: those are recorded) is failed and run
+  // again by pg-boss, as is one whose instance died (it expires); an attempt already recorded is
+  // skipped then.
   let stopped = false;
+  const fetchOptions = { batchSize: 1, ...(fairness ? { groupConcurrency: settings.inFlightPerTree } : {}) };
+  const slot = async () => {
+    while (!stopped) {
+      const [job] = await boss.fetch<Job>(QUEUE, fetchOptions).catch((error) => {
+        logger.warn({ err: error }, 'webhook job fetch failed; retrying');
+        return [];
+      });
+      if (!job) {
+        await new Promise((resolve) => setTimeout(resolve, pollSeconds * 1000));
+        continue;
+      }
+      try {
+        await attempt(job.data);
+        await boss.complete(QUEUE, job);
+      } catch (error) {
+        logger.warn({ err: error, deliveryId: job.data.deliveryId }, 'webhook job failed; pg-boss retries it');
+        await boss.fail(QUEUE, job, { message: String((error as Error)?.message ?? error) }).catch(() => undefined);
+      }
+    }
+  };
+  const slots = Array.from({ length: settings.concurrency }, slot);
+
   const relayLoop = async () => {
     while (!stopped) {
       const moved = await relay().catch((error) => {
@@ -243,6 +350,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       stopped = true;
       clearInterval(purger);
       await relaying;
+      // Each slot ends after its attempt (at most the attempt's timeout).
+      await Promise.all(slots);
       // pg-boss 12's stop() always waits for the workers (pg-boss 10's `wait: true`).
       await boss.stop({ graceful: true, timeout: 5_000 });
       await pool.end();
@@ -324,7 +433,17 @@ function post(url: string, eventId: string, body: string, secret: string, settin
         },
       },
       (response) => {
-        response.resume();
+        // The status decides the attempt; the body is read (and dropped) only up to
+        // RESPONSE_READ_LIMIT, then the connection is closed rather than drained: a receiver
+        // cannot make the service read an unbounded answer (security review 2, L9).
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > RESPONSE_READ_LIMIT) {
+            resolve({ status: response.statusCode });
+            request.destroy();
+          }
+        });
         response.on('end', () => resolve({ status: response.statusCode }));
         response.on('error', (error) => resolve({ status: response.statusCode, error: error.message }));
       },

@@ -20,6 +20,17 @@ export class WebhookEndpoint {
 
   @Field(() => String, { description: 'RFC 3339' })
   createdAt!: string;
+
+  @Field(() => String, {
+    description: 'active, or disabled: no attempt succeeded for the whole retry window, and it receives nothing more (delete it and register it again)',
+  })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: 'Why it was disabled, with its last error; null while active' })
+  disabledReason!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'RFC 3339; null while active' })
+  disabledAt!: string | null;
 }
 
 /** The endpoint as created: the only time its signing secret is shown. */

@@ -14,10 +14,15 @@ for (const [network, prefix] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
-// IPv4-mapped addresses (::ffff:a.b.c.d) meet the IPv4 rules (BlockList maps them); ::/96 is
-// the deprecated IPv4-compatible form.
+// IPv4-mapped addresses (::ffff:0:0/96) meet the IPv4 rules (isPublicAddress reads the IPv4 they
+// carry). Every other form that carries or translates to an IPv4 address is refused whole, as no
+// public receiver needs one: ::/96 (IPv4-compatible, deprecated), ::ffff:0:0:0/96 (IPv4-translated,
+// SIIT), 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64, RFC 6052 and RFC 8215: a NAT64 gateway reaches
+// the private IPv4 they embed), 2002::/16 (6to4) and 2001::/32 (Teredo). fec0::/10 is the
+// deprecated site-local range, private like fc00::/7.
 for (const [network, prefix] of [
-  ['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32], ['100::', 64],
+  ['::', 96], ['::1', 128], ['::ffff:0:0:0', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32], ['2001:db8::', 32], ['100::', 64],
 ] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 
 export interface UrlPolicy {
@@ -29,14 +34,42 @@ export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
   if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return isPublicAddress(mapped[1]);
+    const mapped = mappedIPv4(address);
+    if (mapped) return isPublicAddress(mapped);
     return !NOT_PUBLIC.check(address, 'ipv6');
   }
   return !NOT_PUBLIC.check(address, 'ipv4');
 }
 
-const NOT_PUBLIC_PROBLEM = 'must not resolve to a loopback, private, link-local or unspecified address';
+/** The IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d, in either spelling) carries, else null. */
+function mappedIPv4(address: string): string | null {
+  const groups = ipv6Groups(address.toLowerCase());
+  if (!groups || groups.slice(0, 5).some((group) => group !== 0) || groups[5] !== 0xffff) return null;
+  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (a trailing dotted IPv4 counts as two). */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const front = parse(head);
+  const back = parse(tail);
+  const groups = tail === undefined ? front : [...front, ...Array(8 - front.length - back.length).fill(0), ...back];
+  return groups.length === 8 && groups.every((group) => group >= 0 && group <= 0xffff) ? groups : null;
+}
+
+/**
+ * One answer for every host that may not receive webhooks, whether its name resolves to a
+ * private address or does not resolve at all: two answers would tell a caller which internal
+ * names exist (security review 2, L10).
+ */
+export const NOT_PUBLIC_PROBLEM = 'must be a host that resolves only to public addresses';
 
 /** The host of a URL as an address literal when it is one (IPv6 without its brackets), else its name. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
@@ -58,8 +91,7 @@ export async function webhookUrlProblem(url: string, policy: UrlPolicy): Promise
   const problem = literalUrlProblem(parsed, policy);
   if (problem || !policy.publicOnly || isIP(hostOf(parsed))) return problem;
   const addresses = await resolveAll(hostOf(parsed));
-  if (addresses === null || addresses.length === 0) return 'must be a name that resolves';
-  if (!addresses.every(isPublicAddress)) return NOT_PUBLIC_PROBLEM;
+  if (addresses === null || addresses.length === 0 || !addresses.every(isPublicAddress)) return NOT_PUBLIC_PROBLEM;
   return null;
 }
 

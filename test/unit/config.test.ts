@@ -113,12 +113,13 @@ describe('loadConfig', () => {
       requestDeadlineSeconds: 10,
       statementTimeoutSeconds: 10,
       http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, maxConnections: 1000, maxConnectionsPerAddress: 100 },
-      quotas: { organizationsPerTree: null, policiesPerTree: null },
+      quotas: { organizationsPerTree: null, policiesPerTree: null, webhookEndpointsPerTree: 25 },
     });
     expect(loadConfig({}).jwt.maxLifetimeSeconds).toBe(86_400);
-    const off = loadConfig({ RATE_LIMIT_REQUESTS_PER_MINUTE: '0', QUOTA_POLICIES_PER_TREE: '1000' });
+    const off = loadConfig({ RATE_LIMIT_REQUESTS_PER_MINUTE: '0', QUOTA_POLICIES_PER_TREE: '1000', WEBHOOK_ENDPOINTS_PER_TREE: '0' });
     expect(off.limits.requestsPerMinute).toBe(0);
     expect(off.limits.quotas.policiesPerTree).toBe(1000);
+    expect(off.limits.quotas.webhookEndpointsPerTree).toBeNull();
   });
 
   it('caps organization trees at ORGANIZATION_MAX_DEPTH levels (32 by default), a positive integer, and tells the database', () => {

@@ -8,6 +8,8 @@ import { Migration20261123020000_policy_ancestry } from './Migration202611230200
 import { Migration20261123030000_events } from './Migration20261123030000_events.js';
 import { Migration20261124000000_observability } from './Migration20261124000000_observability.js';
 import { Migration20261125000000_pgboss_12 } from './Migration20261125000000_pgboss_12.js';
+import { Migration20261126000000_webhook_endpoint_quota } from './Migration20261126000000_webhook_endpoint_quota.js';
+import { Migration20261126010000_webhook_endpoint_health } from './Migration20261126010000_webhook_endpoint_health.js';
 import { Migration20261126120000_organization_depth } from './Migration20261126120000_organization_depth.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
@@ -21,5 +23,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123030000_events', class: Migration20261123030000_events },
   { name: 'Migration20261124000000_observability', class: Migration20261124000000_observability },
   { name: 'Migration20261125000000_pgboss_12', class: Migration20261125000000_pgboss_12 },
+  { name: 'Migration20261126000000_webhook_endpoint_quota', class: Migration20261126000000_webhook_endpoint_quota },
+  { name: 'Migration20261126010000_webhook_endpoint_health', class: Migration20261126010000_webhook_endpoint_health },
   { name: 'Migration20261126120000_organization_depth', class: Migration20261126120000_organization_depth },
 ];

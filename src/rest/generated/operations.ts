@@ -159,14 +159,14 @@ export type CreateWebhookEndpointMutationVariables = Exact<{
 }>;
 
 
-export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, secret: string } };
+export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, secret: string } };
 
 export type WebhookEndpointQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type WebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string } | null };
+export type WebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null } | null };
 
 export type WebhookEndpointsQueryVariables = Exact<{
   organizationId: string | number | null | undefined;
@@ -175,7 +175,7 @@ export type WebhookEndpointsQueryVariables = Exact<{
 }>;
 
 
-export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type DeleteWebhookEndpointMutationVariables = Exact<{
   id: string | number;

@@ -1,0 +1,243 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { FieldCipher } from '../../src/crypto/field-cipher.js';
+import { createLogger } from '../../src/logger.js';
+import { startDelivery, type DeliveryWorkers } from '../../src/webhooks/delivery.js';
+import { organizationBody, policyBody } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { useTestService, type TestServiceHandle } from '../support/test-service.js';
+
+/**
+ * Contract section 12, "Webhooks are fair between trees" (security review 2, H1): tree A has its
+ * quota of endpoints at a receiver that accepts connections and never answers, and 200 events
+ * queued; tree B's single endpoint at a healthy receiver still gets each new event within 5 s
+ * (p99 over 50 events). The delivery workers are started here, with `fairness` on, and off (the
+ * `startDelivery` option): without it B starves, which shows the test can fail.
+ */
+const QUOTA = 25;
+const A_EVENTS = 200;
+const B_EVENTS = 50;
+const BOUND_MS = 5_000;
+
+/** Accepts connections and never answers; counts those open. */
+async function deadReceiver() {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/dead`,
+    open: () => sockets.size,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+/** Answers 200 at once, and notes when each policy number's event arrived. */
+async function healthyReceiver() {
+  const arrivals = new Map<number, number>();
+  const server: Server = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const event = JSON.parse(body);
+      const number = event.data?.object?.number;
+      if (typeof number === 'number' && !arrivals.has(number)) arrivals.set(number, Date.now());
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, arrivals, close: () => server.close() };
+}
+
+async function until(probe: () => boolean | Promise<boolean>, what: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The p99 of latencies (ms); an event not received counts as never. */
+function p99(latencies: number[]): number {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.ceil(sorted.length * 0.99) - 1];
+}
+
+/** Runs the scenario on `service` with delivery workers started with `fairness`; B's latencies. */
+async function scenario(service: TestServiceHandle, fairness: boolean): Promise<number[]> {
+  const dead = await deadReceiver();
+  const healthy = await healthyReceiver();
+  let workers: DeliveryWorkers | undefined;
+  try {
+    workers = await startDelivery({
+      databaseUrl: service.databaseUrl,
+      settings: loadConfig(service.env).webhooks,
+      cipher: new FieldCipher(Buffer.from(service.env.DATA_ENCRYPTION_KEY, 'base64')),
+      logger: createLogger('silent'),
+      fairness,
+    });
+    const attacker = await service.token({ sub: `tree-a-${fairness}` });
+    const a = (await request(service.url, 'POST', '/api/v1/organization', { token: attacker, body: organizationBody() })).body.id as string;
+    for (let i = 0; i < QUOTA; i++) {
+      const created = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token: attacker, body: { url: dead.url, organizationId: a } });
+      expect(created.status, created.text).toBe(200);
+    }
+    // 200 events in A, 8 creates at a time: 5,000 deliveries to the dead receiver.
+    for (let i = 0; i < A_EVENTS; i += 8) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(8, A_EVENTS - i) }, () =>
+          request(service.url, 'POST', '/api/v1/policy', { token: attacker, body: policyBody({ organizationId: a }) }),
+        ),
+      );
+      for (const response of batch) expect(response.status, response.text).toBe(200);
+    }
+    // The attack is on once the dead receiver holds connections.
+    await until(() => dead.open() >= 4, 'attempts at the dead receiver', 30_000);
+
+    const victim = await service.token({ sub: `tree-b-${fairness}` });
+    const b = (await request(service.url, 'POST', '/api/v1/organization', { token: victim, body: organizationBody() })).body.id as string;
+    const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+      token: victim,
+      body: { url: healthy.url, organizationId: b, events: ['policy.created'] },
+    });
+    expect(endpoint.status, endpoint.text).toBe(200);
+    const createdAt = new Map<number, number>();
+    for (let i = 0; i < B_EVENTS; i++) {
+      const response = await request(service.url, 'POST', '/api/v1/policy', { token: victim, body: policyBody({ organizationId: b }) });
+      expect(response.status, response.text).toBe(200);
+      createdAt.set(response.body.number as number, Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Every event has had its bound (and a second more) to arrive.
+    const last = Math.max(...createdAt.values());
+    await until(() => healthy.arrivals.size === B_EVENTS || Date.now() > last + BOUND_MS + 1_000, "B's events", BOUND_MS + 10_000);
+    return [...createdAt].map(([number, at]) => (healthy.arrivals.has(number) ? healthy.arrivals.get(number)! - at : Infinity));
+  } finally {
+    dead.close();
+    healthy.close();
+    await workers?.stop();
+  }
+}
+
+// Short attempts and back-off, so that the dead receiver's attempts come round quickly; the
+// service's own workers are off (the test starts them). Creates are not rate limited here.
+const env = {
+  WEBHOOK_DELIVERY: 'false',
+  WEBHOOK_TIMEOUT_SECONDS: '3',
+  WEBHOOK_RETRY_BASE_SECONDS: '2',
+  RATE_LIMIT_CREATES_PER_MINUTE: '0',
+  RATE_LIMIT_CONCURRENT_REQUESTS: '0',
+};
+
+describe('webhook delivery is fair between trees', () => {
+  const service = useTestService(env);
+
+  it("delivers each of tree B's events within 5 s (p99 over 50) while tree A's endpoints never answer", async () => {
+    const latencies = await scenario(service, true);
+    expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
+    expect(p99(latencies)).toBeLessThanOrEqual(BOUND_MS);
+  });
+});
+
+describe('webhook delivery without fairness (the same scenario, to show the test can fail)', () => {
+  const service = useTestService(env);
+
+  it('starves tree B', async () => {
+    const latencies = await scenario(service, false);
+    expect(p99(latencies)).toBeGreaterThan(BOUND_MS);
+  });
+});
+
+describe('an endpoint that keeps failing', () => {
+  // Short back-off and retry window, many attempts: the window, not the attempts, ends it.
+  const service = useTestService({
+    WEBHOOK_RETRY_BASE_SECONDS: '1',
+    WEBHOOK_RETRY_WINDOW_SECONDS: '3',
+    WEBHOOK_MAX_ATTEMPTS: '100',
+    WEBHOOK_TIMEOUT_SECONDS: '2',
+    RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+  });
+  let failing: { url: string; count: () => number; close: () => void };
+
+  const setUp = async (sub: string) => {
+    let count = 0;
+    const server = createHttpServer((req, res) => {
+      count++;
+      req.resume();
+      res.statusCode = 500;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    failing = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, count: () => count, close: () => server.close() };
+    const token = await service.token({ sub });
+    const root = (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id as string;
+    const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url: failing.url, organizationId: root, events: ['policy.created'] } });
+    expect(endpoint.status, endpoint.text).toBe(200);
+    const createPolicy = async () => {
+      const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root }) });
+      expect(response.status, response.text).toBe(200);
+    };
+    return { token, root, endpointId: endpoint.body.id as string, createPolicy };
+  };
+
+  it('is backed off as a whole: its new deliveries wait for it, without an attempt', async () => {
+    const { endpointId, createPolicy } = await setUp('backed-off');
+    try {
+      await createPolicy();
+      await until(async () => (await service.sql<{ failures: number }>('select failures from webhook_endpoint where id = $1', [endpointId]))[0].failures >= 1, 'the first failure', 30_000);
+      // A long back-off, as after many failures.
+      await service.sql(`update webhook_endpoint set retry_at = now() + interval '1 hour' where id = $1`, [endpointId]);
+      await createPolicy();
+      await createPolicy();
+      const fresh = async () =>
+        service.sql<{ attempts: number; enqueued: boolean; waits: boolean }>(
+          `select d.attempts, d.enqueued, d.next_attempt_at >= w.retry_at - interval '1 second' as waits
+           from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id where d.endpoint_id = $1 and d.attempts = 0`,
+          [endpointId],
+        );
+      await until(async () => (await fresh()).filter((row) => row.enqueued).length === 2, 'the new deliveries to be queued', 30_000);
+      expect(await fresh()).toEqual([
+        { attempts: 0, enqueued: true, waits: true },
+        { attempts: 0, enqueued: true, waits: true },
+      ]);
+    } finally {
+      failing.close();
+    }
+  });
+
+  it('is disabled after the retry window, with its reason on REST and GraphQL reads; its deliveries fail and it gets no new ones', async () => {
+    const { token, endpointId, createPolicy } = await setUp('disabled');
+    try {
+      const read = () => request(service.url, 'GET', `/api/v1/webhook-endpoints/${endpointId}`, { token });
+      expect((await read()).body).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null });
+      // Failing for the whole window takes a failure after it: events keep coming, as they would.
+      await until(async () => {
+        if ((await read()).body.status === 'disabled') return true;
+        await createPolicy();
+        return false;
+      }, 'the endpoint to be disabled', 25_000);
+      const rest = (await read()).body;
+      expect(rest.disabledReason).toMatch(/^no attempt succeeded for 3 s; the last one: HTTP 500$/);
+      expect(rest.disabledAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      const gql = await graphql(service.url, 'query ($id: ID!) { webhookEndpoint(id: $id) { status disabledReason disabledAt } }', { id: endpointId }, token);
+      expect(gql.body.data.webhookEndpoint).toEqual({ status: 'disabled', disabledReason: rest.disabledReason, disabledAt: rest.disabledAt });
+      const statuses = async () => (await service.sql<{ status: string }>('select status from webhook_delivery where endpoint_id = $1', [endpointId])).map((row) => row.status);
+      const made = await statuses();
+      expect(made.length).toBeGreaterThan(0);
+      expect(made.filter((status) => status !== 'failed')).toEqual([]);
+      await createPolicy();
+      expect(await statuses()).toHaveLength(made.length);
+    } finally {
+      failing.close();
+    }
+  });
+});
