@@ -130,9 +130,9 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ ORGANIZATION_MAX_DEPTH: value })).toThrow(`ORGANIZATION_MAX_DEPTH must be a positive integer (got "${value}")`);
     }
     // The trigger reads the connection's setting; the quotas go with it when configured.
-    expect(treeLimitSettings(loadConfig({ ORGANIZATION_MAX_DEPTH: '3' }).limits)).toBe('-c org_policy.organization_max_depth=3');
+    expect(treeLimitSettings(loadConfig({ ORGANIZATION_MAX_DEPTH: '3', WEBHOOK_ENDPOINTS_PER_TREE: '0' }).limits)).toBe('-c org_policy.organization_max_depth=3');
     expect(treeLimitSettings(loadConfig({ QUOTA_ORGANIZATIONS_PER_TREE: '7' }).limits)).toBe(
-      '-c org_policy.quota_organizations_per_tree=7 -c org_policy.organization_max_depth=32',
+      '-c org_policy.quota_organizations_per_tree=7 -c org_policy.quota_webhook_endpoints_per_tree=25 -c org_policy.organization_max_depth=32',
     );
   });
 
