@@ -18,7 +18,8 @@ pool.on('error', () => undefined);
 
 const ACCESS = '($2::uuid = any(o.path) or $3::text = any(o.owner_subs))';
 const CHARGES = `(select json_agg(json_build_object('id', c.id, 'type', c.type, 'periodStart', c.period_start, 'periodEnd', c.period_end,
-  'dueDate', c.due_date, 'amount', c.amount, 'currency', c.currency, 'status', c.status) order by c.sequence)
+  'dueDate', c.due_date, 'amount', c.amount, 'currency', c.currency, 'status', c.status,
+  'transactionId', c.transaction_id, 'reverses', c.reverses) order by c.sequence)
   from charge c where c.policy_id = p.id)`;
 const POLICY = `select json_build_object('number', p.number, 'coverage', p.coverage, 'charges', ${CHARGES},
     'organization', json_build_object('id', o.id, 'name', o.name, 'parentId', o.parent_id))::text as body
@@ -45,16 +46,20 @@ const CREATE_POLICY = `with org as (select o.id, o.name, o.parent_id from organi
       jsonb_build_object('slug', plan.slug, 'name', plan.name, 'deductible', plan.deductible, 'reimbursementRate', plan.reimbursement_rate,
         'annualLimit', plan.annual_limit, 'monthlyPremium', plan.monthly_premium, 'currency', plan.currency), $3
     from org, plan returning *),
+  issued as (
+    insert into policy_transaction (id, policy_id, type, effective_date, created_by_sub)
+    select gen_random_uuid(), made.id, 'issuance', made.effective_date, $3 from made returning id),
   charges as (
-    insert into charge (id, policy_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
-    select gen_random_uuid(), made.id, x.sequence, 'premium', x.start, x.finish, x.start, x.amount, 'USD', 'scheduled'
-    from made, jsonb_to_recordset($13::jsonb) as x(sequence int, start date, finish date, amount int) returning *)
+    insert into charge (id, policy_id, transaction_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
+    select gen_random_uuid(), made.id, issued.id, x.sequence, 'premium', x.start, x.finish, x.start, x.amount, 'USD', 'scheduled'
+    from made, issued, jsonb_to_recordset($13::jsonb) as x(sequence int, start date, finish date, amount int) returning *)
   select json_build_object('internalID', made.internal_id, 'number', made.number, 'ownerFirstname', made.owner_firstname,
     'ownerLastname', made.owner_lastname, 'ownerDOB', made.owner_dob, 'petName', made.pet_name, 'petDOB', made.pet_dob,
     'effectiveDate', made.effective_date, 'expirationDate', made.expiration_date, 'coverageSlug', made.coverage_slug,
     'coverage', made.coverage,
     'charges', (select json_agg(json_build_object('id', c.id, 'type', c.type, 'periodStart', c.period_start, 'periodEnd', c.period_end,
-      'dueDate', c.due_date, 'amount', c.amount, 'currency', c.currency, 'status', c.status) order by c.sequence) from charges c),
+      'dueDate', c.due_date, 'amount', c.amount, 'currency', c.currency, 'status', c.status,
+  'transactionId', c.transaction_id, 'reverses', c.reverses) order by c.sequence) from charges c),
     'organization', (select json_build_object('id', org.id, 'name', org.name, 'parentId', org.parent_id) from org))::text as body
   from made`;
 

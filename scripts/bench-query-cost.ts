@@ -10,7 +10,7 @@ import { microsPerCall } from './microbenchmark.js';
  * document with a new `$number`). Prints JSON: microseconds per call, after a warm-up.
  */
 const schema = await buildServiceSchema();
-const charges = 'id type periodStart periodEnd dueDate amount currency status';
+const charges = 'id type periodStart periodEnd dueDate amount currency status transactionId reverses';
 const document = parse(
   `query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } charges { ${charges} } organization { id name parentId } } }`,
 );

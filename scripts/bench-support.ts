@@ -16,7 +16,7 @@ export const LIMITS_HIGH = {
 /** The benchmark's GraphQL policy read, as a frontend would send its text. */
 export const POLICY_QUERY =
   'query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } ' +
-  'charges { id type periodStart periodEnd dueDate amount currency status } organization { id name parentId } } }';
+  'charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses } organization { id name parentId } } }';
 
 /** User + system CPU time of a process so far, in milliseconds (clock ticks of 10 ms). */
 export function cpuMillis(pid: number): number {

@@ -124,7 +124,8 @@ async function seedOrganizations(orm: MikroORM): Promise<SeedTree[]> {
 
 /**
  * Policies spread over every organization, one year from a day between the 1st and the 28th
- * (so the monthly schedule needs no clamping), with their 12 charges, set-based in SQL.
+ * (so the monthly schedule needs no clamping), with their issuance transaction and its 12
+ * charges, set-based in SQL.
  */
 async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
   const connection = orm.em.getConnection();
@@ -148,12 +149,17 @@ async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
          join seed_org o on o.rn = 1 + (n % ?::bigint)
          join plans p on p.k = n % 4
          returning id, effective_date, coverage
+       ),
+       issued as (
+         insert into policy_transaction (id, policy_id, type, effective_date, created_by_sub)
+         select gen_random_uuid(), m.id, 'issuance', m.effective_date, 'seed' from made m
+         returning id, policy_id
        )
-       insert into charge (id, policy_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
-       select gen_random_uuid(), m.id, k, 'premium', m.effective_date + make_interval(months => k),
+       insert into charge (id, policy_id, transaction_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
+       select gen_random_uuid(), m.id, t.id, k, 'premium', m.effective_date + make_interval(months => k),
               m.effective_date + make_interval(months => k + 1), m.effective_date + make_interval(months => k),
               (m.coverage ->> 'monthlyPremium')::int, 'USD', 'scheduled'
-       from made m cross join generate_series(0, 11) as k`,
+       from made m join issued t on t.policy_id = m.id cross join generate_series(0, 11) as k`,
       [from, to, total],
     );
     process.stdout.write(`\rpolicies ${to + 1} / ${policyCount}`);

@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Policy } from './policy.entity.js';
 
-/** One premium charge of a policy's schedule, made when the policy is created. */
+/**
+ * One line of a policy's ledger (spec section 14): written by a transaction, never changed or
+ * deleted afterwards (the database refuses it). The issuance writes the premium schedule.
+ */
 @ObjectType('Charge', { simpleResolvers: true })
 @Entity({ tableName: 'charge' })
 export class Charge {
@@ -18,7 +21,7 @@ export class Charge {
   @Property({ type: 'smallint' })
   sequence!: number;
 
-  @Field(() => String, { description: '"premium"' })
+  @Field(() => String, { description: 'premium, credit (a negative amount), fee, or reversal (of the charge named by reverses)' })
   @Property({ type: 'text' })
   type!: string;
 
@@ -45,4 +48,12 @@ export class Charge {
   @Field(() => String, { description: '"scheduled"' })
   @Property({ type: 'text' })
   status!: string;
+
+  @Field(() => ID, { description: 'The transaction of the policy that wrote this charge' })
+  @Property({ type: 'uuid', fieldName: 'transaction_id' })
+  transactionId!: string;
+
+  @Field(() => ID, { nullable: true, description: 'For a reversal: the id of the charge it undoes (with the opposite amount); else null' })
+  @Property({ type: 'uuid', nullable: true })
+  reverses: string | null = null;
 }

@@ -17,6 +17,7 @@ import type { CreatePolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
 import { inTransaction } from '../database/transaction.js';
+import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -36,21 +37,20 @@ const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT}
 /**
  * The whole write in one statement, so one round trip and no explicit transaction (a statement
  * is atomic on its own): the policy (a server-assigned number comes from next_policy_number()
- * unless the client chose one), its charges in one multi-row insert from a JSON array, and its
- * event (spec section 11, the transactional outbox), whose `object.number` is the number
- * assigned. Returns the number. The triggers of the tables (ancestry, quotas, event fan-out)
- * run as for any insert.
+ * unless the client chose one), its issuance transaction, its charges (the premium schedule,
+ * owned by that transaction) in one multi-row insert from a JSON array, and its event (spec
+ * section 11, the transactional outbox), whose `object.number` is the number assigned. Returns
+ * the number. The triggers of the tables (ancestry, quotas, event fan-out) run as for any insert.
  */
 const INSERT_POLICY = `with made as (
     insert into policy (id, number, internal_id, organization_id, owner_firstname, owner_lastname, owner_dob, pet_name, pet_dob,
                         effective_date, expiration_date, coverage_slug, coverage, created_by_sub)
     values (?, coalesce(?::bigint, next_policy_number()), ?, ?, ?, ?, ?::date, ?, ?::date, ?::date, ?::date, ?, ?::jsonb, ?)
     returning id, number
+  ), issued as (
+    ${INSERT_TRANSACTIONS}
   ), charges as (
-    insert into charge (id, policy_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
-    select c.id, made.id, c.sequence, c.type, c."periodStart", c."periodEnd", c."dueDate", c.amount, c.currency, c.status
-    from made, jsonb_to_recordset(?::jsonb) as c(id uuid, sequence smallint, type text, "periodStart" date, "periodEnd" date,
-                                                "dueDate" date, amount integer, currency text, status text)
+    ${INSERT_CHARGES}
   ), recorded as (
     ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,number}', to_jsonb(made.number)), ? from made
   )
@@ -105,12 +105,23 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
       coverageSlug: coverage.slug,
       coverage,
     };
-    const charges = schedule.map((charge, sequence) => ({ id: randomUUID(), sequence, ...charge }));
+    const issuance: TransactionWrite = {
+      id: randomUUID(),
+      policyId: policy.id,
+      type: 'issuance',
+      effectiveDate: policy.effectiveDate,
+      createdBy: principal.sub,
+      changes: {},
+    };
+    const charges = schedule.map(
+      (charge, sequence): ChargeWrite => ({ id: randomUUID(), policyId: policy.id, transactionId: issuance.id, sequence, ...charge, reverses: null }),
+    );
     // The number is the database's when the client chose none; the view gets it after the insert.
     const created = createdPolicyRead({ ...policy, number: input.number ?? 0 }, organization, charges);
     const values = [
       policy.id, input.number ?? null, policy.internalID, organization.id, policy.ownerFirstname, policy.ownerLastname, policy.ownerDOB,
       policy.petName, policy.petDOB, policy.effectiveDate, policy.expirationDate, policy.coverageSlug, JSON.stringify(coverage), principal.sub,
+      JSON.stringify([issuance]),
       JSON.stringify(charges),
       ...eventRow({ type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) }),
     ];

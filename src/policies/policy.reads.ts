@@ -40,6 +40,8 @@ export const CHARGE_COLUMNS = {
   amount: 'c.amount',
   currency: 'c.currency',
   status: 'c.status',
+  transactionId: 'c.transaction_id',
+  reverses: 'c.reverses',
 } as const satisfies ReadColumns<Charge, HiddenCharge>;
 
 export type ChargeRead = ReadOf<Charge, HiddenCharge>;

@@ -129,7 +129,7 @@ const OVERLAYS: SchemaOverlays = {
     'CreateWebhookEndpointInput.url': { format: 'uri' },
     'BankAccount.accountLast4': { maxLength: 4 },
     'Owner.taxIdLast4': { maxLength: 4 },
-    'Charge.type': { const: 'premium' },
+    'Charge.type': { enum: ['premium', 'credit', 'fee', 'reversal'] },
     'Charge.status': { const: 'scheduled' },
     'Policy.coverage': { description: 'The plan as it was when the policy was created. Amounts in cents.' },
   },

@@ -51,7 +51,7 @@ export const CREATE_POLICY = /* GraphQL */ `
       internalID number ownerFirstname ownerLastname ownerDOB petName petDOB
       effectiveDate expirationDate coverageSlug
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status }
+      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
     }
   }
@@ -62,7 +62,7 @@ export const POLICY = /* GraphQL */ `
     policy(number: $number) {
       number
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status }
+      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
     }
   }
@@ -77,7 +77,7 @@ export const POLICIES = /* GraphQL */ `
           node {
             id number
             coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-            charges { id type periodStart periodEnd dueDate amount currency status }
+            charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
             organization { id name parentId }
           }
         }

@@ -59,6 +59,8 @@ describe('policies', () => {
       amount: 2900,
       currency: 'USD',
       status: 'scheduled',
+      transactionId: expect.any(String),
+      reverses: null,
     });
     expect(response.body.charges.every((charge: { amount: number }) => charge.amount === 2900)).toBe(true);
     expect(response.text).not.toContain('cvc');

@@ -118,14 +118,14 @@ export type CreatePolicyMutationVariables = Exact<{
 }>;
 
 
-export type CreatePolicyMutation = { createPolicy: { internalID: string | null, number: number, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } };
+export type CreatePolicyMutation = { createPolicy: { internalID: string | null, number: number, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
 
 export type PolicyQueryVariables = Exact<{
   number: number;
 }>;
 
 
-export type PolicyQuery = { policy: { number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } | null };
+export type PolicyQuery = { policy: { number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } | null };
 
 export type PoliciesQueryVariables = Exact<{
   organizationId: string | number;
@@ -135,7 +135,7 @@ export type PoliciesQueryVariables = Exact<{
 }>;
 
 
-export type PoliciesQuery = { organization: { policies: { edges: Array<{ node: { id: string, number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }>, organization: { id: string, name: string, parentId: string | null } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type PoliciesQuery = { organization: { policies: { edges: Array<{ node: { id: string, number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type EventsQueryVariables = Exact<{
   organizationId: string | number | null | undefined;

@@ -1,0 +1,44 @@
+import { Entity, ManyToOne, PrimaryKey, Property, type Opt, type Ref } from '@mikro-orm/core';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { randomUUID } from 'node:crypto';
+import { Field, ID, ObjectType } from 'type-graphql';
+import { Policy } from './policy.entity.js';
+
+export const TRANSACTION_TYPES = ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+/**
+ * One effective-dated step in a policy's life (spec section 14): the charges it adds belong to
+ * it. Written once, never changed or deleted (the database refuses it, as for charges).
+ */
+@ObjectType('PolicyTransaction', { simpleResolvers: true })
+@Entity({ tableName: 'policy_transaction' })
+export class PolicyTransaction {
+  @Field(() => ID)
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne({ entity: () => Policy, ref: true })
+  policy!: Ref<Policy>;
+
+  @Field(() => String, { description: TRANSACTION_TYPES.join(', ') })
+  @Property({ type: 'text' })
+  type!: TransactionType;
+
+  @Field(() => String, { description: 'YYYY-MM-DD, the day it takes effect' })
+  @Property({ type: 'date' })
+  effectiveDate!: string;
+
+  /** Reads serve it as RFC 3339 text (UTC, milliseconds), so it is typed as they give it. */
+  @Field(() => String, { description: 'RFC 3339' })
+  @Property({ type: 'datetime', columnType: 'timestamptz', defaultRaw: 'now()' })
+  createdAt!: Opt<string>;
+
+  @Field(() => String, { description: 'The sub of the caller who made it' })
+  @Property({ type: 'text', fieldName: 'created_by_sub' })
+  createdBy!: string;
+
+  @Field(() => GraphQLJSONObject, { description: 'Each changed field as { from, to }; {} for an issuance' })
+  @Property({ type: 'json' })
+  changes: Record<string, { from: unknown; to: unknown }> = {};
+}

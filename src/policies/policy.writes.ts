@@ -1,0 +1,40 @@
+import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
+import type { Charge } from './charge.entity.js';
+import type { PolicyTransaction } from './policy-transaction.entity.js';
+
+/** The policy's writes as write models (database/write-model.ts): each property named to its column. */
+
+/** Left to the database: the parent reference (written as `policyId`) and `created_at`'s default. */
+type OmittedTransaction = 'policy' | 'createdAt';
+type OmittedCharge = 'policy';
+
+export const TRANSACTION_WRITE = {
+  id: { column: 'id', type: 'uuid' },
+  policyId: { column: 'policy_id', type: 'uuid' },
+  type: { column: 'type', type: 'text' },
+  effectiveDate: { column: 'effective_date', type: 'date' },
+  createdBy: { column: 'created_by_sub', type: 'text' },
+  changes: { column: 'changes', type: 'jsonb' },
+} as const satisfies WriteColumns<PolicyTransaction, OmittedTransaction, 'policyId'>;
+
+export const CHARGE_WRITE = {
+  id: { column: 'id', type: 'uuid' },
+  policyId: { column: 'policy_id', type: 'uuid' },
+  transactionId: { column: 'transaction_id', type: 'uuid' },
+  sequence: { column: 'sequence', type: 'smallint' },
+  type: { column: 'type', type: 'text' },
+  periodStart: { column: 'period_start', type: 'date' },
+  periodEnd: { column: 'period_end', type: 'date' },
+  dueDate: { column: 'due_date', type: 'date' },
+  amount: { column: 'amount', type: 'integer' },
+  currency: { column: 'currency', type: 'text' },
+  status: { column: 'status', type: 'text' },
+  reverses: { column: 'reverses', type: 'uuid' },
+} as const satisfies WriteColumns<Charge, OmittedCharge, 'policyId'>;
+
+export type TransactionWrite = WriteOf<PolicyTransaction, OmittedTransaction, { policyId: string }>;
+export type ChargeWrite = WriteOf<Charge, OmittedCharge, { policyId: string }>;
+
+/** Each takes one parameter: its rows as a JSON array. */
+export const INSERT_TRANSACTIONS = insertStatement('policy_transaction', TRANSACTION_WRITE);
+export const INSERT_CHARGES = insertStatement('charge', CHARGE_WRITE);
