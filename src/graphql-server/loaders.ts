@@ -14,6 +14,7 @@ import {
   type OwnerRead,
 } from '../organizations/organization.reads.js';
 import { DELIVERIES_BY_EVENT, type DeliveryRead } from '../events/event.reads.js';
+import { TRANSACTIONS_PAGE, type TransactionRead } from '../policies/policy-transaction.reads.js';
 import { CHARGES_BY_POLICY, POLICIES_PAGE, SUBTREE_POLICIES_PAGE, policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
 
 /** A page of a connection: the rows with their positions, and whether more follow. */
@@ -23,7 +24,7 @@ export interface Page<T> {
 }
 
 export interface PageKey {
-  /** The organization whose children or policies are paged. */
+  /** The organization whose children or policies are paged (or the policy whose transactions are). */
   ownerId: string;
   first: number;
   /** Continue after this position (`seq`); '0' for the first page. */
@@ -47,6 +48,8 @@ export interface Loaders {
   owners: DataLoader<string, OwnerRead[]>;
   bankAccounts: DataLoader<string, BankAccountRead[]>;
   charges: DataLoader<string, ChargeRead[]>;
+  /** A policy's transactions, oldest first (`ownerId` is the policy's id). */
+  transactions: DataLoader<PageKey, Page<TransactionRead>, string>;
   /** An event's deliveries to endpoints the caller may access; events are only reached through the access rule. */
   deliveries: DataLoader<string, DeliveryRead[]>;
 }
@@ -117,6 +120,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
     owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
     bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
     charges: byParent<ChargeRead>(CHARGES_BY_POLICY),
+    transactions: pager((access) => TRANSACTIONS_PAGE(access.sql), (row) => row as unknown as TransactionRead),
     deliveries: new DataLoader<string, DeliveryRead[]>(async (ids) => {
       deadline.assertOpen();
       const access = accessPredicate('o', principal());

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { findAccessiblePolicy, policyNotFound } from './policy.reads.js';
 import type { Principal } from '../auth/principal.js';
@@ -14,6 +14,11 @@ import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
 import { listCost } from '../graphql/list-cost.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
+import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
+import { PolicyTransaction } from './policy-transaction.entity.js';
+import type { TransactionRead } from './policy-transaction.reads.js';
+
+const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 
 
 @Resolver(() => Policy)
@@ -53,6 +58,18 @@ export class PolicyResolver {
   @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order', complexity: listCost(MAX_CHARGES) })
   charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): ChargeRead[] | Promise<ChargeRead[]> {
     return policy.charges ?? ctx.loaders.charges.load(policy.id);
+  }
+
+  @FieldResolver(() => PolicyTransactionConnection, {
+    description: "The policy's transactions (issuance, change, cancellation, reinstatement, renewal), oldest first",
+  })
+  async transactions(
+    @Root() policy: PolicyRead,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<TransactionRead>> {
+    const { first, after } = pagePosition('transaction', args);
+    return toConnection('transaction', await ctx.loaders.transactions.load({ ownerId: policy.id, first, after }), after);
   }
 
   /** A policy is accessible exactly when its organization is, so this is never null. */

@@ -117,6 +117,14 @@ const addressInput = {
   additionalProperties: true,
 };
 
+const policyNumberInPath = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
+  description: 'Policy number; anything else answers 404',
+};
+
 /** What the GraphQL types cannot say about the REST shapes. */
 const OVERLAYS: SchemaOverlays = {
   // REST sends and returns an address flat (its extra properties inline).
@@ -131,6 +139,8 @@ const OVERLAYS: SchemaOverlays = {
     'Owner.taxIdLast4': { maxLength: 4 },
     'Charge.type': { enum: ['premium', 'credit', 'fee', 'reversal'] },
     'Charge.status': { const: 'scheduled' },
+    'PolicyTransaction.type': { enum: ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] },
+    'PolicyTransaction.changes': { description: 'Each changed field as `{ from, to }`; `{}` for an issuance' },
     'Policy.coverage': { description: 'The plan as it was when the policy was created. Amounts in cents.' },
   },
 };
@@ -255,19 +265,27 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           operationId: 'getPolicy',
           summary: 'Read a policy of an organization the caller may access',
           tags: ['Policies'],
-          parameters: [
-            {
-              name: 'id',
-              in: 'path',
-              required: true,
-              schema: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
-              description: 'Policy number; anything else answers 404',
-            },
-          ],
+          parameters: [policyNumberInPath],
           responses: {
             200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
             404: problem('No such policy, or the caller may not access it'),
             ...ERRORS,
+          },
+        },
+      },
+      '/api/v1/policy/{id}/transactions': {
+        get: {
+          operationId: 'listPolicyTransactions',
+          summary: 'List the transactions of a policy, oldest first',
+          description:
+            'Each step in the policy’s life (issuance, change, cancellation, reinstatement, renewal) with the day it takes effect, ' +
+            'who made it and the fields it changed. Every charge names its transaction (`transactionId`). Pass `nextCursor` as `after` while `hasMore`.',
+          tags: ['Policies'],
+          parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
+          responses: {
+            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyTransactionList')) },
+            404: problem('No such policy, or the caller may not access it'),
+            ...LIST_ERRORS,
           },
         },
       },
@@ -416,6 +434,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
         PolicyListItem: responseSchema(schema, documentOf('GET', '/api/v1/policy'), OVERLAYS, ['policies', 'edges', 'node']),
         PolicyList: listSchema('PolicyListItem'),
+        PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, ['transactions', 'edges', 'node']),
+        PolicyTransactionList: listSchema('PolicyTransaction'),
         EventListItem: responseSchema(schema, documentOf('GET', '/api/v1/events'), OVERLAYS, ['edges', 'node']),
         EventList: listSchema('EventListItem'),
         Event: responseSchema(schema, documentOf('GET', '/api/v1/events/:id'), OVERLAYS),

@@ -87,6 +87,18 @@ export const POLICIES = /* GraphQL */ `
   }
 `;
 
+/** A policy's transactions, oldest first (spec section 14): a page, as the lists of section 10. */
+export const POLICY_TRANSACTIONS = /* GraphQL */ `
+  query PolicyTransactions($number: SafeInt!, $first: Int!, $after: String) {
+    policy(number: $number) {
+      transactions(first: $first, after: $after) {
+        edges { node { id type effectiveDate createdAt createdBy changes } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+`;
+
 /** Events (spec section 11): a page of those the caller may access, or one with its deliveries. */
 export const EVENTS = /* GraphQL */ `
   query Events($organizationId: ID, $types: [String!], $first: Int!, $after: String) {

@@ -19,6 +19,7 @@ import type {
   OrganizationsQuery,
   PoliciesQuery,
   PolicyQuery,
+  PolicyTransactionsQuery,
   WebhookEndpointQuery,
   WebhookEndpointsQuery,
 } from './generated/operations.js';
@@ -34,6 +35,7 @@ import {
   ORGANIZATIONS,
   POLICIES,
   POLICY,
+  POLICY_TRANSACTIONS,
   WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINTS,
 } from './operations.js';
@@ -127,13 +129,14 @@ export const REST_ROUTES: RestRoute[] = [
   get<PolicyQuery>({
     path: '/api/v1/policy/:id',
     document: POLICY,
-    variables: ({ params }) => {
-      const number = parsePolicyNumber(String(params.id));
-      // Not a policy number at all: the same 404 as a missing policy, without a query.
-      if (number === null) throw policyNotFound();
-      return { number };
-    },
+    variables: ({ params }) => ({ number: policyNumberParameter(params) }),
     response: (data) => data.policy,
+  }),
+  get<PolicyTransactionsQuery>({
+    path: '/api/v1/policy/:id/transactions',
+    document: POLICY_TRANSACTIONS,
+    variables: ({ params, query }) => ({ number: policyNumberParameter(params), ...pageVariables(query) }),
+    response: (data) => listBody(data.policy!.transactions),
   }),
   get<EventsQuery>({
     path: '/api/v1/events',
@@ -179,6 +182,13 @@ export const REST_ROUTES: RestRoute[] = [
     variables: ({ params }) => ({ id: params.id }),
   }),
 ];
+
+/** The policy number of the path; not a policy number at all is the same 404 as a missing policy, without a query. */
+function policyNumberParameter(params: Request['params']): number {
+  const number = parsePolicyNumber(String(params.id));
+  if (number === null) throw policyNotFound();
+  return number;
+}
 
 /** A comma-separated list parameter (`type=a,b`), given once; absent is null. */
 function listParameter(query: Request['query'], name: string): string[] | null {

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
-import { ALL, accessMatrix, buildTestTree } from '../support/access-matrix.js';
+import { ALL, accessMatrix, buildTestTree, policyReadPaths } from '../support/access-matrix.js';
 
 /**
  * The access matrix of contract section 3 on a tree five levels deep (through REST here; through
@@ -63,6 +63,9 @@ describe('organization hierarchy', () => {
         expect(organization.status, `organization ${name}`).toBe(expected);
         const read = await request(service.url, 'GET', `/api/v1/policy/${policy[name]}`, { token });
         expect(read.status, `policy of ${name}`).toBe(expected);
+        for (const path of policyReadPaths(policy[name])) {
+          expect((await request(service.url, 'GET', path, { token })).status, `${path} (policy of ${name})`).toBe(expected);
+        }
         if (expected === 200) {
           expect(organization.body.id).toBe(org[name]);
           expect(read.body.organization.id).toBe(org[name]);
@@ -84,7 +87,7 @@ describe('organization hierarchy', () => {
     const token = await service.token({ sub: 'someone', org: org.D });
     const pairs = [
       [`/api/v1/organization/${org.B}`, `/api/v1/organization/${randomUUID()}`, '/api/v1/organization/not-a-uuid'],
-      [`/api/v1/policy/${policy.B}`, '/api/v1/policy/987654321', '/api/v1/policy/-5'],
+      ...policyReadPaths(policy.B).map((path, i) => [path, policyReadPaths(987654321)[i], policyReadPaths(-5)[i]]),
     ];
     for (const [forbidden, ...missing] of pairs) {
       const a = await request(service.url, 'GET', forbidden, { token });

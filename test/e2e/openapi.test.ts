@@ -20,6 +20,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/organization/{id}',
       '/api/v1/policy',
       '/api/v1/policy/{id}',
+      '/api/v1/policy/{id}/transactions',
       '/api/v1/webhook-endpoints',
       '/api/v1/webhook-endpoints/{id}',
     ]);

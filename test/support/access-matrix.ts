@@ -22,6 +22,15 @@ export function accessMatrix(org: Record<string, string>): Array<[string, () => 
   ];
 }
 
+/**
+ * Every REST read of one policy, by its number: each answers 200 exactly where the policy's
+ * organization is readable, and 404 (the same 404 as a missing policy) everywhere else. A new
+ * route on a policy joins this list, and the matrix covers it.
+ */
+export function policyReadPaths(number: number | string): string[] {
+  return [`/api/v1/policy/${number}`, `/api/v1/policy/${number}/transactions`];
+}
+
 type Create = (name: string, claims: { sub: string; org?: string }, parentId?: string) => Promise<void>;
 
 /** Builds the test tree through `create` (which records each id in the `org` map it closes over). */

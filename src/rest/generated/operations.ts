@@ -137,6 +137,15 @@ export type PoliciesQueryVariables = Exact<{
 
 export type PoliciesQuery = { organization: { policies: { edges: Array<{ node: { id: string, number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
+export type PolicyTransactionsQueryVariables = Exact<{
+  number: number;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type PolicyTransactionsQuery = { policy: { transactions: { edges: Array<{ node: { id: string, type: string, effectiveDate: string, createdAt: string, createdBy: string, changes: Record<string, unknown> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
 export type EventsQueryVariables = Exact<{
   organizationId: string | number | null | undefined;
   types: Array<string> | string | null | undefined;
