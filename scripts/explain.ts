@@ -35,8 +35,8 @@ try {
   for (const [name, sql, params] of [
     ['organization by id', ORGANIZATION_BY_ID(access.sql), [tree.deepest[0], ...access.params]],
     ['policy by number, with charges and organization', POLICY_BY_NUMBER(access.sql), [tree.deepPolicies[0], ...access.params]],
-    [`a page of the root's subtree policies (${subtreeSize} policies)`, SUBTREE_POLICIES_PAGE(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
-    ['a page of a deep subtree (the parent of the deepest level)', SUBTREE_POLICIES_PAGE(access.sql), [uuidArray([deepParent]), ...access.params, ...page]],
+    [`a page of the root's subtree policies (${subtreeSize} policies)`, SUBTREE_POLICIES_PAGE(null)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
+    ['a page of a deep subtree (the parent of the deepest level)', SUBTREE_POLICIES_PAGE(null)(access.sql), [uuidArray([deepParent]), ...access.params, ...page]],
   ] as const) {
     const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [...params]);
     console.log(`-- ${name}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);

@@ -14,6 +14,7 @@ import {
   type OwnerRead,
 } from '../organizations/organization.reads.js';
 import { DELIVERIES_BY_EVENT, type DeliveryRead } from '../events/event.reads.js';
+import type { PolicyStatus } from '../policies/policy-status.js';
 import { TRANSACTIONS_PAGE, type TransactionRead } from '../policies/policy-transaction.reads.js';
 import { CHARGES_BY_POLICY, POLICIES_PAGE, SUBTREE_POLICIES_PAGE, policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
 
@@ -29,6 +30,8 @@ export interface PageKey {
   first: number;
   /** Continue after this position (`seq`); '0' for the first page. */
   after: string;
+  /** Policies only: those in this status today (spec section 14). */
+  status?: PolicyStatus | null;
 }
 
 /**
@@ -83,17 +86,18 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
     });
 
   /** One statement per distinct (first, after): a window function pages every owner at once. */
-  const pager = <T>(query: (access: { sql: string }) => string, view: (row: Row) => T) =>
+  const pager = <T>(query: (access: { sql: string }, key: PageKey) => string, view: (row: Row) => T) =>
     new DataLoader<PageKey, Page<T>, string>(
       async (keys) => {
         deadline.assertOpen();
         const groups = new Map<string, PageKey[]>();
-        for (const key of keys) groups.set(`${key.first}|${key.after}`, [...(groups.get(`${key.first}|${key.after}`) ?? []), key]);
+        const groupOf = (key: PageKey) => `${key.first}|${key.after}|${key.status ?? ''}`;
+        for (const key of keys) groups.set(groupOf(key), [...(groups.get(groupOf(key)) ?? []), key]);
         const pages = new Map<string, Page<T>>();
         for (const group of groups.values()) {
           const { first, after } = group[0];
           const access = accessPredicate('o', principal());
-          const rows = await querySql<Row & { owner: string; seq: string }>(em, query(access), [
+          const rows = await querySql<Row & { owner: string; seq: string }>(em, query(access, group[0]), [
             uuidArray(group.map((key) => key.ownerId)),
             ...access.params,
             after,
@@ -115,8 +119,8 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
   return {
     organization,
     children: pager((access) => CHILDREN_PAGE(access.sql), (row) => row as unknown as OrganizationRead),
-    policies: pager((access) => POLICIES_PAGE(access.sql), policyRead),
-    subtreePolicies: pager((access) => SUBTREE_POLICIES_PAGE(access.sql), policyRead),
+    policies: pager((access, key) => POLICIES_PAGE(key.status ?? null)(access.sql), policyRead),
+    subtreePolicies: pager((access, key) => SUBTREE_POLICIES_PAGE(key.status ?? null)(access.sql), policyRead),
     owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
     bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
     charges: byParent<ChargeRead>(CHARGES_BY_POLICY),
@@ -133,5 +137,5 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
 }
 
 function pageKey(key: PageKey): string {
-  return `${key.ownerId}|${key.first}|${key.after}`;
+  return `${key.ownerId}|${key.first}|${key.after}|${key.status ?? ''}`;
 }

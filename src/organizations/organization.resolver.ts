@@ -13,6 +13,7 @@ import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
 import { type BankAccountRead, type OrganizationRead, type OwnerRead } from './organization.reads.js';
 import type { PolicyRead } from '../policies/policy.reads.js';
+import { PolicyStatus } from '../policies/policy-status.js';
 
 
 export const OrganizationConnection = ConnectionType('Organization', Organization);
@@ -26,6 +27,9 @@ class PoliciesArgs extends PageArgs {
     description: 'Also the policies of every descendant organization, in creation order',
   })
   includeDescendants?: boolean | null;
+
+  @Field(() => PolicyStatus, { nullable: true, description: 'Only the policies in this status today (UTC)' })
+  status?: PolicyStatus | null;
 }
 const PolicyConnection = ConnectionType('Policy', Policy);
 
@@ -90,7 +94,7 @@ export class OrganizationResolver {
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
     const loader = args.includeDescendants ? ctx.loaders.subtreePolicies : ctx.loaders.policies;
-    return toConnection('policy', await loader.load({ ownerId: organization.id, first, after }), after);
+    return toConnection('policy', await loader.load({ ownerId: organization.id, first, after, status: args.status ?? null }), after);
   }
 
   @FieldResolver(() => [BankAccount], { complexity: listCost(MAX_BANK_ACCOUNTS) })

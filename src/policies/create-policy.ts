@@ -12,6 +12,7 @@ import type { OrganizationRead } from '../organizations/organization.reads.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { perAccess, querySql } from '../database/sql.js';
 import { premiumSchedule } from './premium-schedule.js';
+import { policyStatus } from './policy-status.js';
 import { eventRow, EVENT_INSERT } from '../events/record-event.js';
 import type { CreatePolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
@@ -153,7 +154,15 @@ function createdPolicyRead(policy: { number: number }, organization: Organizatio
 
 /** The event's object: the policy as created, its organization as the read shape names it. */
 function policyEventObject({ organization, organizationId: _organizationId, ...policy }: PolicyRead): object {
-  return { ...policy, organization: { id: organization!.id, name: organization!.name, parentId: organization!.parentId } };
+  return {
+    ...policy,
+    // Where the policy stands as it is created, as the create answer shows it.
+    status: policyStatus(policy),
+    cancellation: null,
+    renewalOf: null,
+    renewedBy: null,
+    organization: { id: organization!.id, name: organization!.name, parentId: organization!.parentId },
+  };
 }
 
 /** A unique violation of the number, as pg reports it (querySql goes through pg or knex, never MikroORM's driver). */

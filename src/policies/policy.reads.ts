@@ -8,6 +8,7 @@ import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organ
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
+import { STATUS_PREDICATE, type PolicyStatus } from './policy-status.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */
 
@@ -68,12 +69,24 @@ const policyBy = (column: 'number' | 'id') => perAccess((access) =>
 export const POLICY_BY_NUMBER = policyBy('number');
 export const POLICY_BY_ID = policyBy('id');
 
+/** Built once per status filter (none: every policy). */
+function perStatus(build: (status: PolicyStatus | null) => (access: string) => string): (status: PolicyStatus | null) => (access: string) => string {
+  const built = new Map<PolicyStatus | null, (access: string) => string>();
+  return (status) => {
+    let statement = built.get(status);
+    if (statement === undefined) built.set(status, (statement = build(status)));
+    return statement;
+  };
+}
+
+const statusFilter = (status: PolicyStatus | null) => (status ? ` and ${STATUS_PREDICATE[status]}` : '');
+
 /** The policies pager's statement: one page per organization at once (see graphql-server/loaders.ts). */
-export const POLICIES_PAGE = perAccess((access) => `select * from (
+export const POLICIES_PAGE = perStatus((status) => perAccess((access) => `select * from (
   select ${POLICY_SELECT}, p.organization_id as owner, p.seq, row_number() over (partition by p.organization_id order by p.seq) as rank
   from policy p join organization o on o.id = p.organization_id
-  where p.organization_id = any(?::uuid[]) and ${access} and p.seq > ?::bigint
-) page where rank <= ? order by owner, seq`);
+  where p.organization_id = any(?::uuid[]) and ${access} and p.seq > ?::bigint${statusFilter(status)}
+) page where rank <= ? order by owner, seq`));
 
 /**
  * The same page over each organization's whole subtree (`includeDescendants`): per accessible
@@ -82,16 +95,17 @@ export const POLICIES_PAGE = perAccess((access) => `select * from (
  * policy_ancestry and docs/access-rule.md). Descendants of an accessible organization are
  * accessible, so the access rule is checked once, on the organization whose subtree it is.
  * The parameters come in the same order as POLICIES_PAGE's: ids, access, after, page size.
+ * A status filter walks the same range and skips the policies not in that status today.
  */
-export const SUBTREE_POLICIES_PAGE = perAccess((access) => `with top as (
+export const SUBTREE_POLICIES_PAGE = perStatus((status) => perAccess((access) => `with top as (
   select o.id from organization o where o.id = any(?::uuid[]) and ${access}
 ), position as (select ?::bigint as after, ?::int as size)
 select page.* from top cross join position cross join lateral (
   select ${POLICY_SELECT}, top.id as owner, p.seq
   from policy_ancestor a join policy p on p.seq = a.policy_seq
-  where a.ancestor_id = top.id and a.policy_seq > position.after
+  where a.ancestor_id = top.id and a.policy_seq > position.after${statusFilter(status)}
   order by a.policy_seq limit position.size
-) page order by page.owner, page.seq`);
+) page order by page.owner, page.seq`));
 
 /** Charges are only reached through a policy that passed the access rule. */
 export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c

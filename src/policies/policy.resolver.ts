@@ -18,6 +18,9 @@ import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection }
 import { PolicyTransaction } from './policy-transaction.entity.js';
 import type { TransactionRead } from './policy-transaction.reads.js';
 
+import { PolicyStatus, policyStatus } from './policy-status.js';
+import { PolicyCancellation } from './policy-cancellation.type.js';
+
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 
 
@@ -58,6 +61,26 @@ export class PolicyResolver {
   @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order', complexity: listCost(MAX_CHARGES) })
   charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): ChargeRead[] | Promise<ChargeRead[]> {
     return policy.charges ?? ctx.loaders.charges.load(policy.id);
+  }
+
+  @FieldResolver(() => PolicyStatus, { description: 'Where the policy stands today (UTC)' })
+  status(@Root() policy: PolicyRead): PolicyStatus {
+    return policyStatus(policy);
+  }
+
+  @FieldResolver(() => PolicyCancellation, { nullable: true, description: 'Its cancellation, also while it lies in the future; else null' })
+  cancellation(): PolicyCancellation | null {
+    return null;
+  }
+
+  @FieldResolver(() => GraphQLSafeInt, { nullable: true, description: 'The number of the policy this one renews; else null' })
+  renewalOf(): number | null {
+    return null;
+  }
+
+  @FieldResolver(() => GraphQLSafeInt, { nullable: true, description: 'The number of the policy that renews this one; else null' })
+  renewedBy(): number | null {
+    return null;
   }
 
   @FieldResolver(() => PolicyTransactionConnection, {

@@ -50,6 +50,7 @@ export const CREATE_POLICY = /* GraphQL */ `
     createPolicy(input: $input) {
       internalID number ownerFirstname ownerLastname ownerDOB petName petDOB
       effectiveDate expirationDate coverageSlug
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
@@ -61,6 +62,7 @@ export const POLICY = /* GraphQL */ `
   query Policy($number: SafeInt!) {
     policy(number: $number) {
       number
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
@@ -70,12 +72,13 @@ export const POLICY = /* GraphQL */ `
 
 /** A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec section 10). */
 export const POLICIES = /* GraphQL */ `
-  query Policies($organizationId: ID!, $includeDescendants: Boolean!, $first: Int!, $after: String) {
+  query Policies($organizationId: ID!, $includeDescendants: Boolean!, $status: PolicyStatus, $first: Int!, $after: String) {
     organization(id: $organizationId) {
-      policies(first: $first, after: $after, includeDescendants: $includeDescendants) {
+      policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status) {
         edges {
           node {
             id number
+            status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
             coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
             charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
             organization { id name parentId }

@@ -3,6 +3,7 @@ import { policyNotFound } from '../policies/policy.reads.js';
 import { badUserInput } from '../errors/errors.js';
 import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
+import { PolicyStatus } from '../policies/policy-status.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
@@ -121,6 +122,7 @@ export const REST_ROUTES: RestRoute[] = [
       return {
         organizationId: targetOrganizationId(singleParameter(query, 'organizationId'), principal),
         includeDescendants: booleanParameter(query, 'includeDescendants'),
+        status: statusParameter(query),
         ...pageVariables(query),
       };
     },
@@ -201,6 +203,14 @@ function singleParameter(query: Request['query'], name: string): string | undefi
   const value = query[name];
   if (value === undefined || typeof value === 'string') return value;
   throw badUserInput([{ path: name, message: 'must be given once, as text' }]);
+}
+
+/** `status`: one of the policy statuses of spec section 14; absent is every policy. */
+function statusParameter(query: Request['query']): PolicyStatus | null {
+  const value = singleParameter(query, 'status');
+  if (value === undefined) return null;
+  if (Object.hasOwn(PolicyStatus, value)) return value as PolicyStatus;
+  throw badUserInput([{ path: 'status', message: `must be one of ${Object.values(PolicyStatus).join(', ')}` }]);
 }
 
 /** `true` or `false`; absent is false. */

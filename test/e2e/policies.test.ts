@@ -25,7 +25,10 @@ describe('policies', () => {
     const response = await request(service.url, 'POST', '/api/v1/policy', { token, body });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(
-      ['internalID', 'number', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverageSlug', 'coverage', 'charges', 'organization'].sort(),
+      [
+        ...['internalID', 'number', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverageSlug'],
+        ...['status', 'cancellation', 'renewalOf', 'renewedBy', 'coverage', 'charges', 'organization'],
+      ].sort(),
     );
     expect(response.body).toMatchObject({
       internalID: 'ext-1',
@@ -74,7 +77,7 @@ describe('policies', () => {
     });
     const response = await request(service.url, 'GET', '/api/v1/policy/5002', { token });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['charges', 'coverage', 'number', 'organization']);
+    expect(Object.keys(response.body).sort()).toEqual(['cancellation', 'charges', 'coverage', 'number', 'organization', 'renewalOf', 'renewedBy', 'status']);
     expect(response.body.number).toBe(5002);
     expect(response.body.organization).toEqual(organization);
     expect(response.body.coverage).toMatchObject({ slug: 'accident-only', monthlyPremium: 1200, annualLimit: 500000, currency: 'USD' });

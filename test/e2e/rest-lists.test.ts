@@ -117,7 +117,7 @@ describe('GET /api/v1/policy', () => {
     expect(response.status, response.text).toBe(200);
     expect(response.body.hasMore).toBe(false);
     const [item] = response.body.data;
-    expect(Object.keys(item).sort()).toEqual(['charges', 'coverage', 'id', 'number', 'organization']);
+    expect(Object.keys(item).sort()).toEqual(['cancellation', 'charges', 'coverage', 'id', 'number', 'organization', 'renewalOf', 'renewedBy', 'status']);
     expect(item.organization).toEqual({ id: grandchild, name: 'plist-bob grandchild', parentId: child });
     expect(item.coverage.slug).toBe('accident-only');
   });

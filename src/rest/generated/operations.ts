@@ -89,6 +89,13 @@ export type OwnerInput = {
   taxId: string | null | undefined;
 };
 
+/** pending (before effectiveDate), active, cancelled (a cancellation in effect) or expired (on or after expirationDate); today in UTC */
+export type PolicyStatus =
+  | 'active'
+  | 'cancelled'
+  | 'expired'
+  | 'pending';
+
 export type CreateOrganizationMutationVariables = Exact<{
   input: CreateOrganizationInput;
 }>;
@@ -118,24 +125,25 @@ export type CreatePolicyMutationVariables = Exact<{
 }>;
 
 
-export type CreatePolicyMutation = { createPolicy: { internalID: string | null, number: number, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
+export type CreatePolicyMutation = { createPolicy: { internalID: string | null, number: number, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
 
 export type PolicyQueryVariables = Exact<{
   number: number;
 }>;
 
 
-export type PolicyQuery = { policy: { number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } | null };
+export type PolicyQuery = { policy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } | null };
 
 export type PoliciesQueryVariables = Exact<{
   organizationId: string | number;
   includeDescendants: boolean;
+  status: PolicyStatus | null | undefined;
   first: number;
   after: string | null | undefined;
 }>;
 
 
-export type PoliciesQuery = { organization: { policies: { edges: Array<{ node: { id: string, number: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type PoliciesQuery = { organization: { policies: { edges: Array<{ node: { id: string, number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type PolicyTransactionsQueryVariables = Exact<{
   number: number;
