@@ -18,7 +18,7 @@ import type { CreatePolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
 import { inTransaction } from '../database/transaction.js';
-import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
+import { INSERT_CHARGES, INSERT_POLICIES, INSERT_TRANSACTIONS, type ChargeWrite, type PolicyWrite, type TransactionWrite } from './policy.writes.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -44,9 +44,7 @@ const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT}
  * the number. The triggers of the tables (ancestry, quotas, event fan-out) run as for any insert.
  */
 const INSERT_POLICY = `with made as (
-    insert into policy (id, number, internal_id, organization_id, owner_firstname, owner_lastname, owner_dob, pet_name, pet_dob,
-                        effective_date, expiration_date, coverage_slug, coverage, created_by_sub)
-    values (?, coalesce(?::bigint, next_policy_number()), ?, ?, ?, ?, ?::date, ?, ?::date, ?::date, ?::date, ?, ?::jsonb, ?)
+    ${INSERT_POLICIES}
     returning id, number
   ), issued as (
     ${INSERT_TRANSACTIONS}
@@ -93,9 +91,11 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
   for (let attempt = 1; ; attempt++) {
     // Past the request's deadline (its 503 has gone), no write starts.
     scope.deadline.assertOpen();
-    const policy = {
+    const policy: PolicyWrite = {
       id: randomUUID(),
+      number: input.number ?? null,
       internalID: input.internalID ?? null,
+      organizationId: organization.id,
       ownerFirstname: input.ownerFirstname,
       ownerLastname: input.ownerLastname,
       ownerDOB: input.ownerDOB ?? null,
@@ -105,6 +105,7 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
       expirationDate: input.expirationDate,
       coverageSlug: coverage.slug,
       coverage,
+      createdBySub: principal.sub,
     };
     const issuance: TransactionWrite = {
       id: randomUUID(),
@@ -120,8 +121,7 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
     // The number is the database's when the client chose none; the view gets it after the insert.
     const created = createdPolicyRead({ ...policy, number: input.number ?? 0 }, organization, charges);
     const values = [
-      policy.id, input.number ?? null, policy.internalID, organization.id, policy.ownerFirstname, policy.ownerLastname, policy.ownerDOB,
-      policy.petName, policy.petDOB, policy.effectiveDate, policy.expirationDate, policy.coverageSlug, JSON.stringify(coverage), principal.sub,
+      JSON.stringify([policy]),
       JSON.stringify([issuance]),
       JSON.stringify(charges),
       ...eventRow({ type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) }),
@@ -143,7 +143,7 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
 }
 
 /** The policy just inserted, as reads serve it, from the rows written (nothing is read back). */
-function createdPolicyRead(policy: { number: number }, organization: OrganizationRead, charges: object[]): PolicyRead {
+function createdPolicyRead(policy: Omit<PolicyWrite, 'number'> & { number: number }, organization: OrganizationRead, charges: ChargeWrite[]): PolicyRead {
   return {
     ...(pickColumns(POLICY_COLUMNS, { ...policy, organizationId: organization.id }) as PolicyRead),
     number: policy.number,

@@ -1,8 +1,33 @@
 import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
 import type { Charge } from './charge.entity.js';
+import type { Policy } from './policy.entity.js';
 import type { PolicyTransaction } from './policy-transaction.entity.js';
 
 /** The policy's writes as write models (database/write-model.ts): each property named to its column. */
+
+/** Left to the database: `created_at`'s default; the organization is written as its id, charges by their own insert. */
+type OmittedPolicy = 'organization' | 'charges' | 'createdAt';
+
+export const POLICY_WRITE = {
+  id: { column: 'id', type: 'uuid' },
+  // Without a number from the client, the next free one (a sequence that skips chosen numbers).
+  number: { column: 'number', type: 'bigint', value: (given) => `coalesce(${given}, next_policy_number())` },
+  internalID: { column: 'internal_id', type: 'text' },
+  organizationId: { column: 'organization_id', type: 'uuid' },
+  ownerFirstname: { column: 'owner_firstname', type: 'text' },
+  ownerLastname: { column: 'owner_lastname', type: 'text' },
+  ownerDOB: { column: 'owner_dob', type: 'date' },
+  petName: { column: 'pet_name', type: 'text' },
+  petDOB: { column: 'pet_dob', type: 'date' },
+  effectiveDate: { column: 'effective_date', type: 'date' },
+  expirationDate: { column: 'expiration_date', type: 'date' },
+  coverageSlug: { column: 'coverage_slug', type: 'text' },
+  coverage: { column: 'coverage', type: 'jsonb' },
+  createdBySub: { column: 'created_by_sub', type: 'text' },
+} as const satisfies WriteColumns<Policy, OmittedPolicy, 'organizationId'>;
+
+/** A policy's row; `number` null asks for a server-assigned one. */
+export type PolicyWrite = WriteOf<Policy, OmittedPolicy | 'number', { number: number | null; organizationId: string }>;
 
 /** Left to the database: the parent reference (written as `policyId`) and `created_at`'s default. */
 type OmittedTransaction = 'policy' | 'createdAt';
@@ -36,5 +61,6 @@ export type TransactionWrite = WriteOf<PolicyTransaction, OmittedTransaction, { 
 export type ChargeWrite = WriteOf<Charge, OmittedCharge, { policyId: string }>;
 
 /** Each takes one parameter: its rows as a JSON array. */
+export const INSERT_POLICIES = insertStatement('policy', POLICY_WRITE);
 export const INSERT_TRANSACTIONS = insertStatement('policy_transaction', TRANSACTION_WRITE);
 export const INSERT_CHARGES = insertStatement('charge', CHARGE_WRITE);

@@ -51,10 +51,13 @@ describe("the README's calls", () => {
     expect(run.code, run.stderr()).toBe(0);
 
     // Each read prints one line (curl -w '\n'); the creates go to stderr through tee.
-    const [organization, policy, list, graphql] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [organization, policy, transactions, list, graphql] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(organization).toMatchObject({ name: 'Paws & Claws LLC', parentId: null });
     expect(policy).toMatchObject({ coverage: { slug: 'accident-illness-basic' }, organization: { id: organization.id } });
     expect(policy.charges.length).toBeGreaterThan(0);
+    expect(policy.status).toEqual(expect.any(String));
+    expect(transactions.data.map((transaction: { type: string }) => transaction.type)).toEqual(['issuance']);
+    expect(policy.charges[0].transactionId).toBe(transactions.data[0].id);
     expect(list.data.map((item: { number: number }) => item.number)).toEqual([policy.number]);
     expect(graphql.errors).toBeUndefined();
     expect(graphql.data.policy).toMatchObject({ number: policy.number, petName: 'Biscuit', organization: { id: organization.id } });
