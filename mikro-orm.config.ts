@@ -7,6 +7,7 @@ import { Owner } from './src/organizations/owner.entity.js';
 import { Charge } from './src/policies/charge.entity.js';
 import { CoveragePlan } from './src/policies/coverage-plan.entity.js';
 import { Policy } from './src/policies/policy.entity.js';
+import { Quote } from './src/quotes/quote.entity.js';
 
 export type { ConnectionSettings };
 
@@ -18,7 +19,7 @@ export type { ConnectionSettings };
 export function ormConfig(clientUrl: string, logger?: Logger, settings: ConnectionSettings = {}): Options {
   return defineConfig({
     ...ormSettings(clientUrl, logger, settings),
-    entities: [Organization, Owner, BankAccount, Policy, Charge, CoveragePlan],
+    entities: [Organization, Owner, BankAccount, Policy, Charge, CoveragePlan, Quote],
     // Entities are listed, never discovered from files: the same under tsx, vitest and node.
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
   });

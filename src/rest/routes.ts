@@ -8,9 +8,11 @@ import type { RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
+import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import type {
   CreateOrganizationMutation,
   CreatePolicyMutation,
+  CreateQuoteMutation,
   CreateWebhookEndpointMutation,
   DeleteWebhookEndpointMutation,
   EventQuery,
@@ -19,6 +21,7 @@ import type {
   OrganizationsQuery,
   PoliciesQuery,
   PolicyQuery,
+  QuoteQuery,
   WebhookEndpointQuery,
   WebhookEndpointsQuery,
 } from './generated/operations.js';
@@ -26,6 +29,7 @@ import { flattenAddress } from './input-from-body.js';
 import {
   CREATE_ORGANIZATION,
   CREATE_POLICY,
+  CREATE_QUOTE,
   CREATE_WEBHOOK_ENDPOINT,
   DELETE_WEBHOOK_ENDPOINT,
   EVENT,
@@ -34,6 +38,7 @@ import {
   ORGANIZATIONS,
   POLICIES,
   POLICY,
+  QUOTE,
   WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINTS,
 } from './operations.js';
@@ -70,6 +75,11 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
    * cannot give it (a webhook endpoint's secret is never readable): the REST body, or null.
    */
   rebuild?: (context: RequestContext, created: CreatedRecord) => Promise<unknown>;
+  /**
+   * Body fields refused with a 400 naming them, listed with the body's other errors, where
+   * dropping them as unknown (the REST default) would hide a mistake: a quote's `number`.
+   */
+  refusedFields?: Readonly<Record<string, string>>;
 }
 
 export type RestRoute = GetRoute<any> | PostRoute<any>;
@@ -110,6 +120,19 @@ export const REST_ROUTES: RestRoute[] = [
     document: CREATE_POLICY,
     bodyVariable: 'input',
     response: (data) => data.createPolicy,
+  }),
+  post<CreateQuoteMutation>({
+    path: '/api/v1/quote',
+    document: CREATE_QUOTE,
+    bodyVariable: 'input',
+    refusedFields: Object.fromEntries(REFUSED_QUOTE_FIELDS.map((field) => [field, 'is not part of a quote: send it when issuing the quote (POST /api/v1/policy with quoteId)'])),
+    response: (data) => data.createQuote,
+  }),
+  get<QuoteQuery>({
+    path: '/api/v1/quote/:id',
+    document: QUOTE,
+    variables: ({ params }) => ({ id: params.id }),
+    response: (data) => data.quote,
   }),
   get<PoliciesQuery>({
     path: '/api/v1/policy',
