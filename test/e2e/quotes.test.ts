@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
+import { inTransaction } from '../../src/database/transaction.js';
+import { lockOpenQuote, markQuoteIssued } from '../../src/quotes/issue-quote.js';
 
 /** Contract section 14, quotes: the create and the read over REST and GraphQL. */
 
@@ -95,6 +97,16 @@ describe('quotes', () => {
     expect(read.body).toEqual(created.body);
     const viaGraphql = await graphql(service.url, READ_QUOTE, { id: created.body.id }, token);
     expect(viaGraphql.body).toEqual({ data: { quote: created.body } });
+  });
+
+  it('refetches a quote as a Relay node, through the access rule', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/quote', { token, body: quoteBody() });
+    const query = `query ($id: ID!) { node(id: $id) { __typename id ... on Quote { totalPremium status } } }`;
+    const found = await graphql(service.url, query, { id: created.body.id }, token);
+    expect(found.body).toEqual({ data: { node: { __typename: 'Quote', id: created.body.id, totalPremium: created.body.totalPremium, status: 'open' } } });
+    const hidden = await graphql(service.url, query, { id: created.body.id }, await service.token({ sub: 'mallory' }));
+    expect(hidden.body.data).toEqual({ node: null });
+    expect(hidden.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
   it('keeps the quoted price after the catalog changes', async () => {
@@ -243,6 +255,70 @@ describe('quotes', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await service.sql(`select 1 from quote where pet_name = 'Once by GraphQL'`)).toHaveLength(1);
+  });
+});
+
+/**
+ * The seam issuing will use (src/quotes/issue-quote.ts): an open quote, locked in the issuing
+ * transaction; 404 out of reach; 409 INVALID_STATE once issued or expired.
+ */
+describe('loading a quote for issuing', () => {
+  const service = useTestService();
+  let token: string;
+  let organizationId: string;
+
+  beforeAll(async () => {
+    ({ token, organizationId } = await createRootOrganization(service));
+  });
+
+  const alice = () => ({ sub: 'alice', org: organizationId });
+  const newQuote = async () => (await request(service.url, 'POST', '/api/v1/quote', { token, body: quoteBody({ coverageSlug: 'accident-only' }) })).body;
+  const codeOf = (work: Promise<unknown>) => work.then(() => 'resolved', (error: { extensions?: { code?: string } }) => error.extensions?.code ?? String(error));
+
+  it('gives the open quote with its stored charges and organization, its row locked until the transaction ends', async () => {
+    const quote = await newQuote();
+    await inTransaction(service.orm.em.fork(), async (tx) => {
+      const loaded = await lockOpenQuote(tx, alice(), quote.id);
+      expect(loaded).toMatchObject({ ...quote, coverageSlug: 'accident-only', organization: { id: organizationId } });
+      // Another transaction cannot take the row meanwhile.
+      const other = await codeOf(service.sql(`select 1 from quote where id = $1 for update nowait`, [quote.id]));
+      expect(other).toMatch(/could not obtain lock/);
+    });
+    expect(await service.sql(`select 1 from quote where id = $1 for update nowait`, [quote.id])).toHaveLength(1);
+  });
+
+  it('refuses outside a transaction (the lock would end with the statement)', async () => {
+    const quote = await newQuote();
+    await expect(lockOpenQuote(service.orm.em.fork(), alice(), quote.id)).rejects.toThrow(/transaction/);
+  });
+
+  it('answers NOT_FOUND out of reach, and for an id that is none', async () => {
+    const quote = await newQuote();
+    for (const [principal, id] of [[{ sub: 'mallory', org: null }, quote.id], [alice(), randomUUID()], [alice(), 'nope']] as const) {
+      expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, principal, id)))).toBe('NOT_FOUND');
+    }
+  });
+
+  it('answers INVALID_STATE for an expired quote and for an issued one, which reads issued with its policy number', async () => {
+    const expired = await newQuote();
+    await service.sql(`update quote set expires_at = now() - interval '1 second' where id = $1`, [expired.id]);
+    expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, alice(), expired.id)))).toBe('INVALID_STATE');
+
+    const issued = await newQuote();
+    const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: quoteBody({ coverageSlug: 'accident-only', number: 880001 }) });
+    const [{ id: policyId }] = await service.sql<{ id: string }>('select id from policy where number = 880001');
+    await inTransaction(service.orm.em.fork(), async (tx) => {
+      await lockOpenQuote(tx, alice(), issued.id);
+      await markQuoteIssued(tx, issued.id, policyId);
+    });
+    expect(policy.status).toBe(200);
+    const read = await request(service.url, 'GET', `/api/v1/quote/${issued.id}`, { token });
+    expect(read.body).toMatchObject({ status: 'issued', policyNumber: 880001 });
+    expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, alice(), issued.id)))).toBe('INVALID_STATE');
+    expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => markQuoteIssued(tx, issued.id, policyId)))).toBe('INVALID_STATE');
+    // An issued quote stays issued after its expiry.
+    await service.sql(`update quote set expires_at = now() - interval '1 second' where id = $1`, [issued.id]);
+    expect((await request(service.url, 'GET', `/api/v1/quote/${issued.id}`, { token })).body.status).toBe('issued');
   });
 });
 
