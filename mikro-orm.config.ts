@@ -8,6 +8,7 @@ import { Charge } from './src/policies/charge.entity.js';
 import { CoveragePlan } from './src/policies/coverage-plan.entity.js';
 import { Policy } from './src/policies/policy.entity.js';
 import { PolicyTransaction } from './src/policies/policy-transaction.entity.js';
+import { Quote } from './src/quotes/quote.entity.js';
 
 export type { ConnectionSettings };
 
@@ -19,7 +20,7 @@ export type { ConnectionSettings };
 export function ormConfig(clientUrl: string, logger?: Logger, settings: ConnectionSettings = {}): Options {
   return defineConfig({
     ...ormSettings(clientUrl, logger, settings),
-    entities: [Organization, Owner, BankAccount, Policy, PolicyTransaction, Charge, CoveragePlan],
+    entities: [Organization, Owner, BankAccount, Policy, PolicyTransaction, Charge, CoveragePlan, Quote],
     // Entities are listed, never discovered from files: the same under tsx, vitest and node.
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
   });

@@ -47,6 +47,7 @@ export interface ServiceDependencies {
   corsOrigins: Config['corsOrigins'];
   developerPages: boolean;
   webhookUrls: { publicOnly: boolean };
+  quoteValidDays: number;
   metrics: ServiceMetrics;
   /** Spec section 13: `/metrics` needs this bearer token; unset, it is open outside production and 404 in it. */
   metricsToken: string | undefined;

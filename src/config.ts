@@ -62,6 +62,8 @@ export interface Config {
   developerPages: boolean;
   /** Spec section 11: webhook delivery. */
   webhooks: WebhookSettings;
+  /** Contract section 14: days a quote can be issued after it is made (QUOTE_VALID_DAYS, 30). */
+  quoteValidDays: number;
 }
 
 export interface WebhookSettings {
@@ -197,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       concurrency: parseLimit('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 10),
       inFlightPerTree: parseLimit('WEBHOOK_IN_FLIGHT_PER_TREE', env.WEBHOOK_IN_FLIGHT_PER_TREE, 4),
     },
+    quoteValidDays: parseQuoteValidDays(env.QUOTE_VALID_DAYS),
   };
   if (config.graphql.trustedDocumentsOnly && !config.graphql.trustedDocuments) {
     throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents to run)');
@@ -283,6 +286,16 @@ function parseDatabaseUrl(value: string | undefined): string | undefined {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL');
   }
   return value;
+}
+
+/**
+ * QUOTE_VALID_DAYS: 1 to 3650. The bound keeps `now() + days` a real timestamp: a typo of
+ * nine digits would make every quote's insert fail.
+ */
+function parseQuoteValidDays(value: string | undefined): number {
+  const days = parseLimit('QUOTE_VALID_DAYS', value, 30);
+  if (days > 3650) throw new ConfigError(`QUOTE_VALID_DAYS must be at most 3650 (got "${value}")`);
+  return days;
 }
 
 function parseLimit(name: string, value: string | undefined, fallback: number): number {

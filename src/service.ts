@@ -73,6 +73,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       corsOrigins: config.corsOrigins,
       developerPages: config.developerPages,
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
+      quoteValidDays: config.quoteValidDays,
       metrics,
       metricsToken: config.metricsToken,
       traced: options.traced ?? false,

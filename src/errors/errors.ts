@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  INVALID_STATE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
@@ -75,6 +76,11 @@ export function badUserInput(errors: FieldError[], message?: string): ServiceErr
 
 export function conflict(message: string): ServiceError {
   return new ServiceError('CONFLICT', message);
+}
+
+/** A lifecycle step the policy or quote is not in a state for (contract section 14). */
+export function invalidState(message: string): ServiceError {
+  return new ServiceError('INVALID_STATE', message);
 }
 
 export function unavailable(message = 'The database is unavailable; retry shortly.'): ServiceError {

@@ -22,6 +22,8 @@ export interface RequestContext {
   cipher: FieldCipher;
   /** Webhook URLs: only https to public addresses (spec section 11; production by default). */
   webhookUrls: { publicOnly: boolean };
+  /** QUOTE_VALID_DAYS: how long a new quote can be issued (contract section 14). */
+  quoteValidDays: number;
   logger: Logger;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: creates mark it in their own transaction. */
@@ -39,6 +41,7 @@ export interface ContextDependencies {
   orm: MikroORM;
   cipher: FieldCipher;
   webhookUrls: { publicOnly: boolean };
+  quoteValidDays: number;
   logger: Logger;
   deadlineSeconds: number;
 }
@@ -71,6 +74,7 @@ class RequestScope implements RequestContext {
   readonly authFailure: ServiceError | null;
   readonly cipher: FieldCipher;
   readonly webhookUrls: { publicOnly: boolean };
+  readonly quoteValidDays: number;
   idempotency?: IdempotencyRecorder;
   private forked?: EntityManager;
   private batchLoaders?: Loaders;
@@ -88,6 +92,7 @@ class RequestScope implements RequestContext {
     this.authFailure = authentication.failure;
     this.cipher = deps.cipher;
     this.webhookUrls = deps.webhookUrls;
+    this.quoteValidDays = deps.quoteValidDays;
   }
 
   get em(): EntityManager {

@@ -2,7 +2,7 @@ import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode }
 import type { CreatedRecord } from './idempotency.js';
 
 /** The root fields an Idempotency-Key may guard, and the read that serves what each created. */
-const READ_OF: Record<string, CreatedRecord['type']> = { createPolicy: 'policy', createOrganization: 'organization' };
+const READ_OF: Record<string, CreatedRecord['type']> = { createPolicy: 'policy', createOrganization: 'organization', createQuote: 'quote' };
 
 /**
  * The one create field of a mutation that may carry an Idempotency-Key, or null. A key guards
@@ -16,7 +16,7 @@ export function guardedCreate(operation: OperationDefinitionNode): FieldNode | n
 
 /**
  * The create's document turned into the read of what it created: the same alias and selection
- * (so the answer has the same shape), `policy(number:)` or `organization(id:)` instead of the
+ * (so the answer has the same shape), `policy(number:)`, `organization(id:)` or `quote(id:)` instead of the
  * create, as a query. Fragments stay as they are.
  */
 export function readBackDocument(document: DocumentNode, operation: OperationDefinitionNode, created: CreatedRecord): DocumentNode {

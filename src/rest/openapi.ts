@@ -72,6 +72,15 @@ const POLICY_POST_ERRORS = {
   409: problem('The policy `number` is taken, or a request with the same Idempotency-Key is still running'),
 };
 
+const QUOTE_POST_ERRORS = {
+  ...POST_ERRORS,
+  400: problem(
+    'The body is not valid JSON, not an object, or breaks the policy create’s rules (at most 100 listed in `errors`); `number`, `cvc` or `internalID` sent (they belong to issuing) is listed by name',
+  ),
+  404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+  409: problem('A request with the same Idempotency-Key is still running'),
+};
+
 /** Request bodies that succeed as they are (the policy one with a token that carries `org`). */
 const ORGANIZATION_EXAMPLE = {
   name: 'Paws & Claws',
@@ -86,6 +95,15 @@ const ORGANIZATION_EXAMPLE = {
 const POLICY_EXAMPLE = {
   internalID: 'ext-001',
   cvc: '123',
+  ownerFirstname: 'Rosa',
+  ownerLastname: 'Diaz',
+  petName: 'Biscuit',
+  petDOB: '2022-05-01',
+  effectiveDate: '2026-01-01',
+  expirationDate: '2027-01-01',
+  coverageSlug: 'accident-illness-basic',
+};
+const QUOTE_EXAMPLE = {
   ownerFirstname: 'Rosa',
   ownerLastname: 'Diaz',
   petName: 'Biscuit',
@@ -141,6 +159,12 @@ const OVERLAYS: SchemaOverlays = {
     'Charge.status': { const: 'scheduled' },
     'PolicyTransaction.type': { enum: ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] },
     'PolicyTransaction.changes': { description: 'Each changed field as `{ from, to }`; `{}` for an issuance' },
+    'CreateQuoteInput.organizationId': { format: undefined },
+    'QuotedCharge.type': { const: 'premium' },
+    'QuotedCharge.status': { const: 'scheduled' },
+    'Quote.status': { enum: ['open', 'issued', 'expired'] },
+    'Quote.expiresAt': { format: 'date-time' },
+    'Quote.coverage': { description: 'The plan as it was when the quote was made. Amounts in cents.' },
     'Policy.coverage': { description: 'The plan as it was when the policy was created. Amounts in cents.' },
   },
 };
@@ -173,7 +197,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       title: 'Organization and Policy service: REST compatibility layer',
       version,
       description:
-        'The four operations of the interface document, two lists (organizations, policies), events and webhook endpoints. Every route needs `Authorization: Bearer <JWT>`. ' +
+        'The four operations of the interface document, two lists (organizations, policies), quotes, events and webhook endpoints. Every route needs `Authorization: Bearer <JWT>`. ' +
         'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
         'whose `code` equals the GraphQL `extensions.code`.',
     },
@@ -181,7 +205,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
     tags: [
       { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
-      { name: 'Events', description: 'What happened (organization.created, policy.created), kept 30 days, with the state of each webhook delivery' },
+      { name: 'Quotes', description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS' },
+      { name: 'Events', description: 'What happened (organization.created, policy.created, quote.created), kept 30 days, with the state of each webhook delivery' },
       { name: 'Webhooks', description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way" },
     ],
     security: [{ bearerAuth: [] }],
@@ -286,6 +311,34 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyTransactionList')) },
             404: problem('No such policy, or the caller may not access it'),
             ...LIST_ERRORS,
+          },
+        },
+      },
+      '/api/v1/quote': {
+        post: {
+          operationId: 'createQuote',
+          summary: 'Quote a policy: the plan as it is now and the premium schedule issuing would write, kept with the quote',
+          description:
+            'The policy create’s body without `number`, `cvc` and `internalID`, under the same rules. `charges` is the schedule a ' +
+            'policy with this body gets (without ids), `totalPremium` their sum. The quote is `open` until `expiresAt` ' +
+            '(creation + QUOTE_VALID_DAYS, default 30), then `expired`; `issued` once a policy is made from it. Records a ' +
+            '`quote.created` event.',
+          parameters: [idempotencyKey],
+          tags: ['Quotes'],
+          requestBody: { required: true, content: withExample(ref('CreateQuoteRequest'), QUOTE_EXAMPLE) },
+          responses: { 200: { description: 'Quoted', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Quote')) }, ...QUOTE_POST_ERRORS },
+        },
+      },
+      '/api/v1/quote/{id}': {
+        get: {
+          operationId: 'getQuote',
+          summary: 'Read a quote of an organization the caller may access, with its status as of now',
+          tags: ['Quotes'],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Quote id' }],
+          responses: {
+            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Quote')) },
+            404: problem('No such quote, or the caller may not access it'),
+            ...ERRORS,
           },
         },
       },
@@ -436,6 +489,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         PolicyList: listSchema('PolicyListItem'),
         PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, ['transactions', 'edges', 'node']),
         PolicyTransactionList: listSchema('PolicyTransaction'),
+        CreateQuoteRequest: {
+          ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS),
+          description:
+            'The policy create’s rules: dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ' +
+            'ownerDOB and petDOB not in the future, petDOB not after effectiveDate. `number`, `cvc` and `internalID` are refused ' +
+            '(400 naming each): they are sent when issuing. Other unknown properties are ignored. Without `organizationId` the quote goes to the token’s org.',
+        },
+        Quote: responseSchema(schema, documentOf('GET', '/api/v1/quote/:id'), OVERLAYS),
         EventListItem: responseSchema(schema, documentOf('GET', '/api/v1/events'), OVERLAYS, ['edges', 'node']),
         EventList: listSchema('EventListItem'),
         Event: responseSchema(schema, documentOf('GET', '/api/v1/events/:id'), OVERLAYS),

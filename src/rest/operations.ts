@@ -148,3 +148,26 @@ export const DELETE_WEBHOOK_ENDPOINT = /* GraphQL */ `
     deleteWebhookEndpoint(id: $id)
   }
 `;
+
+/** Quotes (contract section 14): the create's and the read's answers are the same shape. */
+export const CREATE_QUOTE = /* GraphQL */ `
+  mutation CreateQuote($input: CreateQuoteInput!) {
+    createQuote(input: $input) {
+      id organizationId ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate
+      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+      charges { type periodStart periodEnd dueDate amount currency status }
+      totalPremium currency status expiresAt policyNumber
+    }
+  }
+`;
+
+export const QUOTE = /* GraphQL */ `
+  query Quote($id: ID!) {
+    quote(id: $id) {
+      id organizationId ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate
+      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+      charges { type periodStart periodEnd dueDate amount currency status }
+      totalPremium currency status expiresAt policyNumber
+    }
+  }
+`;

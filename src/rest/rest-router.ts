@@ -3,7 +3,7 @@ import { GraphQLError, execute, type GraphQLInputType, type GraphQLSchema } from
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Principal } from '../auth/principal.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
-import { badUserInput, notFound, responseTooLarge, ServiceError } from '../errors/errors.js';
+import { badUserInput, notFound, responseTooLarge, ServiceError, type FieldError } from '../errors/errors.js';
 import { asGraphQLError, safeError, statusOf } from '../errors/safe-errors.js';
 import { errorHead, sendError } from '../errors/error-head.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
@@ -175,7 +175,7 @@ async function checkedVariables(
   principal: Principal,
 ): Promise<Record<string, unknown>> {
   const variables = variablesOf(route, req, principal);
-  const invalid = await inputErrors(schema, route.operation, variables);
+  const invalid = [...refusedFieldErrors(route, req.body), ...(await inputErrors(schema, route.operation, variables))];
   if (invalid.length > 0) throw badUserInput(invalid);
   return variables;
 }
@@ -211,6 +211,14 @@ async function rebuildAnswer(
   const result = await execute({ schema, document, contextValue: context, variableValues: variables });
   if (result.errors?.length) return errorAnswer(context, result.errors);
   return { status: 200, contentType: 'application/json', body: JSON.stringify(route.response(result.data as Record<string, unknown>)), headers: {} };
+}
+
+/** The route's refused fields present in the body (variablesOf has checked it is an object). */
+function refusedFieldErrors(route: PreparedRoute, body: Record<string, unknown>): FieldError[] {
+  if (route.method !== 'POST' || !route.refusedFields) return [];
+  return Object.entries(route.refusedFields)
+    .filter(([field]) => Object.hasOwn(body, field))
+    .map(([path, message]) => ({ path, message }));
 }
 
 function variablesOf(route: PreparedRoute, req: Request, principal: Principal): Record<string, unknown> {

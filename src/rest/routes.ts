@@ -9,9 +9,11 @@ import type { RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
+import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import type {
   CreateOrganizationMutation,
   CreatePolicyMutation,
+  CreateQuoteMutation,
   CreateWebhookEndpointMutation,
   DeleteWebhookEndpointMutation,
   EventQuery,
@@ -21,6 +23,7 @@ import type {
   PoliciesQuery,
   PolicyQuery,
   PolicyTransactionsQuery,
+  QuoteQuery,
   WebhookEndpointQuery,
   WebhookEndpointsQuery,
 } from './generated/operations.js';
@@ -28,6 +31,7 @@ import { flattenAddress } from './input-from-body.js';
 import {
   CREATE_ORGANIZATION,
   CREATE_POLICY,
+  CREATE_QUOTE,
   CREATE_WEBHOOK_ENDPOINT,
   DELETE_WEBHOOK_ENDPOINT,
   EVENT,
@@ -37,6 +41,7 @@ import {
   POLICIES,
   POLICY,
   POLICY_TRANSACTIONS,
+  QUOTE,
   WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINTS,
 } from './operations.js';
@@ -73,6 +78,11 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
    * cannot give it (a webhook endpoint's secret is never readable): the REST body, or null.
    */
   rebuild?: (context: RequestContext, created: CreatedRecord) => Promise<unknown>;
+  /**
+   * Body fields refused with a 400 naming them, listed with the body's other errors, where
+   * dropping them as unknown (the REST default) would hide a mistake: a quote's `number`.
+   */
+  refusedFields?: Readonly<Record<string, string>>;
 }
 
 export type RestRoute = GetRoute<any> | PostRoute<any>;
@@ -113,6 +123,19 @@ export const REST_ROUTES: RestRoute[] = [
     document: CREATE_POLICY,
     bodyVariable: 'input',
     response: (data) => data.createPolicy,
+  }),
+  post<CreateQuoteMutation>({
+    path: '/api/v1/quote',
+    document: CREATE_QUOTE,
+    bodyVariable: 'input',
+    refusedFields: Object.fromEntries(REFUSED_QUOTE_FIELDS.map((field) => [field, 'is not part of a quote: send it when issuing the quote (POST /api/v1/policy with quoteId)'])),
+    response: (data) => data.createQuote,
+  }),
+  get<QuoteQuery>({
+    path: '/api/v1/quote/:id',
+    document: QUOTE,
+    variables: ({ params }) => ({ id: params.id }),
+    response: (data) => data.quote,
   }),
   get<PoliciesQuery>({
     path: '/api/v1/policy',

@@ -6,18 +6,22 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Node } from '../graphql/node.js';
 import { findAccessibleOrganization, type OrganizationRead } from '../organizations/organization.reads.js';
 import { findAccessiblePolicyById, type PolicyRead } from '../policies/policy.reads.js';
+import { findAccessibleQuote, type QuoteRead } from '../quotes/quote.reads.js';
 
 @Resolver()
 export class NodeResolver {
   /** Through the access rule like every read: inaccessible and unknown ids are the same null. */
   @Authorized()
-  @Query(() => Node, { nullable: true, description: 'An organization or policy by its id, if the caller may access it; else null and NOT_FOUND' })
+  @Query(() => Node, { nullable: true, description: 'An organization, policy or quote by its id, if the caller may access it; else null and NOT_FOUND' })
   async node(
     @Arg('id', () => ID) id: string,
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
-  ): Promise<OrganizationRead | PolicyRead> {
-    const found = (await findAccessibleOrganization(ctx.em, principal, id)) ?? (await findAccessiblePolicyById(ctx.em, principal, id));
+  ): Promise<OrganizationRead | PolicyRead | QuoteRead> {
+    const found =
+      (await findAccessibleOrganization(ctx.em, principal, id)) ??
+      (await findAccessiblePolicyById(ctx.em, principal, id)) ??
+      (await findAccessibleQuote(ctx.em, principal, id));
     if (!found) throw notFound();
     return found;
   }

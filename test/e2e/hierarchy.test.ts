@@ -21,6 +21,7 @@ describe('organization hierarchy', () => {
   const service = useTestService();
   const org: Record<string, string> = {};
   const policy: Record<string, number> = {};
+  const quote: Record<string, string> = {};
 
   const create = async (name: string, claims: { sub: string; org?: string }, parentId?: string) => {
     const token = await service.token(claims);
@@ -34,6 +35,9 @@ describe('organization hierarchy', () => {
       body: policyBody({ organizationId: org[name], number: policy[name] }),
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const quoted = await request(service.url, 'POST', '/api/v1/quote', { token, body: policyBody({ organizationId: org[name] }) });
+    expect(quoted.status, JSON.stringify(quoted.body)).toBe(200);
+    quote[name] = quoted.body.id;
   };
 
   beforeAll(() => buildTestTree(create, org));
@@ -55,7 +59,7 @@ describe('organization hierarchy', () => {
   const MATRIX = accessMatrix(org);
 
   describe.each(MATRIX)('%s', (_name, claims, readable) => {
-    it('REST reads exactly the allowed organizations and policies', async () => {
+    it('REST reads exactly the allowed organizations, policies and quotes', async () => {
       const token = await service.token(claims());
       for (const name of ALL) {
         const expected = readable.includes(name) ? 200 : 404;
@@ -66,9 +70,12 @@ describe('organization hierarchy', () => {
         for (const path of policyReadPaths(policy[name])) {
           expect((await request(service.url, 'GET', path, { token })).status, `${path} (policy of ${name})`).toBe(expected);
         }
+        const quoted = await request(service.url, 'GET', `/api/v1/quote/${quote[name]}`, { token });
+        expect(quoted.status, `quote of ${name}`).toBe(expected);
         if (expected === 200) {
           expect(organization.body.id).toBe(org[name]);
           expect(read.body.organization.id).toBe(org[name]);
+          expect(quoted.body.organizationId).toBe(org[name]);
         }
       }
     });
@@ -80,6 +87,9 @@ describe('organization hierarchy', () => {
       const fields = ALL.map((name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number }`);
       const response = await graphql(service.url, `{ ${fields.join('\n')} }`, {}, token);
       expect(response.status).toBe(200);
+      // Quotes in a request of their own: GRAPHQL_MAX_ALIASES is 15.
+      const quotes = await graphql(service.url, `{ ${ALL.map((name) => `q${name}: quote(id: "${quote[name]}") { id }`).join('\n')} }`, {}, token);
+      expect(quotes.status).toBe(200);
     });
   });
 
@@ -88,6 +98,7 @@ describe('organization hierarchy', () => {
     const pairs = [
       [`/api/v1/organization/${org.B}`, `/api/v1/organization/${randomUUID()}`, '/api/v1/organization/not-a-uuid'],
       ...policyReadPaths(policy.B).map((path, i) => [path, policyReadPaths(987654321)[i], policyReadPaths(-5)[i]]),
+      [`/api/v1/quote/${quote.B}`, `/api/v1/quote/${randomUUID()}`, '/api/v1/quote/not-a-uuid'],
     ];
     for (const [forbidden, ...missing] of pairs) {
       const a = await request(service.url, 'GET', forbidden, { token });
@@ -130,6 +141,16 @@ describe('organization hierarchy', () => {
       expect(response.status, organizationId).toBe(404);
     }
     expect(await service.sql('select id from policy')).toHaveLength(before.length);
+  });
+
+  it('refuses a quote for an organizationId outside the caller\'s reach with 404 and writes nothing', async () => {
+    const token = await service.token({ sub: 'someone', org: org.D });
+    const before = await service.sql('select id from quote');
+    for (const organizationId of [org.C, org.C2, randomUUID(), 'nope']) {
+      const response = await request(service.url, 'POST', '/api/v1/quote', { token, body: policyBody({ organizationId }) });
+      expect(response.status, organizationId).toBe(404);
+    }
+    expect(await service.sql('select id from quote')).toHaveLength(before.length);
   });
 
   it('puts a policy under the org claim by default, and needs an organization from somewhere', async () => {

@@ -81,6 +81,9 @@ const POLICY_RULES: Case[] = [
   ['cvc is a string', { cvc: '999' }, { cvc: 999 }, 'cvc'],
 ];
 
+/** Contract section 14: a quote takes the policy create's body and rules, without number, cvc and internalID. */
+const QUOTE_RULES: Case[] = POLICY_RULES.filter(([, , , path]) => !['number', 'cvc', 'internalID'].includes(path));
+
 describe('input rules', () => {
   const service = useTestService();
   let token: string;
@@ -89,11 +92,12 @@ describe('input rules', () => {
     ({ token } = await createRootOrganization(service));
   });
 
-  const rows = async () => Number((await service.sql<{ n: string }>('select (select count(*) from organization) + (select count(*) from policy) as n'))[0].n);
+  const rows = async () => Number((await service.sql<{ n: string }>('select (select count(*) from organization) + (select count(*) from policy) + (select count(*) from quote) as n'))[0].n);
 
   describe.each([
     ['organization', '/api/v1/organization', 'CreateOrganizationInput', 'createOrganization { id }', ORGANIZATION_RULES, organizationBody],
     ['policy', '/api/v1/policy', 'CreatePolicyInput', 'createPolicy { number }', POLICY_RULES, policyBody],
+    ['quote', '/api/v1/quote', 'CreateQuoteInput', 'createQuote { id }', QUOTE_RULES, policyBody],
   ] as const)('%s', (_kind, path, inputType, selection, rules, body) => {
     it.each(rules)('%s (REST)', async (_rule, passing, failing, errorPath) => {
       const ok = await request(service.url, 'POST', path, { token, body: body(passing) });

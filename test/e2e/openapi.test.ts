@@ -21,6 +21,8 @@ describe('the OpenAPI document', () => {
       '/api/v1/policy',
       '/api/v1/policy/{id}',
       '/api/v1/policy/{id}/transactions',
+      '/api/v1/quote',
+      '/api/v1/quote/{id}',
       '/api/v1/webhook-endpoints',
       '/api/v1/webhook-endpoints/{id}',
     ]);
@@ -35,11 +37,13 @@ describe('the OpenAPI document', () => {
     const actingForIt = await service.token({ sub: 'openapi-example', org: organization.body.id });
     const policy = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: example('/api/v1/policy') });
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    const quote = await request(service.url, 'POST', '/api/v1/quote', { token: actingForIt, body: example('/api/v1/quote') });
+    expect(quote.status, JSON.stringify(quote.body)).toBe(200);
   });
 
   it('describes request bodies closed (typos caught by generated clients) but for the address, and accepts extras at run time', async () => {
     const { components } = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
-    for (const name of ['CreateOrganizationRequest', 'CreatePolicyRequest']) expect(components.schemas[name].additionalProperties, name).toBe(false);
+    for (const name of ['CreateOrganizationRequest', 'CreatePolicyRequest', 'CreateQuoteRequest']) expect(components.schemas[name].additionalProperties, name).toBe(false);
     expect(components.schemas.CreateOrganizationRequest.properties.bankAccounts.items.additionalProperties).toBe(false);
     expect(components.schemas.AddressInput.additionalProperties).toBe(true);
     const token = await service.token({ sub: 'openapi-typo' });

@@ -51,7 +51,7 @@ describe("the README's calls", () => {
     expect(run.code, run.stderr()).toBe(0);
 
     // Each read prints one line (curl -w '\n'); the creates go to stderr through tee.
-    const [organization, policy, transactions, list, graphql] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [organization, policy, transactions, list, graphql, quote] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(organization).toMatchObject({ name: 'Paws & Claws LLC', parentId: null });
     expect(policy).toMatchObject({ coverage: { slug: 'accident-illness-basic' }, organization: { id: organization.id } });
     expect(policy.charges.length).toBeGreaterThan(0);
@@ -61,5 +61,8 @@ describe("the README's calls", () => {
     expect(list.data.map((item: { number: number }) => item.number)).toEqual([policy.number]);
     expect(graphql.errors).toBeUndefined();
     expect(graphql.data.policy).toMatchObject({ number: policy.number, petName: 'Biscuit', organization: { id: organization.id } });
+    // The quote the README shows (its ids and expiresAt aside).
+    expect(quote).toMatchObject({ organizationId: organization.id, totalPremium: 3000, status: 'open', policyNumber: null });
+    expect(quote.charges.map((charge: { amount: number }) => charge.amount)).toEqual([1200, 1200, 600]);
   });
 });

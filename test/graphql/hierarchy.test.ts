@@ -1,6 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { CreateOrganizationDocument, CreatePolicyDocument, ViewerDocument, type CreateOrganizationInput, type CreatePolicyInput } from '../generated/graphql.js';
+import {
+  CreateOrganizationDocument,
+  CreatePolicyDocument,
+  CreateQuoteDocument,
+  ViewerDocument,
+  type CreateOrganizationInput,
+  type CreatePolicyInput,
+  type CreateQuoteInput,
+} from '../generated/graphql.js';
 import { useInProcessSchema } from '../support/in-process.js';
 import { ALL, accessMatrix, buildTestTree } from '../support/access-matrix.js';
 
@@ -21,6 +29,7 @@ describe('organization hierarchy through GraphQL', () => {
   const api = useInProcessSchema();
   const org: Record<string, string> = {};
   const policy: Record<string, number> = {};
+  const quote: Record<string, string> = {};
 
   const create = async (name: string, claims: { sub: string; org?: string }, parentId?: string) => {
     const input = organizationBody({ legalName: `Org ${name}`, ...(parentId ? { parentId } : {}) }) as CreateOrganizationInput;
@@ -33,6 +42,12 @@ describe('organization hierarchy through GraphQL', () => {
       variables: { input: policyBody({ organizationId: org[name], number: policy[name] }) as CreatePolicyInput },
     });
     expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+    const quoted = await api.run(CreateQuoteDocument, {
+      principal: claims,
+      variables: { input: policyBody({ organizationId: org[name] }) as CreateQuoteInput },
+    });
+    expect(quoted.errors, JSON.stringify(quoted.errors)).toBeUndefined();
+    quote[name] = quoted.data!.createQuote.id;
   };
 
   beforeAll(() => buildTestTree(create, org));
@@ -41,20 +56,24 @@ describe('organization hierarchy through GraphQL', () => {
   const MATRIX = accessMatrix(org);
 
   describe.each(MATRIX)('%s', (_name, claims, readable) => {
-    it('GraphQL reads exactly the allowed organizations and policies', async () => {
-      const fields = ALL.map((name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number transactions(first: 5) { edges { node { type } } } }`);
+    it('GraphQL reads exactly the allowed organizations, policies and quotes', async () => {
+      const fields = ALL.map(
+        (name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number transactions(first: 5) { edges { node { type } } } } q${name}: quote(id: "${quote[name]}") { id organizationId }`,
+      );
       const response = await api.run(`{ ${fields.join('\n')} }`, { principal: claims() });
       for (const name of ALL) {
         if (readable.includes(name)) {
           expect(response.data[`o${name}`], `organization ${name}`).toEqual({ id: org[name] });
           expect(response.data[`p${name}`], `policy of ${name}`).toEqual({ number: policy[name], transactions: { edges: [{ node: { type: 'issuance' } }] } });
+          expect(response.data[`q${name}`], `quote of ${name}`).toEqual({ id: quote[name], organizationId: org[name] });
         } else {
           expect(response.data[`o${name}`], `organization ${name}`).toBeNull();
           expect(response.data[`p${name}`], `policy of ${name}`).toBeNull();
+          expect(response.data[`q${name}`], `quote of ${name}`).toBeNull();
         }
       }
       const codes = (response.errors ?? []).map((error: { extensions: { code: string } }) => error.extensions.code);
-      expect(codes).toEqual(Array(2 * (ALL.length - readable.length)).fill('NOT_FOUND'));
+      expect(codes).toEqual(Array(3 * (ALL.length - readable.length)).fill('NOT_FOUND'));
     });
   });
 

@@ -87,6 +87,7 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
       orm,
       cipher: new FieldCipher(config.dataEncryptionKey!, config.previousDataEncryptionKeys),
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
+      quoteValidDays: config.quoteValidDays,
       logger,
       deadlineSeconds: config.limits.requestDeadlineSeconds,
     });

@@ -66,6 +66,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(name);
   });
 
+  it('keeps quotes QUOTE_VALID_DAYS days, 30 by default, 1 to 3650 (a timestamp must hold now() + days)', () => {
+    expect(loadConfig({}).quoteValidDays).toBe(30);
+    expect(loadConfig({ QUOTE_VALID_DAYS: '1' }).quoteValidDays).toBe(1);
+    expect(loadConfig({ QUOTE_VALID_DAYS: '3650' }).quoteValidDays).toBe(3650);
+    for (const value of ['0', '-1', '1.5', 'ten', '3651', '999999999']) {
+      expect(() => loadConfig({ QUOTE_VALID_DAYS: value }), value).toThrow(ConfigError);
+    }
+  });
+
   it('runs one process per core by default, or WEB_CONCURRENCY of them (1 to 64)', () => {
     expect(loadConfig({}).webConcurrency).toBe(Math.min(availableParallelism(), 64));
     expect(loadConfig({ WEB_CONCURRENCY: '1' }).webConcurrency).toBe(1);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS = [
   ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
-  ['organizations', 'policies', 'viewer', 'events', 'webhooks'],
+  ['organizations', 'policies', 'quotes', 'viewer', 'events', 'webhooks'],
   ['graphql', 'idempotency', 'limits'],
   ['auth', 'input', 'http'],
   ['observability'],
@@ -24,7 +24,7 @@ const ALLOWED_BACK_UP = {
   'graphql/context.ts -> graphql-server/loaders.ts': 'the context carries the per-request loaders',
 };
 
-const FEATURES = ['organizations', 'policies', 'viewer', 'events', 'webhooks'];
+const FEATURES = ['organizations', 'policies', 'quotes', 'viewer', 'events', 'webhooks'];
 const HOSTS = ['graphql-server', 'rest'];
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');

@@ -5,6 +5,7 @@ import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { BANK_ACCOUNT_COLUMNS, ORGANIZATION_COLUMNS, OWNER_COLUMNS } from '../../src/organizations/organization.reads.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS } from '../../src/policies/policy.reads.js';
 import { REST_ROUTES } from '../../src/rest/routes.js';
+import { QUOTE_COLUMNS } from '../../src/quotes/quote.reads.js';
 
 /**
  * What ties a field to the places that serve it. Adding a nullable organization field takes
@@ -19,6 +20,7 @@ const READ_MODELS: Record<string, Readonly<Record<string, string>>> = {
   Charge: CHARGE_COLUMNS,
   Owner: OWNER_COLUMNS,
   BankAccount: BANK_ACCOUNT_COLUMNS,
+  Quote: QUOTE_COLUMNS,
 };
 
 let schema: GraphQLSchema;
@@ -80,5 +82,11 @@ describe('read models', () => {
     // REST names a policy by its number: its internal id is for GraphQL clients (node, caches).
     const policy = selectedBy('POST', '/api/v1/policy');
     expect(fieldsOf('Policy').filter((field) => !['id', 'transactions'].includes(field) && !policy.includes(field))).toEqual([]);
+  });
+
+  it('the quote routes answer with every field of a quote, the create as the read', () => {
+    for (const [method, path] of [['POST', '/api/v1/quote'], ['GET', '/api/v1/quote/:id']]) {
+      expect(selectedBy(method, path).sort(), `${method} ${path}`).toEqual(fieldsOf('Quote').sort());
+    }
   });
 });

@@ -14,6 +14,7 @@ describe('the request context', () => {
       orm: { em: { fork } } as never,
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
+      quoteValidDays: 30,
       logger: { child } as never,
       deadlineSeconds: 10,
     });

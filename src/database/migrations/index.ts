@@ -12,6 +12,7 @@ import { Migration20261126000000_webhook_endpoint_quota } from './Migration20261
 import { Migration20261126010000_webhook_endpoint_health } from './Migration20261126010000_webhook_endpoint_health.js';
 import { Migration20261126120000_organization_depth } from './Migration20261126120000_organization_depth.js';
 import { Migration20261127100000_policy_ledger } from './Migration20261127100000_policy_ledger.js';
+import { Migration20261127500000_quotes } from './Migration20261127500000_quotes.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
 export const migrations: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126010000_webhook_endpoint_health', class: Migration20261126010000_webhook_endpoint_health },
   { name: 'Migration20261126120000_organization_depth', class: Migration20261126120000_organization_depth },
   { name: 'Migration20261127100000_policy_ledger', class: Migration20261127100000_policy_ledger },
+  { name: 'Migration20261127500000_quotes', class: Migration20261127500000_quotes },
 ];

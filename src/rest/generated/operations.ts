@@ -65,9 +65,27 @@ export type CreatePolicyInput = {
   petName: string;
 };
 
+export type CreateQuoteInput = {
+  /** A slug of the coverage catalog (query coverages) */
+  coverageSlug: string;
+  /** YYYY-MM-DD */
+  effectiveDate: string;
+  /** YYYY-MM-DD, after effectiveDate, at most 5 years later */
+  expirationDate: string;
+  /** Organization the policy would belong to (must be accessible); defaults to the token's org */
+  organizationId: string | number | null | undefined;
+  /** YYYY-MM-DD, not in the future */
+  ownerDOB: string | null | undefined;
+  ownerFirstname: string;
+  ownerLastname: string;
+  /** YYYY-MM-DD, not in the future nor after effectiveDate */
+  petDOB: string | null | undefined;
+  petName: string;
+};
+
 export type CreateWebhookEndpointInput = {
   description: string | null | undefined;
-  /** Event types to receive (organization.created, policy.created); all when absent */
+  /** Event types to receive (organization.created, policy.created, quote.created); all when absent */
   events: Array<string> | null | undefined;
   /** Whose subtree's events; defaults to the token's org */
   organizationId: string | number | null | undefined;
@@ -200,3 +218,17 @@ export type DeleteWebhookEndpointMutationVariables = Exact<{
 
 
 export type DeleteWebhookEndpointMutation = { deleteWebhookEndpoint: string };
+
+export type CreateQuoteMutationVariables = Exact<{
+  input: CreateQuoteInput;
+}>;
+
+
+export type CreateQuoteMutation = { createQuote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: string, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } };
+
+export type QuoteQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type QuoteQuery = { quote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: string, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } | null };

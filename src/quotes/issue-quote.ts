@@ -1,0 +1,56 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { accessPredicate } from '../auth/access-rule.js';
+import type { Principal } from '../auth/principal.js';
+import { perAccess, querySql } from '../database/sql.js';
+import { invalidState } from '../errors/errors.js';
+import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
+import { isUuid } from '../values/identifiers.js';
+import { QUOTE_SELECT, QUOTE_STATUS, quoteNotFound, quoteRead, type QuoteRead } from './quote.reads.js';
+
+/**
+ * The seam for issuing (contract section 14, `POST /api/v1/policy` with `quoteId`; not built
+ * yet). Issuing runs in one transaction:
+ *
+ *   1. `lockOpenQuote(tx, principal, quoteId)`: the quote, its row locked until the
+ *      transaction ends, so two issues of one quote are serialized and the second sees it
+ *      issued (409 INVALID_STATE); 404 out of reach; 409 INVALID_STATE when issued or expired.
+ *   2. insert the policy from the quote's fields, `coverage` and `charges` as stored (the quoted
+ *      price, whatever the catalog says now), with the request's `number` and `internalID`.
+ *   3. `markQuoteIssued(tx, quoteId, policyId)`, then the `policy.created` event, and commit.
+ */
+export interface QuoteToIssue extends QuoteRead {
+  coverageSlug: string;
+  organization: OrganizationRead;
+}
+
+/** `for update of q`: only the quote's row is locked, not its organization's. */
+const OPEN_QUOTE_FOR_UPDATE = perAccess((access) => `select ${QUOTE_SELECT}, q.coverage_slug as "coverageSlug", ${ORGANIZATION_JSON} as organization
+  from quote q join organization o on o.id = q.organization_id
+  where q.id = ? and ${access}
+  for update of q`);
+
+/** Inside the issuing transaction only: the lock lasts until it ends. */
+export async function lockOpenQuote(tx: EntityManager, principal: Principal, quoteId: string): Promise<QuoteToIssue> {
+  if (!tx.getTransactionContext()) throw new Error('lockOpenQuote needs the issuing transaction: its lock would end with the statement');
+  if (!isUuid(quoteId)) throw quoteNotFound();
+  const { sql, params } = accessPredicate('o', principal);
+  const [row] = await querySql(tx, OPEN_QUOTE_FOR_UPDATE(sql), [quoteId.toLowerCase(), ...params]);
+  if (!row) throw quoteNotFound();
+  const quote = { ...quoteRead(row), coverageSlug: row.coverageSlug as string, organization: row.organization as OrganizationRead };
+  if (quote.status !== 'open') throw invalidState(`This quote is ${quote.status}: only an open quote can be issued.`);
+  return quote;
+}
+
+/**
+ * Records the policy issued from a quote locked by lockOpenQuote, in the same transaction. The
+ * unique `quote_policy_unique` and the `policy_id is null` guard keep it to one policy per
+ * quote even if a caller skipped the lock.
+ */
+export async function markQuoteIssued(tx: EntityManager, quoteId: string, policyId: string): Promise<void> {
+  const marked = await querySql(
+    tx,
+    `update quote q set policy_id = ?, issued_at = now() where q.id = ? and q.policy_id is null and (${QUOTE_STATUS}) = 'open' returning 1`,
+    [policyId, quoteId],
+  );
+  if (marked.length === 0) throw invalidState('This quote is no longer open: only an open quote can be issued.');
+}
