@@ -18,7 +18,9 @@ const QUOTE_FIELDS = `id organizationId ownerFirstname ownerLastname ownerDOB pe
 const CREATE_QUOTE = `mutation ($input: CreateQuoteInput!) { createQuote(input: $input) { ${QUOTE_FIELDS} } }`;
 const READ_QUOTE = `query ($id: ID!) { quote(id: $id) { ${QUOTE_FIELDS} } }`;
 
-const withoutIds = (charges: Array<Record<string, unknown>>) => charges.map(({ id: _id, ...charge }) => charge);
+// A quote's charges are the schedule without ids: a policy's charges also name their ledger
+// transaction and the charge a reversal undoes (null for a premium).
+const withoutIds = (charges: Array<Record<string, unknown>>) => charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }) => charge);
 
 describe('quotes', () => {
   const service = useTestService();
