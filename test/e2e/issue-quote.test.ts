@@ -3,7 +3,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_POLICY } from '../../src/rest/operations.js';
 import { policyBody } from '../support/fixtures.js';
-import { graphql, request, type TestResponse } from '../support/http.js';
+import { request, type TestResponse } from '../support/http.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /**
@@ -194,6 +194,17 @@ describe('issuing a quote', () => {
       const other = await issue({ quoteId: quoted.id, internalID: 'another body' }, { key });
       expect(other).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
     });
+  });
+
+  it('is in the OpenAPI document: quoteId in the create body, either a new policy or a quote to issue, and the 409', async () => {
+    const document = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
+    const body = document.components.schemas.CreatePolicyRequest;
+    expect(body.properties.quoteId.type).toContain('string');
+    expect(body.required).toBeUndefined();
+    expect(body.oneOf).toHaveLength(2);
+    const create = document.paths['/api/v1/policy'].post;
+    expect(create.responses['409'].description).toMatch(/INVALID_STATE/);
+    expect(create.requestBody.content['application/json'].examples.issueQuote.value).toHaveProperty('quoteId');
   });
 
   it('issues whole after its server-assigned number lost a race: the transaction runs again, the quote is not left locked or half-issued', async () => {
