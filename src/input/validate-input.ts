@@ -13,11 +13,15 @@ export async function validateInput(input: unknown): Promise<void> {
 
 /**
  * Every broken rule of an input instance; also, anywhere in it, text PostgreSQL cannot store
- * as sent: the NUL character, and lone UTF-16 surrogates (not Unicode at all).
+ * as sent: the NUL character, and lone UTF-16 surrogates (not Unicode at all). An input class
+ * may add rules across its fields with a `crossFieldErrors()` method (CreatePolicyInput: the
+ * quoted fields), listed first, where a missing field's coercion error would have been.
  */
 export async function ruleErrors(input: unknown): Promise<FieldError[]> {
   if (typeof input !== 'object' || input === null) return [];
-  const errors = [...unstorableText(input, '')];
+  const crossField = (input as { crossFieldErrors?: () => FieldError[] }).crossFieldErrors;
+  const errors = typeof crossField === 'function' ? crossField.call(input) : [];
+  errors.push(...unstorableText(input, ''));
   const failures = await validate(input, { forbidUnknownValues: false, validationError: { target: false, value: false } });
   errors.push(...failures.flatMap((failure) => flatten(failure, '')));
   return errors;

@@ -11,10 +11,10 @@ import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { perAccess, querySql } from '../database/sql.js';
-import { premiumSchedule } from './premium-schedule.js';
+import { premiumSchedule, type ScheduledCharge } from './premium-schedule.js';
 import { policyStatus } from './policy-status.js';
 import { eventRow, EVENT_INSERT } from '../events/record-event.js';
-import type { CreatePolicyInput } from './policy.input.js';
+import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
 import { inTransaction } from '../database/transaction.js';
@@ -67,7 +67,7 @@ export interface CreatePolicyScope {
   idempotency?: IdempotencyRecorder;
 }
 
-export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicyInput): Promise<PolicyRead> {
+export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInput): Promise<PolicyRead> {
   const { principal } = scope;
   const organizationId = targetOrganizationId(input.organizationId, principal);
   const given = input.organizationId != null;
@@ -87,56 +87,101 @@ export async function createPolicy(scope: CreatePolicyScope, input: CreatePolicy
     monthlyPremium: coverage.monthlyPremium,
     currency: coverage.currency,
   });
+  const fields: PolicyFields = {
+    number: input.number ?? null,
+    internalID: input.internalID ?? null,
+    ownerFirstname: input.ownerFirstname,
+    ownerLastname: input.ownerLastname,
+    ownerDOB: input.ownerDOB ?? null,
+    petName: input.petName,
+    petDOB: input.petDOB ?? null,
+    effectiveDate: input.effectiveDate,
+    expirationDate: input.expirationDate,
+    coverageSlug: coverage.slug,
+    coverage,
+  };
 
+  return withNumberRetries(scope, input.number, async () => {
+    const draft = draftPolicy(fields, organization, schedule, principal);
+    const insert = async (em: EntityManager) => {
+      const created = await insertPolicy(em, draft);
+      await scope.idempotency?.recordCreated(em, { type: 'policy', number: created.number });
+      return created;
+    };
+    // With an Idempotency-Key its mark commits with the policy; otherwise the statement is its own transaction.
+    return withQuotas(() => (scope.idempotency ? inTransaction(scope.em, insert) : insert(scope.em)));
+  });
+}
+
+/** A policy's own fields, as the create or a quote gives them. */
+export type PolicyFields = Omit<PolicyWrite, 'id' | 'organizationId' | 'createdBySub'>;
+
+/** The rows a create writes (ids new each time) and the answer they make; see INSERT_POLICY. */
+export interface PolicyDraft {
+  policy: PolicyWrite;
+  /** The answer, with number 0 when the server assigns it (insertPolicy fills it in). */
+  created: PolicyRead;
+  values: unknown[];
+}
+
+/** The policy, its issuance transaction owning `schedule` (new ids) and its `policy.created` event. */
+export function draftPolicy(fields: PolicyFields, organization: OrganizationRead, schedule: readonly ScheduledCharge[], principal: Principal): PolicyDraft {
+  const policy: PolicyWrite = { id: randomUUID(), organizationId: organization.id, createdBySub: principal.sub, ...fields };
+  const issuance: TransactionWrite = {
+    id: randomUUID(),
+    policyId: policy.id,
+    type: 'issuance',
+    effectiveDate: policy.effectiveDate,
+    createdBy: principal.sub,
+    changes: {},
+  };
+  // Field by field: a quote's stored charge may carry keys of its own.
+  const charges = schedule.map(
+    ({ type, periodStart, periodEnd, dueDate, amount, currency, status }, sequence): ChargeWrite => ({
+      id: randomUUID(),
+      policyId: policy.id,
+      transactionId: issuance.id,
+      sequence,
+      type,
+      periodStart,
+      periodEnd,
+      dueDate,
+      amount,
+      currency,
+      status,
+      reverses: null,
+    }),
+  );
+  // The number is the database's when the client chose none; the view gets it after the insert.
+  const created = createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges);
+  const values = [
+    JSON.stringify([policy]),
+    JSON.stringify([issuance]),
+    JSON.stringify(charges),
+    ...eventRow({ type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) }),
+  ];
+  return { policy, created, values };
+}
+
+/** Writes a draft in one statement (policy, issuance, charges, event); the answer with its number. */
+export async function insertPolicy(em: EntityManager, draft: PolicyDraft): Promise<PolicyRead> {
+  const [{ number }] = await querySql<{ number: string }>(em, INSERT_POLICY, draft.values);
+  return { ...draft.created, number: Number(number) };
+}
+
+/**
+ * Runs `write` (which must undo itself whole when it fails) again when a server-assigned number
+ * lost a race with a client choosing the same one; a number the client chose is 409.
+ */
+export async function withNumberRetries<T>(scope: { deadline: Deadline }, chosen: number | null | undefined, write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     // Past the request's deadline (its 503 has gone), no write starts.
     scope.deadline.assertOpen();
-    const policy: PolicyWrite = {
-      id: randomUUID(),
-      number: input.number ?? null,
-      internalID: input.internalID ?? null,
-      organizationId: organization.id,
-      ownerFirstname: input.ownerFirstname,
-      ownerLastname: input.ownerLastname,
-      ownerDOB: input.ownerDOB ?? null,
-      petName: input.petName,
-      petDOB: input.petDOB ?? null,
-      effectiveDate: input.effectiveDate,
-      expirationDate: input.expirationDate,
-      coverageSlug: coverage.slug,
-      coverage,
-      createdBySub: principal.sub,
-    };
-    const issuance: TransactionWrite = {
-      id: randomUUID(),
-      policyId: policy.id,
-      type: 'issuance',
-      effectiveDate: policy.effectiveDate,
-      createdBy: principal.sub,
-      changes: {},
-    };
-    const charges = schedule.map(
-      (charge, sequence): ChargeWrite => ({ id: randomUUID(), policyId: policy.id, transactionId: issuance.id, sequence, ...charge, reverses: null }),
-    );
-    // The number is the database's when the client chose none; the view gets it after the insert.
-    const created = createdPolicyRead({ ...policy, number: input.number ?? 0 }, organization, charges);
-    const values = [
-      JSON.stringify([policy]),
-      JSON.stringify([issuance]),
-      JSON.stringify(charges),
-      ...eventRow({ type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) }),
-    ];
     try {
-      const insert = async (em: EntityManager) => {
-        const [{ number }] = await querySql<{ number: string }>(em, INSERT_POLICY, values);
-        await scope.idempotency?.recordCreated(em, { type: 'policy', number: Number(number) });
-        return { ...created, number: Number(number) };
-      };
-      // With an Idempotency-Key its mark commits with the policy; otherwise the statement is its own transaction.
-      return await withQuotas(() => (scope.idempotency ? inTransaction(scope.em, insert) : insert(scope.em)));
+      return await write();
     } catch (error) {
       if (!isNumberTaken(error)) throw error;
-      if (input.number != null) throw conflict(`A policy with number ${input.number} already exists.`);
+      if (chosen != null) throw conflict(`A policy with number ${chosen} already exists.`);
       if (attempt === NUMBER_ATTEMPTS) throw error;
     }
   }

@@ -5,8 +5,9 @@ import { After, CalendarDate, NotAfter, NotInFuture, RequiredText, WithinYearsOf
  * The policy create's body without `number`, `cvc` and `internalID` (contract section 14),
  * with the same rules (src/input/rules.ts) field for field: test/unit/quote-input.test.ts holds
  * it to CreatePolicyInput, so a field or rule added there and not here fails. Its own class
- * rather than a shared base: issuing (`createPolicy` with `quoteId`) will loosen
- * CreatePolicyInput's required fields, and a quote's must stay required.
+ * rather than a shared base: issuing (`createPolicy` with `quoteId`) loosened
+ * CreatePolicyInput's required fields (nullable, required by its crossFieldErrors), and a
+ * quote's must stay required.
  */
 @InputType('CreateQuoteInput')
 export class CreateQuoteInput {

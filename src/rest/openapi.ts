@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { ERROR_STATUS } from '../errors/errors.js';
 import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-schemas.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
+import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../policies/policy.input.js';
 
 /**
  * The OpenAPI 3.1 description of the `/api/v1` routes, served at `/api/v1/openapi.json`.
@@ -68,8 +69,13 @@ const ORGANIZATION_POST_ERRORS = {
 const POLICY_POST_ERRORS = {
   ...POST_ERRORS,
   403: problem('The organization tree already has its quota of policies (code QUOTA_EXCEEDED)'),
-  404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
-  409: problem('The policy `number` is taken, or a request with the same Idempotency-Key is still running'),
+  400: problem(
+    'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`); with `quoteId`, each quoted field sent again is listed by name',
+  ),
+  404: problem('`organizationId` (or the token’s org) names no organization the caller may access; with `quoteId`, no such quote or one the caller may not access'),
+  409: problem(
+    'The policy `number` is taken, or a request with the same Idempotency-Key is still running (code CONFLICT); the quote of `quoteId` is already issued or has expired (code INVALID_STATE)',
+  ),
 };
 
 const QUOTE_POST_ERRORS = {
@@ -92,6 +98,9 @@ const ORGANIZATION_EXAMPLE = {
   bankAccounts: [{ nickname: 'operating', routing: '021000021', account: '000123456789' }],
   owners: [{ firstname: 'Rosa', lastname: 'Diaz', ownership: 60, taxId: '123-45-6789' }],
 };
+/** Issuing a quote: its id (this one is made up), and what issuing may add. */
+const ISSUE_EXAMPLE = { quoteId: '0f9d4c52-2c1e-4b8e-9d4a-6f1c2b3a4d5e', internalID: 'ext-002', cvc: '123' };
+
 const POLICY_EXAMPLE = {
   internalID: 'ext-001',
   cvc: '123',
@@ -112,7 +121,9 @@ const QUOTE_EXAMPLE = {
   expirationDate: '2027-01-01',
   coverageSlug: 'accident-illness-basic',
 };
-const withExample = (schema: object, value: object) => ({ 'application/json': { schema, examples: { typical: { value } } } });
+const withExample = (schema: object, value: object, more: Record<string, object> = {}) => ({
+  'application/json': { schema, examples: { typical: { value }, ...Object.fromEntries(Object.entries(more).map(([name, example]) => [name, { value: example }])) } },
+});
 
 /** POSTs accept an Idempotency-Key (spec section 7). */
 const idempotencyKey = {
@@ -278,10 +289,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         },
         post: {
           operationId: 'createPolicy',
-          summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing)',
+          summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing), or issue a quote',
+          description:
+            'With `quoteId` (and optionally `number`, `cvc`, `internalID`), issues that open quote: the policy’s fields, coverage ' +
+            'and charges are the quote’s, at the quoted price even if the catalog has changed since; the quote then reads `issued` ' +
+            'with its `policyNumber`. Sending a quoted field again is 400 naming it; a quote already issued or expired is 409 `INVALID_STATE`.',
           parameters: [idempotencyKey],
           tags: ['Policies'],
-          requestBody: { required: true, content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE) },
+          requestBody: { required: true, content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, { issueQuote: ISSUE_EXAMPLE }) },
           responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POLICY_POST_ERRORS },
         },
       },
@@ -479,8 +494,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         OrganizationList: listSchema('OrganizationSummary'),
         CreatePolicyRequest: {
           ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS),
+          // A new policy's body, or a quote to issue: GraphQL cannot say "required unless quoteId".
+          oneOf: [
+            { required: [...REQUIRED_UNLESS_QUOTED], not: { required: ['quoteId'] } },
+            { required: ['quoteId'], not: { anyOf: QUOTED_FIELDS.map((field) => ({ required: [field] })) } },
+          ],
           description:
-            'Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
+            'Either a new policy (its required fields, no `quoteId`) or a quote to issue (`quoteId`, optionally `number`, `cvc` ' +
+            'and `internalID`, and none of the quoted fields). Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
             'not in the future, petDOB not after effectiveDate. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos. Without `organizationId` the policy goes to the token’s org.',
         },
         PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),

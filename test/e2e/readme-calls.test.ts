@@ -51,7 +51,7 @@ describe("the README's calls", () => {
     expect(run.code, run.stderr()).toBe(0);
 
     // Each read prints one line (curl -w '\n'); the creates go to stderr through tee.
-    const [organization, policy, transactions, list, graphql, quote] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [organization, policy, transactions, list, graphql, quote, issuedQuote] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(organization).toMatchObject({ name: 'Paws & Claws LLC', parentId: null });
     expect(policy).toMatchObject({ coverage: { slug: 'accident-illness-basic' }, organization: { id: organization.id } });
     expect(policy.charges.length).toBeGreaterThan(0);
@@ -64,5 +64,10 @@ describe("the README's calls", () => {
     // The quote the README shows (its ids and expiresAt aside).
     expect(quote).toMatchObject({ organizationId: organization.id, totalPremium: 3000, status: 'open', policyNumber: null });
     expect(quote.charges.map((charge: { amount: number }) => charge.amount)).toEqual([1200, 1200, 600]);
+    // Issued: the quote names the policy, whose create answer (on stderr, last) has the quote's charges.
+    expect(issuedQuote).toMatchObject({ id: quote.id, status: 'issued', policyNumber: expect.any(Number) });
+    const issued = JSON.parse(run.stderr().trim().split('\n').at(-1)!);
+    expect(issued).toMatchObject({ number: issuedQuote.policyNumber, internalID: 'ext-quote-1', coverage: quote.coverage, organization: { id: organization.id } });
+    expect(issued.charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }: Record<string, unknown>) => charge)).toEqual(quote.charges);
   });
 });

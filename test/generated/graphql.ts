@@ -45,14 +45,14 @@ export type CreateOrganizationInput = {
 };
 
 export type CreatePolicyInput = {
-  /** A slug of the coverage catalog (query coverages) */
-  coverageSlug: string;
+  /** A slug of the coverage catalog (query coverages); required unless quoteId */
+  coverageSlug?: string | null | undefined;
   /** 3 or 4 digits; validated, then discarded (never stored) */
   cvc?: string | null | undefined;
-  /** YYYY-MM-DD */
-  effectiveDate: string;
-  /** YYYY-MM-DD, after effectiveDate, at most 5 years later */
-  expirationDate: string;
+  /** YYYY-MM-DD; required unless quoteId */
+  effectiveDate?: string | null | undefined;
+  /** YYYY-MM-DD, after effectiveDate, at most 5 years later; required unless quoteId */
+  expirationDate?: string | null | undefined;
   internalID?: string | null | undefined;
   /** Unique; assigned by the server when absent */
   number?: number | null | undefined;
@@ -60,11 +60,16 @@ export type CreatePolicyInput = {
   organizationId?: string | number | null | undefined;
   /** YYYY-MM-DD, not in the future */
   ownerDOB?: string | null | undefined;
-  ownerFirstname: string;
-  ownerLastname: string;
+  /** Required unless quoteId */
+  ownerFirstname?: string | null | undefined;
+  /** Required unless quoteId */
+  ownerLastname?: string | null | undefined;
   /** YYYY-MM-DD, not in the future nor after effectiveDate */
   petDOB?: string | null | undefined;
-  petName: string;
+  /** Required unless quoteId */
+  petName?: string | null | undefined;
+  /** Issues this quote (contract section 14): the policy's fields, coverage and charges are the quote's; send no quoted field */
+  quoteId?: string | number | null | undefined;
 };
 
 export type CreateQuoteInput = {
