@@ -226,7 +226,7 @@ function variablesOf(route: PreparedRoute, req: Request, principal: Principal): 
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }
-  return { [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
+  return { ...route.pathVariables?.(req.params), [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
 }
 
 /** One problem for the request: the error with the highest status decides. */
