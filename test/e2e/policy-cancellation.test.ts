@@ -291,6 +291,13 @@ describe('cancelling and reinstating a policy', () => {
     const replayed = await reinstate(number, { 'idempotency-key': reinstateKey });
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(reinstated.body);
+    // The same key on another policy is another request, not a replay of this one.
+    const another = await policy(-30);
+    await cancel(another.number, body);
+    const elsewhere = await reinstate(another.number, { 'idempotency-key': reinstateKey });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
+    expect(elsewhere.body.number).toBe(another.number);
     const counts = await service.sql<{ type: string; n: number }>(
       'select t.type, count(*)::int as n from policy_transaction t join policy p on p.id = t.policy_id where p.number = $1 group by t.type order by t.type',
       [number],
