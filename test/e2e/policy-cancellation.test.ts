@@ -309,6 +309,18 @@ describe('cancelling and reinstating a policy', () => {
     ]);
   });
 
+  it('replays an Idempotency-Key on cancelPolicy through GraphQL', async () => {
+    const { number } = await policy(-30);
+    const body = { query: CANCEL, variables: { number, input: { effectiveDate: day(-2), reason: 'other' } } };
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await request(service.url, 'POST', '/graphql', { token, body, headers });
+    expect(first.body.errors).toBeUndefined();
+    const again = await request(service.url, 'POST', '/graphql', { token, body, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await ledgerCount(number)).toBe(first.body.data.cancelPolicy.charges.length);
+  });
+
   it("a descendant's token cannot cancel its ancestor's policy (404), the ancestor's can cancel the descendant's", async () => {
     const child = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: organizationId }) });
     expect(child.status).toBe(200);
