@@ -48,6 +48,7 @@ export interface ServiceDependencies {
   developerPages: boolean;
   webhookUrls: { publicOnly: boolean };
   quoteValidDays: number;
+  policyRules: Config['policyRules'];
   metrics: ServiceMetrics;
   /** Spec section 13: `/metrics` needs this bearer token; unset, it is open outside production and 404 in it. */
   metricsToken: string | undefined;

@@ -64,6 +64,18 @@ export interface Config {
   webhooks: WebhookSettings;
   /** Contract section 14: days a quote can be issued after it is made (QUOTE_VALID_DAYS, 30). */
   quoteValidDays: number;
+  /** Contract section 14: the rules of cancelling and reinstating a policy. */
+  policyRules: PolicyRules;
+}
+
+/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30). */
+export interface PolicyRules {
+  /** A free_look cancellation may take effect at most this many days after the policy's effectiveDate. */
+  freeLookDays: number;
+  /** The short-rate fee: this percentage of the credits (0 to 100). */
+  shortRatePercent: number;
+  /** A cancellation can be undone until this many days after it took effect. */
+  reinstatementDays: number;
 }
 
 export interface WebhookSettings {
@@ -200,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       inFlightPerTree: parseLimit('WEBHOOK_IN_FLIGHT_PER_TREE', env.WEBHOOK_IN_FLIGHT_PER_TREE, 4),
     },
     quoteValidDays: parseQuoteValidDays(env.QUOTE_VALID_DAYS),
+    policyRules: parsePolicyRules(env),
   };
   if (config.graphql.trustedDocumentsOnly && !config.graphql.trustedDocuments) {
     throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents to run)');
@@ -296,6 +309,23 @@ function parseQuoteValidDays(value: string | undefined): number {
   const days = parseLimit('QUOTE_VALID_DAYS', value, 30);
   if (days > 3650) throw new ConfigError(`QUOTE_VALID_DAYS must be at most 3650 (got "${value}")`);
   return days;
+}
+
+/**
+ * The cancellation rules: days from 0 (0: free look only on the first day; reinstatement only
+ * on the day it took effect) to 3650, the fee a whole percentage from 0 (none) to 100.
+ */
+function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
+  const bounded = (name: string, value: string | undefined, fallback: number, max: number) => {
+    const parsed = parseBudget(name, value, fallback);
+    if (parsed > max) throw new ConfigError(`${name} must be at most ${max} (got "${value}")`);
+    return parsed;
+  };
+  return {
+    freeLookDays: bounded('POLICY_FREE_LOOK_DAYS', env.POLICY_FREE_LOOK_DAYS, 15, 3650),
+    shortRatePercent: bounded('POLICY_SHORT_RATE_PERCENT', env.POLICY_SHORT_RATE_PERCENT, 10, 100),
+    reinstatementDays: bounded('POLICY_REINSTATEMENT_DAYS', env.POLICY_REINSTATEMENT_DAYS, 30, 3650),
+  };
 }
 
 function parseLimit(name: string, value: string | undefined, fallback: number): number {

@@ -74,6 +74,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       developerPages: config.developerPages,
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
       quoteValidDays: config.quoteValidDays,
+      policyRules: config.policyRules,
       metrics,
       metricsToken: config.metricsToken,
       traced: options.traced ?? false,

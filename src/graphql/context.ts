@@ -8,6 +8,7 @@ import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { ServiceError } from '../errors/errors.js';
 import { createLoaders, type Loaders } from '../graphql-server/loaders.js';
 import type { OperationOutcome } from '../observability/metrics.js';
+import type { PolicyRules } from '../config.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {
@@ -24,6 +25,8 @@ export interface RequestContext {
   webhookUrls: { publicOnly: boolean };
   /** QUOTE_VALID_DAYS: how long a new quote can be issued (contract section 14). */
   quoteValidDays: number;
+  /** POLICY_FREE_LOOK_DAYS, POLICY_SHORT_RATE_PERCENT, POLICY_REINSTATEMENT_DAYS (contract section 14). */
+  policyRules: PolicyRules;
   logger: Logger;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: creates mark it in their own transaction. */
@@ -42,6 +45,7 @@ export interface ContextDependencies {
   cipher: FieldCipher;
   webhookUrls: { publicOnly: boolean };
   quoteValidDays: number;
+  policyRules: PolicyRules;
   logger: Logger;
   deadlineSeconds: number;
 }
@@ -75,6 +79,7 @@ class RequestScope implements RequestContext {
   readonly cipher: FieldCipher;
   readonly webhookUrls: { publicOnly: boolean };
   readonly quoteValidDays: number;
+  readonly policyRules: PolicyRules;
   idempotency?: IdempotencyRecorder;
   private forked?: EntityManager;
   private batchLoaders?: Loaders;
@@ -93,6 +98,7 @@ class RequestScope implements RequestContext {
     this.cipher = deps.cipher;
     this.webhookUrls = deps.webhookUrls;
     this.quoteValidDays = deps.quoteValidDays;
+    this.policyRules = deps.policyRules;
   }
 
   get em(): EntityManager {

@@ -2,7 +2,14 @@ import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode }
 import type { CreatedRecord } from './idempotency.js';
 
 /** The root fields an Idempotency-Key may guard, and the read that serves what each created. */
-const READ_OF: Record<string, CreatedRecord['type']> = { createPolicy: 'policy', createOrganization: 'organization', createQuote: 'quote' };
+const READ_OF: Record<string, CreatedRecord['type']> = {
+  createPolicy: 'policy',
+  createOrganization: 'organization',
+  createQuote: 'quote',
+  // A cancellation or reinstatement answers the policy: a replay reads it back.
+  cancelPolicy: 'policy',
+  reinstatePolicy: 'policy',
+};
 
 /**
  * The one create field of a mutation that may carry an Idempotency-Key, or null. A key guards

@@ -18,10 +18,14 @@ export function todayUtc(now: Date = new Date()): string {
 }
 
 /**
- * The status from the dates, compared as `YYYY-MM-DD` text. A cancellation in effect wins over
- * expiry; nothing cancels yet (cancellation comes next), so there is none to consult.
+ * The status from the dates, compared as `YYYY-MM-DD` text. A cancellation in effect (today on
+ * or after its date) wins over expiry; one that lies in the future changes nothing yet.
  */
-export function policyStatus(policy: { effectiveDate: string; expirationDate: string }, today: string = todayUtc()): PolicyStatus {
+export function policyStatus(
+  policy: { effectiveDate: string; expirationDate: string; cancellation?: { effectiveDate: string } | null },
+  today: string = todayUtc(),
+): PolicyStatus {
+  if (policy.cancellation && today >= policy.cancellation.effectiveDate) return PolicyStatus.cancelled;
   if (today >= policy.expirationDate) return PolicyStatus.expired;
   if (today < policy.effectiveDate) return PolicyStatus.pending;
   return PolicyStatus.active;
@@ -31,12 +35,24 @@ export function policyStatus(policy: { effectiveDate: string; expirationDate: st
 const TODAY_SQL = `(now() at time zone 'UTC')::date`;
 
 /**
- * The status filter of the lists, over the row alias `p`: date ranges against today, the same
- * rule as `policyStatus`. `cancelled` matches nothing until cancellations exist.
+ * The policy's latest cancellation or reinstatement when it is a cancellation (one in force,
+ * possibly in the future), over the row alias `p`: `t` has its `id`, `effective_date`,
+ * `created_at` and `changes`. Found from the end of the policy's transactions by the
+ * (policy_id, seq) index.
+ */
+export const CURRENT_CANCELLATION = `(select t.* from policy_transaction t
+    where t.policy_id = p.id and t.type in ('cancellation', 'reinstatement') order by t.seq desc limit 1) t
+  where t.type = 'cancellation'`;
+
+const CANCELLED = `exists (select 1 from ${CURRENT_CANCELLATION} and t.effective_date <= ${TODAY_SQL})`;
+
+/**
+ * The status filter of the lists, over the row alias `p`: the same rule as `policyStatus`. A
+ * pending policy cannot be cancelled yet (a cancellation takes effect in the term).
  */
 export const STATUS_PREDICATE: Readonly<Record<PolicyStatus, string>> = {
   pending: `p.effective_date > ${TODAY_SQL}`,
-  active: `p.effective_date <= ${TODAY_SQL} and p.expiration_date > ${TODAY_SQL}`,
-  expired: `p.expiration_date <= ${TODAY_SQL}`,
-  cancelled: 'false',
+  active: `p.effective_date <= ${TODAY_SQL} and p.expiration_date > ${TODAY_SQL} and not ${CANCELLED}`,
+  expired: `p.expiration_date <= ${TODAY_SQL} and not ${CANCELLED}`,
+  cancelled: CANCELLED,
 };

@@ -8,7 +8,8 @@ import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organ
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
-import { STATUS_PREDICATE, type PolicyStatus } from './policy-status.js';
+import { CURRENT_CANCELLATION, STATUS_PREDICATE, type PolicyStatus } from './policy-status.js';
+import { rfc3339 } from '../events/event.reads.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */
 
@@ -51,9 +52,34 @@ export type PolicyRead = ReadOf<Policy, HiddenPolicy> & {
   /** Present when selected with the policy; otherwise loaded in batches. */
   charges?: ChargeRead[];
   organization?: OrganizationRead;
+  /** Selected with every read (POLICY_SELECT); a policy just created has none. */
+  cancellation?: CancellationRead | null;
 };
 
-export const POLICY_SELECT = selectList(POLICY_COLUMNS);
+/**
+ * The cancellation in force (contract section 14), also while it lies in the future; null
+ * without one. Its reason and method are the transaction's `changes.cancellation.to`; what it
+ * credited and charged, the sums of its own charges.
+ */
+export const CANCELLATION_JSON = `(select json_build_object(
+    'effectiveDate', t.effective_date,
+    'reason', t.changes #>> '{cancellation,to,reason}',
+    'method', t.changes #>> '{cancellation,to,method}',
+    'credited', (select coalesce(sum(c.amount), 0)::int from charge c where c.transaction_id = t.id and c.type = 'credit'),
+    'fee', (select coalesce(sum(c.amount), 0)::int from charge c where c.transaction_id = t.id and c.type = 'fee'),
+    'createdAt', ${rfc3339('t.created_at')})
+  from ${CURRENT_CANCELLATION})`;
+
+export interface CancellationRead {
+  effectiveDate: string;
+  reason: string;
+  method: string;
+  credited: number;
+  fee: number;
+  createdAt: string;
+}
+
+export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${CANCELLATION_JSON} as cancellation`;
 export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
 
 /** A policy's charges as one JSON array, in period order (a correlated subquery over `p`). */

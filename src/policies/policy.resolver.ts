@@ -21,6 +21,9 @@ import type { TransactionRead } from './policy-transaction.reads.js';
 
 import { PolicyStatus, policyStatus } from './policy-status.js';
 import { PolicyCancellation } from './policy-cancellation.type.js';
+import { CancelPolicyInput, ReinstatePolicyInput } from './policy-lifecycle.input.js';
+import { cancelPolicy } from './cancel-policy.js';
+import { reinstatePolicy } from './reinstate-policy.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 
@@ -63,7 +66,37 @@ export class PolicyResolver {
     return input.quoteId != null ? issueQuote(scope, input.quoteId, input) : createPolicy(scope, input as NewPolicyInput);
   }
 
-  @FieldResolver(() => [Charge], { description: 'The premium schedule, in period order', complexity: listCost(MAX_CHARGES) })
+  @Authorized()
+  @Mutation(() => Policy, {
+    description:
+      'Cancels a policy from effectiveDate: a credit per schedule period still running (flat for free_look, short_rate with a fee for insured_request, else pro_rata); 409 INVALID_STATE when cancelled, scheduled to be, or expired',
+  })
+  cancelPolicy(
+    @Arg('number', () => GraphQLSafeInt) number: number,
+    @Arg('input', () => CancelPolicyInput) input: CancelPolicyInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    const { em, deadline, idempotency, policyRules } = ctx;
+    return cancelPolicy({ em, principal, deadline, idempotency }, policyRules, number, input);
+  }
+
+  @Authorized()
+  @Mutation(() => Policy, {
+    description:
+      'Undoes the cancellation (a reversal of each of its charges) while it lies in the future or took effect at most POLICY_REINSTATEMENT_DAYS ago, unless for fraud; else 409 INVALID_STATE',
+  })
+  reinstatePolicy(
+    @Arg('number', () => GraphQLSafeInt) number: number,
+    @Arg('input', () => ReinstatePolicyInput) _input: ReinstatePolicyInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    const { em, deadline, idempotency, policyRules } = ctx;
+    return reinstatePolicy({ em, principal, deadline, idempotency }, policyRules, number);
+  }
+
+  @FieldResolver(() => [Charge], { description: 'The ledger: the premium schedule, then what each later transaction added, in order', complexity: listCost(MAX_CHARGES) })
   charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): ChargeRead[] | Promise<ChargeRead[]> {
     return policy.charges ?? ctx.loaders.charges.load(policy.id);
   }
@@ -74,8 +107,8 @@ export class PolicyResolver {
   }
 
   @FieldResolver(() => PolicyCancellation, { nullable: true, description: 'Its cancellation, also while it lies in the future; else null' })
-  cancellation(): PolicyCancellation | null {
-    return null;
+  cancellation(@Root() policy: PolicyRead): PolicyCancellation | null {
+    return policy.cancellation ?? null;
   }
 
   @FieldResolver(() => GraphQLSafeInt, { nullable: true, description: 'The number of the policy this one renews; else null' })

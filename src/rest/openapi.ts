@@ -78,6 +78,14 @@ const POLICY_POST_ERRORS = {
   ),
 };
 
+const POLICY_LIFECYCLE_ERRORS = {
+  ...POST_ERRORS,
+  404: problem('No such policy, or the caller may not access it'),
+  409: problem(
+    'Code INVALID_STATE: the policy is not in a state for it (see the route), or `effectiveDate` is outside the term or before its latest transaction; or a request with the same Idempotency-Key is still running',
+  ),
+};
+
 const QUOTE_POST_ERRORS = {
   ...POST_ERRORS,
   400: problem(
@@ -171,6 +179,10 @@ const OVERLAYS: SchemaOverlays = {
     'PolicyTransaction.type': { enum: ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] },
     'PolicyTransaction.changes': { description: 'Each changed field as `{ from, to }`; `{}` for an issuance' },
     'CreateQuoteInput.organizationId': { format: undefined },
+    'CancelPolicyInput.reason': { enum: ['insured_request', 'non_payment', 'underwriting', 'fraud', 'free_look', 'other'] },
+    'PolicyCancellation.method': { enum: ['flat', 'short_rate', 'pro_rata'] },
+    'PolicyCancellation.reason': { enum: ['insured_request', 'non_payment', 'underwriting', 'fraud', 'free_look', 'other'] },
+    'PolicyCancellation.createdAt': { format: 'date-time' },
     'QuotedCharge.type': { const: 'premium' },
     'QuotedCharge.status': { const: 'scheduled' },
     'Quote.status': { enum: ['open', 'issued', 'expired'] },
@@ -217,7 +229,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
       { name: 'Quotes', description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS' },
-      { name: 'Events', description: 'What happened (organization.created, policy.created, quote.created), kept 30 days, with the state of each webhook delivery' },
+      { name: 'Events', description: 'What happened (organization.created, policy.created, policy.cancelled, policy.reinstated, quote.created), kept 30 days, with the state of each webhook delivery' },
       { name: 'Webhooks', description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way" },
     ],
     security: [{ bearerAuth: [] }],
@@ -326,6 +338,48 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyTransactionList')) },
             404: problem('No such policy, or the caller may not access it'),
             ...LIST_ERRORS,
+          },
+        },
+      },
+      '/api/v1/policy/{id}/cancellation': {
+        post: {
+          operationId: 'cancelPolicy',
+          summary: 'Cancel a policy from effectiveDate (also a date in the future), crediting what is left of its premiums',
+          description:
+            'One `cancellation` transaction owning, for every schedule period `[s, e)` still running on `effectiveDate`, a `credit` of ' +
+            '`-round(net × days(max(effectiveDate, s), e) ÷ days(s, e))` over `[max(effectiveDate, s), e)` (`net`: the sum of the ' +
+            'charges of exactly that period; round: half up on the absolute value). `method` is `flat` for `free_look` (every period ' +
+            'credited in full; only within POLICY_FREE_LOOK_DAYS, default 15, of the policy’s effectiveDate, else 400 on `reason`), ' +
+            '`short_rate` for `insured_request` (plus a `fee` of POLICY_SHORT_RATE_PERCENT, default 10, of the credits, due on ' +
+            '`effectiveDate`), `pro_rata` otherwise. `status` is `cancelled` from `effectiveDate`. 409 INVALID_STATE when the ' +
+            'policy is cancelled, has a cancellation scheduled, or has expired. Records a `policy.cancelled` event.',
+          parameters: [policyNumberInPath, idempotencyKey],
+          tags: ['Policies'],
+          requestBody: {
+            required: true,
+            content: withExample(ref('CancelPolicyRequest'), { effectiveDate: '2026-05-10', reason: 'insured_request' }),
+          },
+          responses: {
+            200: { description: 'Cancelled (or scheduled to be)', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            ...POLICY_LIFECYCLE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/policy/{id}/reinstatement': {
+        post: {
+          operationId: 'reinstatePolicy',
+          summary: 'Undo the policy’s cancellation',
+          description:
+            'One `reinstatement` transaction owning a `reversal` of each charge of the cancellation (`reverses`: its id; the opposite ' +
+            'amount): afterwards `cancellation` is null and the charges sum to what they did before it. Only while the cancellation ' +
+            'lies in the future or took effect at most POLICY_REINSTATEMENT_DAYS (default 30) ago, and not for `fraud`; else (or ' +
+            'without a cancellation) 409 INVALID_STATE. Records a `policy.reinstated` event.',
+          parameters: [policyNumberInPath, idempotencyKey],
+          tags: ['Policies'],
+          requestBody: { required: true, content: withExample(ref('ReinstatePolicyRequest'), {}) },
+          responses: {
+            200: { description: 'Reinstated', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            ...POLICY_LIFECYCLE_ERRORS,
           },
         },
       },
@@ -510,6 +564,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         PolicyList: listSchema('PolicyListItem'),
         PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, ['transactions', 'edges', 'node']),
         PolicyTransactionList: listSchema('PolicyTransaction'),
+        CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS),
+        ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS), description: 'Send `{}`' },
         CreateQuoteRequest: {
           ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS),
           description:

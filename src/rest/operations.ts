@@ -70,6 +70,31 @@ export const POLICY = /* GraphQL */ `
   }
 `;
 
+/** Cancelling and reinstating answer the policy as the read does, with its number from the path. */
+export const CANCEL_POLICY = /* GraphQL */ `
+  mutation CancelPolicy($number: SafeInt!, $input: CancelPolicyInput!) {
+    cancelPolicy(number: $number, input: $input) {
+      number
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
+      organization { id name parentId }
+    }
+  }
+`;
+
+export const REINSTATE_POLICY = /* GraphQL */ `
+  mutation ReinstatePolicy($number: SafeInt!, $input: ReinstatePolicyInput!) {
+    reinstatePolicy(number: $number, input: $input) {
+      number
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
+      organization { id name parentId }
+    }
+  }
+`;
+
 /** A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec section 10). */
 export const POLICIES = /* GraphQL */ `
   query Policies($organizationId: ID!, $includeDescendants: Boolean!, $status: PolicyStatus, $first: Int!, $after: String) {

@@ -148,7 +148,7 @@ async function answerIdempotently(
   const variables = await checkedVariables(schema, route, req, context.principal!);
   const { response, replayed } = await options.idempotency.run(
     context.em,
-    { principal: context.principal!, operation: `${route.method} ${route.path}`, key, request: req.body },
+    { principal: context.principal!, operation: idempotencyOperation(route, req), key, request: req.body },
     {
       execute: (recorder) => {
         context.idempotency = recorder;
@@ -160,6 +160,15 @@ async function answerIdempotently(
   );
   const headers = (response as Partial<Answer>).headers ?? {};
   return { ...response, headers: replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers };
+}
+
+/**
+ * What a key is scoped to besides the caller: the route, and the record its path names (one
+ * key sent to two policies' reinstatement, both with the body `{}`, is two requests).
+ */
+function idempotencyOperation(route: PreparedRoute, req: Request): string {
+  const operation = `${route.method} ${route.path}`;
+  return route.method === 'POST' && route.pathVariables ? `${operation} ${JSON.stringify(route.pathVariables(req.params))}` : operation;
 }
 
 /** Runs the route's document for this request; expected failures are answers too. */
@@ -226,7 +235,7 @@ function variablesOf(route: PreparedRoute, req: Request, principal: Principal): 
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }
-  return { [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
+  return { ...route.pathVariables?.(req.params), [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
 }
 
 /** One problem for the request: the error with the highest status decides. */

@@ -11,6 +11,7 @@ import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
 import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import type {
+  CancelPolicyMutation,
   CreateOrganizationMutation,
   CreatePolicyMutation,
   CreateQuoteMutation,
@@ -24,11 +25,13 @@ import type {
   PolicyQuery,
   PolicyTransactionsQuery,
   QuoteQuery,
+  ReinstatePolicyMutation,
   WebhookEndpointQuery,
   WebhookEndpointsQuery,
 } from './generated/operations.js';
 import { flattenAddress } from './input-from-body.js';
 import {
+  CANCEL_POLICY,
   CREATE_ORGANIZATION,
   CREATE_POLICY,
   CREATE_QUOTE,
@@ -42,6 +45,7 @@ import {
   POLICY,
   POLICY_TRANSACTIONS,
   QUOTE,
+  REINSTATE_POLICY,
   WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINTS,
 } from './operations.js';
@@ -83,6 +87,8 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
    * dropping them as unknown (the REST default) would hide a mistake: a quote's `number`.
    */
   refusedFields?: Readonly<Record<string, string>>;
+  /** Variables from the path (a policy's number), besides the body's. */
+  pathVariables?: (params: Request['params']) => Record<string, unknown>;
 }
 
 export type RestRoute = GetRoute<any> | PostRoute<any>;
@@ -162,6 +168,20 @@ export const REST_ROUTES: RestRoute[] = [
     document: POLICY_TRANSACTIONS,
     variables: ({ params, query }) => ({ number: policyNumberParameter(params), ...pageVariables(query) }),
     response: (data) => listBody(data.policy!.transactions),
+  }),
+  post<CancelPolicyMutation>({
+    path: '/api/v1/policy/:id/cancellation',
+    document: CANCEL_POLICY,
+    bodyVariable: 'input',
+    pathVariables: (params) => ({ number: policyNumberParameter(params) }),
+    response: (data) => data.cancelPolicy,
+  }),
+  post<ReinstatePolicyMutation>({
+    path: '/api/v1/policy/:id/reinstatement',
+    document: REINSTATE_POLICY,
+    bodyVariable: 'input',
+    pathVariables: (params) => ({ number: policyNumberParameter(params) }),
+    response: (data) => data.reinstatePolicy,
   }),
   get<EventsQuery>({
     path: '/api/v1/events',

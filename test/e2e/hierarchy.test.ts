@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
-import { ALL, accessMatrix, buildTestTree, policyReadPaths } from '../support/access-matrix.js';
+import { ALL, accessMatrix, buildTestTree, policyReadPaths, policyWritePaths } from '../support/access-matrix.js';
 
 /**
  * The access matrix of contract section 3 on a tree five levels deep (through REST here; through
@@ -78,6 +78,19 @@ describe('organization hierarchy', () => {
           expect(quoted.body.organizationId).toBe(org[name]);
         }
       }
+    });
+
+    it('REST writes on exactly the policies it may read (cancel, reinstate): 404 elsewhere, and nothing written', async () => {
+      const token = await service.token(claims());
+      const before = await service.sql('select count(*)::int as n from policy_transaction');
+      for (const name of ALL) {
+        for (const [path, body] of policyWritePaths(policy[name])) {
+          const response = await request(service.url, 'POST', path, { token, body });
+          expect(response.status, `${path} (policy of ${name})`).toBe(readable.includes(name) ? 409 : 404);
+          expect(response.body.code).toBe(readable.includes(name) ? 'INVALID_STATE' : 'NOT_FOUND');
+        }
+      }
+      expect(await service.sql('select count(*)::int as n from policy_transaction')).toEqual(before);
     });
 
     // What these GraphQL answers hold (each allowed read, each refused one NOT_FOUND) is checked

@@ -20,6 +20,8 @@ describe('the OpenAPI document', () => {
       '/api/v1/organization/{id}',
       '/api/v1/policy',
       '/api/v1/policy/{id}',
+      '/api/v1/policy/{id}/cancellation',
+      '/api/v1/policy/{id}/reinstatement',
       '/api/v1/policy/{id}/transactions',
       '/api/v1/quote',
       '/api/v1/quote/{id}',

@@ -31,6 +31,19 @@ export function policyReadPaths(number: number | string): string[] {
   return [`/api/v1/policy/${number}`, `/api/v1/policy/${number}/transactions`];
 }
 
+/**
+ * Every REST write on one policy, with a body that changes nothing where it is allowed: a
+ * cancellation dated outside any term of the test tree, a reinstatement without a cancellation
+ * to undo. Where the policy's organization is out of reach each answers 404, as the reads do;
+ * where it is in reach, 409 INVALID_STATE (it was looked at, and refused on its state).
+ */
+export function policyWritePaths(number: number | string): Array<[string, object]> {
+  return [
+    [`/api/v1/policy/${number}/cancellation`, { effectiveDate: '2099-01-01', reason: 'other' }],
+    [`/api/v1/policy/${number}/reinstatement`, {}],
+  ];
+}
+
 type Create = (name: string, claims: { sub: string; org?: string }, parentId?: string) => Promise<void>;
 
 /** Builds the test tree through `create` (which records each id in the `org` map it closes over). */

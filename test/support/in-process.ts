@@ -88,6 +88,7 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
       cipher: new FieldCipher(config.dataEncryptionKey!, config.previousDataEncryptionKeys),
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
       quoteValidDays: config.quoteValidDays,
+      policyRules: config.policyRules,
       logger,
       deadlineSeconds: config.limits.requestDeadlineSeconds,
     });

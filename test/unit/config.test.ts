@@ -75,6 +75,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the cancellation rules: free look 15 days, short rate 10%, reinstatement 30 days by default; 0 allowed, the percent at most 100', () => {
+    expect(loadConfig({}).policyRules).toEqual({ freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30 });
+    expect(loadConfig({ POLICY_FREE_LOOK_DAYS: '0', POLICY_SHORT_RATE_PERCENT: '100', POLICY_REINSTATEMENT_DAYS: '3650' }).policyRules).toEqual({
+      freeLookDays: 0,
+      shortRatePercent: 100,
+      reinstatementDays: 3650,
+    });
+    for (const [name, value] of [['POLICY_SHORT_RATE_PERCENT', '101'], ['POLICY_SHORT_RATE_PERCENT', '2.5'], ['POLICY_FREE_LOOK_DAYS', '-1'], ['POLICY_REINSTATEMENT_DAYS', '3651']]) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
+    }
+  });
+
   it('runs one process per core by default, or WEB_CONCURRENCY of them (1 to 64)', () => {
     expect(loadConfig({}).webConcurrency).toBe(Math.min(availableParallelism(), 64));
     expect(loadConfig({ WEB_CONCURRENCY: '1' }).webConcurrency).toBe(1);

@@ -20,6 +20,13 @@ export type BankAccountInput = {
   routing: string;
 };
 
+export type CancelPolicyInput = {
+  /** YYYY-MM-DD, the day cover ends: in the term, not before the latest transaction */
+  effectiveDate: string;
+  /** insured_request, non_payment, underwriting, fraud, free_look, other; free_look (flat, everything credited) only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate */
+  reason: string;
+};
+
 export type CreateOrganizationInput = {
   address: AddressInput | null | undefined;
   /** At most 10 */
@@ -90,7 +97,7 @@ export type CreateQuoteInput = {
 
 export type CreateWebhookEndpointInput = {
   description: string | null | undefined;
-  /** Event types to receive (organization.created, policy.created, quote.created); all when absent */
+  /** Event types to receive (organization.created, policy.created, policy.cancelled, policy.reinstated, quote.created); all when absent */
   events: Array<string> | null | undefined;
   /** Whose subtree's events; defaults to the token's org */
   organizationId: string | number | null | undefined;
@@ -118,6 +125,11 @@ export type PolicyStatus =
   | 'cancelled'
   | 'expired'
   | 'pending';
+
+export type ReinstatePolicyInput = {
+  /** Optional, ignored (GraphQL input types cannot be empty) */
+  clientMutationId: string | null | undefined;
+};
 
 export type CreateOrganizationMutationVariables = Exact<{
   input: CreateOrganizationInput;
@@ -156,6 +168,22 @@ export type PolicyQueryVariables = Exact<{
 
 
 export type PolicyQuery = { policy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } | null };
+
+export type CancelPolicyMutationVariables = Exact<{
+  number: number;
+  input: CancelPolicyInput;
+}>;
+
+
+export type CancelPolicyMutation = { cancelPolicy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
+
+export type ReinstatePolicyMutationVariables = Exact<{
+  number: number;
+  input: ReinstatePolicyInput;
+}>;
+
+
+export type ReinstatePolicyMutation = { reinstatePolicy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
 
 export type PoliciesQueryVariables = Exact<{
   organizationId: string | number;
