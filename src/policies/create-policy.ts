@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ORGANIZATION_SELECT, targetNotFound, targetOrganizationId } from '../organizations/organization.reads.js';
-import { accessPredicate } from '../auth/access-rule.js';
-import { isUuid } from '../values/identifiers.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
-import { badUserInput, conflict } from '../errors/errors.js';
+import { conflict } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
-import type { CoverageSnapshot } from './coverage-plan.entity.js';
-import { perAccess, querySql } from '../database/sql.js';
-import { premiumSchedule, type ScheduledCharge } from './premium-schedule.js';
+import { querySql } from '../database/sql.js';
+import type { ScheduledCharge } from './premium-schedule.js';
+import { priceBody } from './priced-body.js';
 import { policyStatus } from './policy-status.js';
 import { eventRow, EVENT_INSERT } from '../events/record-event.js';
 import type { NewPolicyInput } from './policy.input.js';
@@ -22,18 +19,6 @@ import { INSERT_CHARGES, INSERT_POLICIES, INSERT_TRANSACTIONS, type ChargeWrite,
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
-
-/**
- * The target organization (access-checked, as reads serve it) and the plan as it is now, in
- * one round trip: no row when the organization is out of reach, a null coverage for an
- * unknown slug.
- */
-const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT},
-    (select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
-       'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
-       'monthlyPremium', c.monthly_premium, 'currency', c.currency)
-     from coverage_plan c where c.slug = ?) as coverage
-  from organization o where o.id = ? and ${access}`);
 
 /**
  * The whole write in one statement, so one round trip and no explicit transaction (a statement
@@ -69,23 +54,11 @@ export interface CreatePolicyScope {
 
 export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInput): Promise<PolicyRead> {
   const { principal } = scope;
-  const organizationId = targetOrganizationId(input.organizationId, principal);
-  const given = input.organizationId != null;
-  const { sql: access, params } = accessPredicate('o', principal);
-  const [target] = isUuid(organizationId)
-    ? await querySql<OrganizationRead & { coverage: CoverageSnapshot | null }>(scope.em, TARGET_AND_COVERAGE(access), [input.coverageSlug, organizationId.toLowerCase(), ...params])
-    : [];
-  if (!target) throw targetNotFound(given);
-  // The plan as it is now, copied into the policy so later catalog changes never rewrite it.
-  const { coverage, ...organization } = target;
-  if (!coverage) {
-    throw badUserInput([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
-  }
-  const schedule = premiumSchedule({
+  const { organization, coverage, schedule } = await priceBody(scope.em, principal, {
+    organizationId: input.organizationId,
+    coverageSlug: input.coverageSlug,
     effectiveDate: input.effectiveDate,
     expirationDate: input.expirationDate,
-    monthlyPremium: coverage.monthlyPremium,
-    currency: coverage.currency,
   });
   const fields: PolicyFields = {
     number: input.number ?? null,

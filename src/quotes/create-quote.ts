@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { pickColumns, type ReadOf } from '../database/read-model.js';
-import { perAccess, querySql } from '../database/sql.js';
+import { querySql } from '../database/sql.js';
 import { inTransaction } from '../database/transaction.js';
-import { badUserInput } from '../errors/errors.js';
 import { EVENT_INSERT, eventRow } from '../events/record-event.js';
 import { rfc3339 } from '../events/event.reads.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
-import { targetNotFound, targetOrganizationId } from '../organizations/organization.reads.js';
-import type { CoverageSnapshot } from '../policies/coverage-plan.entity.js';
-import { premiumSchedule } from '../policies/premium-schedule.js';
-import { isUuid } from '../values/identifiers.js';
+import { priceBody } from '../policies/priced-body.js';
 import type { Quote } from './quote.entity.js';
 import type { CreateQuoteInput } from './quote.input.js';
 import { QUOTE_COLUMNS, type QuoteRead } from './quote.reads.js';
@@ -53,18 +48,6 @@ function quoteRow(quote: QuoteWrite): string {
 }
 
 /**
- * The target organization's id (access-checked as reads are) and the plan as it is now, in one
- * round trip: no row when the organization is out of reach, a null coverage for an unknown
- * slug. The snapshot has the same keys as a policy's (create-policy.ts).
- */
-const TARGET_AND_COVERAGE = perAccess((access) => `select o.id,
-    (select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
-       'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
-       'monthlyPremium', c.monthly_premium, 'currency', c.currency)
-     from coverage_plan c where c.slug = ?) as coverage
-  from organization o where o.id = ? and ${access}`);
-
-/**
  * The quote and its `quote.created` event in one statement (atomic on its own, as the policy
  * create is). `expires_at` is the database's `now()` (the creation time) plus the validity, the
  * same clock that later judges `expired`; the event's object gets it from the row written.
@@ -95,25 +78,10 @@ export interface CreateQuoteScope {
  */
 export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInput): Promise<QuoteRead> {
   const { principal } = scope;
-  const organizationId = targetOrganizationId(input.organizationId, principal);
-  const { sql: access, params } = accessPredicate('o', principal);
-  const [target] = isUuid(organizationId)
-    ? await querySql<{ id: string; coverage: CoverageSnapshot | null }>(scope.em, TARGET_AND_COVERAGE(access), [input.coverageSlug, organizationId.toLowerCase(), ...params])
-    : [];
-  if (!target) throw targetNotFound(input.organizationId != null);
-  const { coverage } = target;
-  if (!coverage) {
-    throw badUserInput([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
-  }
-  const charges = premiumSchedule({
-    effectiveDate: input.effectiveDate,
-    expirationDate: input.expirationDate,
-    monthlyPremium: coverage.monthlyPremium,
-    currency: coverage.currency,
-  });
+  const { organization, coverage, schedule: charges } = await priceBody(scope.em, principal, input);
   const quote: QuoteWrite = {
     id: randomUUID(),
-    organizationId: target.id,
+    organizationId: organization.id,
     ownerFirstname: input.ownerFirstname,
     ownerLastname: input.ownerLastname,
     ownerDOB: input.ownerDOB ?? null,

@@ -1,0 +1,62 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { accessPredicate } from '../auth/access-rule.js';
+import type { Principal } from '../auth/principal.js';
+import { perAccess, querySql } from '../database/sql.js';
+import { badUserInput } from '../errors/errors.js';
+import { ORGANIZATION_SELECT, targetNotFound, targetOrganizationId, type OrganizationRead } from '../organizations/organization.reads.js';
+import { isUuid } from '../values/identifiers.js';
+import type { CoverageSnapshot } from './coverage-plan.entity.js';
+import { premiumSchedule, type ScheduledCharge } from './premium-schedule.js';
+
+/**
+ * The target organization (access-checked, as reads serve it) and the plan as it is now, in
+ * one round trip: no row when the organization is out of reach, a null coverage for an
+ * unknown slug.
+ */
+const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT},
+    (select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
+       'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
+       'monthlyPremium', c.monthly_premium, 'currency', c.currency)
+     from coverage_plan c where c.slug = ?) as coverage
+  from organization o where o.id = ? and ${access}`);
+
+/** What pricing a policy body needs: where it goes, which plan, and its term. */
+export interface PricedTerms {
+  organizationId?: string | null;
+  coverageSlug: string;
+  effectiveDate: string;
+  expirationDate: string;
+}
+
+export interface PricedBody {
+  organization: OrganizationRead;
+  /** The plan as it is now: copied into the policy or quote, so later catalog changes never rewrite it. */
+  coverage: CoverageSnapshot;
+  /** Section 5's premium schedule for the term at that plan's price. */
+  schedule: ScheduledCharge[];
+}
+
+/**
+ * A policy create's and a quote's common first step: the target organization (`organizationId`,
+ * else the caller's `org`; 404 out of reach), the plan (400 on `coverageSlug` when unknown) and
+ * the schedule it charges. One function, so a quote prices exactly as the create would.
+ */
+export async function priceBody(em: EntityManager, principal: Principal, terms: PricedTerms): Promise<PricedBody> {
+  const organizationId = targetOrganizationId(terms.organizationId, principal);
+  const { sql: access, params } = accessPredicate('o', principal);
+  const [target] = isUuid(organizationId)
+    ? await querySql<OrganizationRead & { coverage: CoverageSnapshot | null }>(em, TARGET_AND_COVERAGE(access), [terms.coverageSlug, organizationId.toLowerCase(), ...params])
+    : [];
+  if (!target) throw targetNotFound(terms.organizationId != null);
+  const { coverage, ...organization } = target;
+  if (!coverage) {
+    throw badUserInput([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
+  }
+  const schedule = premiumSchedule({
+    effectiveDate: terms.effectiveDate,
+    expirationDate: terms.expirationDate,
+    monthlyPremium: coverage.monthlyPremium,
+    currency: coverage.currency,
+  });
+  return { organization, coverage, schedule };
+}
