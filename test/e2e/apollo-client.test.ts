@@ -2,7 +2,7 @@ import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { filter, firstValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { organizationBody } from '../support/fixtures.js';
+import { organizationBody, policyBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
 import { insertOrganizations } from '../support/rows.js';
 import { useTestService } from '../support/test-service.js';
@@ -64,6 +64,63 @@ describe('Apollo Client 4 against the service', () => {
     expect(new Set(children.edges.map((edge: { node: { id: string } }) => edge.node.id)).size).toBe(45);
     // Normalised by id: the root is one cache entry.
     expect((client.cache.extract() as Record<string, unknown>)[`Organization:${rootId}`]).toMatchObject({ id: rootId, name: 'Root' });
+    client.stop();
+  });
+
+  // Issue 23: the mutation answers the Policy, so the cache updates the screen without a refetch.
+  it('cancels through cancelPolicy and sees status and cancellation change in the normalized cache, with no refetch', async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: rootId, effectiveDate: day(-40), expirationDate: day(320), coverageSlug: 'accident-illness-plus' }),
+    });
+    expect(created.status).toBe(200);
+    const operations: string[] = [];
+    const client = new ApolloClient({
+      link: new HttpLink({
+        uri: `${service.url}/graphql`,
+        headers: { authorization: `Bearer ${token}` },
+        fetch: (input, init) => {
+          operations.push(JSON.parse(String(init?.body)).operationName);
+          return fetch(input, init);
+        },
+      }),
+      cache: new InMemoryCache({ typePolicies: { Coverage: { keyFields: false } } }),
+    });
+    const POLICY = gql`
+      query PolicyStatus($number: SafeInt!) {
+        policy(number: $number) { id number status cancellation { effectiveDate reason method credited fee } }
+      }
+    `;
+    const CANCEL = gql`
+      mutation CancelPolicy($number: SafeInt!, $input: CancelPolicyInput!) {
+        cancelPolicy(number: $number, input: $input) { id status cancellation { effectiveDate reason method credited fee } }
+      }
+    `;
+    type Data = { policy: { id: string; status: string; cancellation: { effectiveDate: string; reason: string; method: string; credited: number; fee: number } | null } };
+    // Watched as a screen would: every result the cache pushes is kept, in order.
+    const shownResults: Data[] = [];
+    const watching = client.watchQuery<Data>({ query: POLICY, variables: { number: created.body.number } }).subscribe((result) => {
+      if (result.dataState === 'complete') shownResults.push(result.data as Data);
+    });
+    const nextShown = async (matches: (data: Data) => boolean) => {
+      for (let waited = 0; waited < 10_000; waited += 10) {
+        const found = shownResults.find(matches);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`no such result among ${JSON.stringify(shownResults)}`);
+    };
+    const before = await nextShown(() => true);
+    expect(before.policy).toMatchObject({ status: 'active', cancellation: null });
+    await client.mutate({ mutation: CANCEL, variables: { number: created.body.number, input: { effectiveDate: day(0), reason: 'underwriting' } } });
+    const shown = await nextShown((data) => data.policy.status === 'cancelled');
+    expect(shown.policy).toMatchObject({ id: before.policy.id, status: 'cancelled', cancellation: { effectiveDate: day(0), reason: 'underwriting', method: 'pro_rata' } });
+    expect(shown.policy.cancellation!.credited).toBeLessThan(0);
+    expect(shown.policy.cancellation!.fee).toBe(0);
+    // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
+    expect(operations).toEqual(['PolicyStatus', 'CancelPolicy']);
+    watching.unsubscribe();
     client.stop();
   });
 });
