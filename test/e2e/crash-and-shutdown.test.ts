@@ -29,13 +29,17 @@ function send(url: string, method: string, path: string, token: string, body?: u
   });
 }
 
+/** Inside the fixture policy's term (2026-01-01 to 2027-01-01). */
+const CANCELLED_ON = '2026-06-15';
+
 /**
- * Workers that create an organization (2 owners, 1 bank account) then a policy (12 charges)
- * in a loop until `stop()` is called or the server stops answering.
+ * Workers that create an organization (2 owners, 1 bank account), then a policy (12 charges),
+ * then cancel it (7 credits and a `policy.cancelled` event), in a loop until `stop()` is called
+ * or the server stops answering.
  */
 function writeLoad(service: Started, workers: number) {
   /** `tag` is the request's unique legalName or petName, to find its row (or its absence) later. */
-  const outcomes: Array<{ kind: 'organization' | 'policy'; tag: string; outcome: Outcome }> = [];
+  const outcomes: Array<{ kind: 'organization' | 'policy' | 'cancellation'; tag: string; outcome: Outcome }> = [];
   let running = true;
   let sent = 0;
   const loops = Array.from({ length: workers }, async () => {
@@ -52,7 +56,11 @@ function writeLoad(service: Started, workers: number) {
       const petTag = `${tag}-pet`;
       const policy = await send(service.url, 'POST', '/api/v1/policy', service.token!, policyBody({ organizationId: organization.body.id, petName: petTag }));
       outcomes.push({ kind: 'policy', tag: petTag, outcome: policy });
-      if (!('status' in policy)) break;
+      if (!('status' in policy) || policy.status !== 200) break;
+      // Cancelled mid-term, pro rata: seven credits (June's part and July to December) and an event.
+      const cancellation = await send(service.url, 'POST', `/api/v1/policy/${policy.body.number}/cancellation`, service.token!, { effectiveDate: CANCELLED_ON, reason: 'other' });
+      outcomes.push({ kind: 'cancellation', tag: `${tag}-cancel`, outcome: cancellation });
+      if (!('status' in cancellation)) break;
     }
   });
   return {
@@ -94,6 +102,7 @@ describe('crashes and shutdown', () => {
 
     const acknowledged = load.outcomes.filter(({ outcome }) => 'status' in outcome && outcome.status === 200);
     expect(acknowledged.length).toBeGreaterThanOrEqual(60);
+    expect(acknowledged.filter((a) => a.kind === 'cancellation').length).toBeGreaterThan(0);
     expect(load.outcomes.every(({ outcome }) => !('status' in outcome) || outcome.status === 200)).toBe(true);
 
     // Same data directory: the PostgreSQL the killed process left behind is stopped and restarted.
@@ -104,8 +113,11 @@ describe('crashes and shutdown', () => {
         const path = kind === 'organization' ? `/api/v1/organization/${body.id}` : `/api/v1/policy/${body.number}`;
         const read = await request(second.url, 'GET', path, { token: second.token });
         expect(read.status, path).toBe(200);
+        // An acknowledged cancellation is there after the restart.
+        if (kind === 'cancellation') expect(read.body.cancellation, path).toMatchObject({ effectiveDate: CANCELLED_ON, reason: 'other', method: 'pro_rata' });
       }
-      // Nothing half-written: every organization has both owners and its account, every policy all 12 charges.
+      // Nothing half-written: every organization has both owners and its account, every policy
+      // all 12 premiums, every cancellation its 7 credits and its event.
       expect((await request(second.url, 'GET', '/readyz')).status).toBe(200);
       const client = new pg.Client({ connectionString: await databaseUrlOf(dataDir) });
       await client.connect();
@@ -115,7 +127,18 @@ describe('crashes and shutdown', () => {
             where (select count(*) from owner w where w.organization_id = o.id) <> 2
                or (select count(*) from bank_account b where b.organization_id = o.id) <> 1
           union all
-          select 'policy', p.id::text from policy p where (select count(*) from charge c where c.policy_id = p.id) <> 12`);
+          select 'policy', p.id::text from policy p where (select count(*) from charge c where c.policy_id = p.id and c.type = 'premium') <> 12
+          union all
+          select 'cancellation', t.id::text from policy_transaction t join policy p on p.id = t.policy_id
+            where t.type = 'cancellation'
+              and ((select count(*) from charge c where c.transaction_id = t.id) <> 7
+                or (select count(*) from event e where e.type = 'policy.cancelled' and (e.data->'object'->>'number')::bigint = p.number) <> 1)
+          union all
+          select 'credits without a cancellation', p.id::text from policy p
+            where exists (select 1 from charge c where c.policy_id = p.id and c.type <> 'premium')
+              and not exists (select 1 from policy_transaction t where t.policy_id = p.id and t.type = 'cancellation')`);
+        const cancelled = await client.query(`select count(*)::int as n from policy_transaction where type = 'cancellation'`);
+        expect(cancelled.rows[0].n).toBeGreaterThanOrEqual(acknowledged.filter((a) => a.kind === 'cancellation').length);
         expect(orphans.rows).toEqual([]);
         const created = await client.query('select count(*)::int as n from organization');
         expect(created.rows[0].n).toBeGreaterThanOrEqual(acknowledged.filter((a) => a.kind === 'organization').length);
