@@ -181,7 +181,10 @@ describe('crashes and shutdown', () => {
       await client.connect();
       try {
         const rows = await client.query(
-          "select legal_name as tag from organization where legal_name like 'load-%' union all select pet_name from policy where pet_name like 'load-%'",
+          `select legal_name as tag from organization where legal_name like 'load-%'
+           union all select pet_name from policy where pet_name like 'load-%'
+           union all select regexp_replace(p.pet_name, '-pet$', '-cancel') from policy p
+             join policy_transaction t on t.policy_id = p.id and t.type = 'cancellation' where p.pet_name like 'load-%'`,
         );
         const stored = new Set(rows.rows.map((row: { tag: string }) => row.tag));
         for (const { tag, outcome } of load.outcomes) expect(stored.has(tag), tag).toBe('status' in outcome);
