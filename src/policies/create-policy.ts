@@ -8,7 +8,7 @@ import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { querySql } from '../database/sql.js';
 import type { ScheduledCharge } from './premium-schedule.js';
-import { priceBody } from './priced-body.js';
+import { priceBody, quotedFields } from './priced-body.js';
 import { policyStatus } from './policy-status.js';
 import { eventRow, EVENT_INSERT } from '../events/record-event.js';
 import type { NewPolicyInput } from './policy.input.js';
@@ -60,19 +60,7 @@ export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInp
     effectiveDate: input.effectiveDate,
     expirationDate: input.expirationDate,
   });
-  const fields: PolicyFields = {
-    number: input.number ?? null,
-    internalID: input.internalID ?? null,
-    ownerFirstname: input.ownerFirstname,
-    ownerLastname: input.ownerLastname,
-    ownerDOB: input.ownerDOB ?? null,
-    petName: input.petName,
-    petDOB: input.petDOB ?? null,
-    effectiveDate: input.effectiveDate,
-    expirationDate: input.expirationDate,
-    coverageSlug: coverage.slug,
-    coverage,
-  };
+  const fields: PolicyFields = { number: input.number ?? null, internalID: input.internalID ?? null, ...quotedFields(input, coverage) };
 
   return withNumberRetries(scope, input.number, async () => {
     const draft = draftPolicy(fields, organization, schedule, principal);

@@ -60,3 +60,34 @@ export async function priceBody(em: EntityManager, principal: Principal, terms: 
   });
   return { organization, coverage, schedule };
 }
+
+/** The fields a policy and its quote share, as a body (or a quote) gives them, and the plan it was priced at. */
+export interface QuotedFields {
+  ownerFirstname: string;
+  ownerLastname: string;
+  ownerDOB: string | null;
+  petName: string;
+  petDOB: string | null;
+  effectiveDate: string;
+  expirationDate: string;
+  coverageSlug: string;
+  coverage: CoverageSnapshot;
+}
+
+/**
+ * The quoted fields of a body or a stored quote, with the plan: one mapping for the policy
+ * create, the quote create and issuing, so a new field of both is written in one place.
+ */
+export function quotedFields(source: Omit<QuotedFields, 'coverageSlug' | 'coverage' | 'ownerDOB' | 'petDOB'> & { ownerDOB?: string | null; petDOB?: string | null }, coverage: CoverageSnapshot): QuotedFields {
+  return {
+    ownerFirstname: source.ownerFirstname,
+    ownerLastname: source.ownerLastname,
+    ownerDOB: source.ownerDOB ?? null,
+    petName: source.petName,
+    petDOB: source.petDOB ?? null,
+    effectiveDate: source.effectiveDate,
+    expirationDate: source.expirationDate,
+    coverageSlug: coverage.slug,
+    coverage,
+  };
+}

@@ -1,61 +1,53 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.js';
-import { pickColumns, type ReadOf } from '../database/read-model.js';
+import { pickColumns } from '../database/read-model.js';
+import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
 import { querySql } from '../database/sql.js';
 import { inTransaction } from '../database/transaction.js';
 import { EVENT_INSERT, eventRow } from '../events/record-event.js';
 import { rfc3339 } from '../events/event.reads.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
-import { priceBody } from '../policies/priced-body.js';
+import { priceBody, quotedFields } from '../policies/priced-body.js';
 import type { Quote } from './quote.entity.js';
 import type { CreateQuoteInput } from './quote.input.js';
 import { QUOTE_COLUMNS, type QuoteRead } from './quote.reads.js';
 
 /**
- * The write column map: each property a quote create writes, and its column. The row is typed
- * from the entity (`QuoteWrite`), so a property added to Quote is a compile error here until it
- * is written or listed as not written; and values travel as one JSON object keyed by column
- * (`jsonb_populate_record`), so none can land in another's place.
+ * The quote's write model (database/write-model.ts), as the policy's writes are: each property
+ * a quote create writes, its column and type, checked against the entity. `validDays` is not a
+ * property: it becomes `expires_at`, the database's `now()` (the creation time) plus the
+ * validity, the same clock that later judges `expired`.
  */
 type NotWritten = 'organization' | 'status' | 'policyNumber' | 'expiresAt' | 'policy' | 'issuedAt' | 'createdAt';
-export type QuoteWrite = ReadOf<Quote, NotWritten>;
+export type QuoteWrite = WriteOf<Quote, NotWritten>;
 
-export const QUOTE_WRITE_COLUMNS = {
-  id: 'id',
-  organizationId: 'organization_id',
-  ownerFirstname: 'owner_firstname',
-  ownerLastname: 'owner_lastname',
-  ownerDOB: 'owner_dob',
-  petName: 'pet_name',
-  petDOB: 'pet_dob',
-  effectiveDate: 'effective_date',
-  expirationDate: 'expiration_date',
-  coverageSlug: 'coverage_slug',
-  coverage: 'coverage',
-  charges: 'charges',
-  totalPremium: 'total_premium',
-  currency: 'currency',
-  createdBySub: 'created_by_sub',
-} as const satisfies Record<keyof QuoteWrite, string>;
-
-const WRITTEN = Object.values(QUOTE_WRITE_COLUMNS);
-
-/** The row as `jsonb_populate_record` reads it: the write map's columns as keys. */
-function quoteRow(quote: QuoteWrite): string {
-  return JSON.stringify(Object.fromEntries(Object.entries(QUOTE_WRITE_COLUMNS).map(([property, column]) => [column, quote[property as keyof QuoteWrite]])));
-}
+export const QUOTE_WRITE = {
+  id: { column: 'id', type: 'uuid' },
+  organizationId: { column: 'organization_id', type: 'uuid' },
+  ownerFirstname: { column: 'owner_firstname', type: 'text' },
+  ownerLastname: { column: 'owner_lastname', type: 'text' },
+  ownerDOB: { column: 'owner_dob', type: 'date' },
+  petName: { column: 'pet_name', type: 'text' },
+  petDOB: { column: 'pet_dob', type: 'date' },
+  effectiveDate: { column: 'effective_date', type: 'date' },
+  expirationDate: { column: 'expiration_date', type: 'date' },
+  coverageSlug: { column: 'coverage_slug', type: 'text' },
+  coverage: { column: 'coverage', type: 'jsonb' },
+  charges: { column: 'charges', type: 'jsonb' },
+  totalPremium: { column: 'total_premium', type: 'integer' },
+  currency: { column: 'currency', type: 'text' },
+  createdBySub: { column: 'created_by_sub', type: 'text' },
+  validDays: { column: 'expires_at', type: 'integer', value: (given) => `now() + make_interval(days => ${given})` },
+} as const satisfies WriteColumns<Quote, NotWritten, 'validDays'>;
 
 /**
  * The quote and its `quote.created` event in one statement (atomic on its own, as the policy
- * create is). `expires_at` is the database's `now()` (the creation time) plus the validity, the
- * same clock that later judges `expired`; the event's object gets it from the row written.
+ * create is); the event's object gets `expiresAt` from the row written.
  */
 const INSERT_QUOTE = `with made as (
-    insert into quote (${WRITTEN.join(', ')}, expires_at)
-    select ${WRITTEN.map((column) => `r.${column}`).join(', ')}, now() + make_interval(days => ?)
-    from jsonb_populate_record(null::quote, ?::jsonb) r
+    ${insertStatement('quote', QUOTE_WRITE)}
     returning ${rfc3339('expires_at')} as "expiresAt"
   ), recorded as (
     ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,expiresAt}', to_jsonb(made."expiresAt")), ? from made
@@ -82,15 +74,7 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
   const quote: QuoteWrite = {
     id: randomUUID(),
     organizationId: organization.id,
-    ownerFirstname: input.ownerFirstname,
-    ownerLastname: input.ownerLastname,
-    ownerDOB: input.ownerDOB ?? null,
-    petName: input.petName,
-    petDOB: input.petDOB ?? null,
-    effectiveDate: input.effectiveDate,
-    expirationDate: input.expirationDate,
-    coverageSlug: coverage.slug,
-    coverage,
+    ...quotedFields(input, coverage),
     charges,
     totalPremium: charges.reduce((sum, charge) => sum + charge.amount, 0),
     currency: coverage.currency,
@@ -100,8 +84,7 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
   const created = (expiresAt: string | null): QuoteRead =>
     pickColumns(QUOTE_COLUMNS, { ...quote, status: 'open', expiresAt, policyNumber: null }) as QuoteRead;
   const values = [
-    scope.validDays,
-    quoteRow(quote),
+    JSON.stringify([{ ...quote, validDays: scope.validDays }]),
     ...eventRow({ type: 'quote.created', organizationId: quote.organizationId, object: created(null) }),
   ];
   // Past the request's deadline (its 503 has gone), no write starts.

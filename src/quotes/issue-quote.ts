@@ -6,6 +6,7 @@ import { invalidState } from '../errors/errors.js';
 import { inTransaction } from '../database/transaction.js';
 import { withQuotas } from '../limits/quotas.js';
 import { draftPolicy, insertPolicy, withNumberRetries, type CreatePolicyScope, type PolicyFields } from '../policies/create-policy.js';
+import { quotedFields } from '../policies/priced-body.js';
 import type { PolicyRead } from '../policies/policy.reads.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
 import { isUuid } from '../values/identifiers.js';
@@ -31,19 +32,7 @@ export async function issueQuote(scope: CreatePolicyScope, quoteId: string, give
     withQuotas(() =>
       inTransaction(scope.em, async (tx) => {
         const quote = await lockOpenQuote(tx, scope.principal, quoteId);
-        const fields: PolicyFields = {
-          number: given.number ?? null,
-          internalID: given.internalID ?? null,
-          ownerFirstname: quote.ownerFirstname,
-          ownerLastname: quote.ownerLastname,
-          ownerDOB: quote.ownerDOB,
-          petName: quote.petName,
-          petDOB: quote.petDOB,
-          effectiveDate: quote.effectiveDate,
-          expirationDate: quote.expirationDate,
-          coverageSlug: quote.coverageSlug,
-          coverage: quote.coverage,
-        };
+        const fields: PolicyFields = { number: given.number ?? null, internalID: given.internalID ?? null, ...quotedFields(quote, quote.coverage) };
         const policy = await insertPolicy(tx, draftPolicy(fields, quote.organization, quote.charges, scope.principal));
         await markQuoteIssued(tx, quote.id, policy.id);
         await scope.idempotency?.recordCreated(tx, { type: 'policy', number: policy.number });
