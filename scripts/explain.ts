@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { accessPredicate } from '../src/auth/access-rule.js';
 import { ORGANIZATION_BY_ID } from '../src/organizations/organization.reads.js';
-import { POLICY_BY_NUMBER, SUBTREE_POLICIES_PAGE } from '../src/policies/policy.reads.js';
+import { POLICIES_PAGE, POLICY_BY_NUMBER, SUBTREE_POLICIES_PAGE, SUBTREE_POLICIES_WALK_END } from '../src/policies/policy.reads.js';
+import { PolicyStatus } from '../src/policies/policy-status.js';
 import { loadConfig } from '../src/config.js';
 import { positional, uuidArray } from '../src/database/sql.js';
 import { createLogger } from '../src/logger.js';
@@ -37,6 +38,11 @@ try {
     ['policy by number, with charges and organization', POLICY_BY_NUMBER(access.sql), [tree.deepPolicies[0], ...access.params]],
     [`a page of the root's subtree policies (${subtreeSize} policies)`, SUBTREE_POLICIES_PAGE(null)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
     ['a page of a deep subtree (the parent of the deepest level)', SUBTREE_POLICIES_PAGE(null)(access.sql), [uuidArray([deepParent]), ...access.params, ...page]],
+    ["a page of the root's own policies", POLICIES_PAGE(null)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
+    // A rare status walks at most STATUS_FILTER_WALK policies, then says where it stopped.
+    ["a page of the root's subtree policies, status cancelled", SUBTREE_POLICIES_PAGE(PolicyStatus.cancelled)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
+    ['where that walk stopped', SUBTREE_POLICIES_WALK_END(access.sql), [uuidArray([tree.rootId]), ...access.params, 0]],
+    ["a page of the root's subtree policies, status active", SUBTREE_POLICIES_PAGE(PolicyStatus.active)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
   ] as const) {
     const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [...params]);
     console.log(`-- ${name}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);

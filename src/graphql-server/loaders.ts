@@ -16,12 +16,23 @@ import {
 import { DELIVERIES_BY_EVENT, type DeliveryRead } from '../events/event.reads.js';
 import type { PolicyStatus } from '../policies/policy-status.js';
 import { TRANSACTIONS_PAGE, type TransactionRead } from '../policies/policy-transaction.reads.js';
-import { CHARGES_BY_POLICY, POLICIES_PAGE, SUBTREE_POLICIES_PAGE, policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
+import {
+  CHARGES_BY_POLICY,
+  POLICIES_PAGE,
+  POLICIES_WALK_END,
+  SUBTREE_POLICIES_PAGE,
+  SUBTREE_POLICIES_WALK_END,
+  policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
 
 /** A page of a connection: the rows with their positions, and whether more follow. */
 export interface Page<T> {
   items: Array<{ node: T; seq: string }>;
   hasNextPage: boolean;
+  /**
+   * Where the next page continues when it is past the last item: a status-filtered page that
+   * stopped walking before it was full (policy.reads.ts, STATUS_FILTER_WALK).
+   */
+  endSeq?: string;
 }
 
 export interface PageKey {
@@ -85,8 +96,17 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
       return ids.map((id) => groups.get(id)!);
     });
 
-  /** One statement per distinct (first, after): a window function pages every owner at once. */
-  const pager = <T>(query: (access: { sql: string }, key: PageKey) => string, view: (row: Row) => T) =>
+  /**
+   * One statement per distinct (first, after, status): every owner's page at once. With a
+   * status, a page that came back short may have stopped walking before the end of its list:
+   * `walkEnd` then finds, for those owners only, where the walk stopped, and the page says that
+   * more follow from there.
+   */
+  const pager = <T>(
+    query: (access: { sql: string }, key: PageKey) => string,
+    view: (row: Row) => T,
+    walkEnd?: (access: { sql: string }) => string,
+  ) =>
     new DataLoader<PageKey, Page<T>, string>(
       async (keys) => {
         deadline.assertOpen();
@@ -95,7 +115,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
         for (const key of keys) groups.set(groupOf(key), [...(groups.get(groupOf(key)) ?? []), key]);
         const pages = new Map<string, Page<T>>();
         for (const group of groups.values()) {
-          const { first, after } = group[0];
+          const { first, after, status } = group[0];
           const access = accessPredicate('o', principal());
           const rows = await querySql<Row & { owner: string; seq: string }>(em, query(access, group[0]), [
             uuidArray(group.map((key) => key.ownerId)),
@@ -103,12 +123,27 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
             after,
             first + 1,
           ]);
+          const short: PageKey[] = [];
           for (const key of group) {
             const mine = rows.filter((row) => row.owner === key.ownerId);
             pages.set(pageKey(key), {
               items: mine.slice(0, first).map(({ owner: _owner, seq, rank: _rank, ...row }) => ({ node: view(row), seq: String(seq) })),
               hasNextPage: mine.length > first,
             });
+            if (mine.length <= first) short.push(key);
+          }
+          if (status && walkEnd && short.length > 0) {
+            deadline.assertOpen();
+            const ends = await querySql<{ owner: string; seq: string }>(em, walkEnd(access), [
+              uuidArray(short.map((key) => key.ownerId)),
+              ...access.params,
+              after,
+            ]);
+            for (const end of ends) {
+              const page = pages.get(pageKey(short.find((key) => key.ownerId === end.owner)!))!;
+              page.hasNextPage = true;
+              page.endSeq = String(end.seq);
+            }
           }
         }
         return keys.map((key) => pages.get(pageKey(key))!);
@@ -119,8 +154,12 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
   return {
     organization,
     children: pager((access) => CHILDREN_PAGE(access.sql), (row) => row as unknown as OrganizationRead),
-    policies: pager((access, key) => POLICIES_PAGE(key.status ?? null)(access.sql), policyRead),
-    subtreePolicies: pager((access, key) => SUBTREE_POLICIES_PAGE(key.status ?? null)(access.sql), policyRead),
+    policies: pager((access, key) => POLICIES_PAGE(key.status ?? null)(access.sql), policyRead, (access) => POLICIES_WALK_END(access.sql)),
+    subtreePolicies: pager(
+      (access, key) => SUBTREE_POLICIES_PAGE(key.status ?? null)(access.sql),
+      policyRead,
+      (access) => SUBTREE_POLICIES_WALK_END(access.sql),
+    ),
     owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
     bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
     charges: byParent<ChargeRead>(CHARGES_BY_POLICY),

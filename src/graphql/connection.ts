@@ -13,7 +13,7 @@ export class PageInfo {
   @Field(() => String, { nullable: true, description: 'The first edge\'s cursor; null on an empty page' })
   startCursor!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page; null on an empty page' })
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page. Usually the last edge\'s cursor; a status-filtered page may stop short, even empty, with hasNextPage true and this cursor past its last edge. Null on an empty last page' })
   endCursor!: string | null;
 }
 
@@ -96,7 +96,7 @@ export function pageOf<T>(rows: Array<T & { seq: string | number }>, first: numb
 /** A loaded page as a connection; `after` is the position it continued after ('0' for none). */
 export function toConnection<T>(
   kind: string,
-  page: { items: Array<{ node: T; seq: string }>; hasNextPage: boolean },
+  page: { items: Array<{ node: T; seq: string }>; hasNextPage: boolean; endSeq?: string },
   after = '0',
 ): Connection<T> {
   const edges = page.items.map(({ node, seq }) => ({ cursor: encodeCursor(kind, seq), node }));
@@ -106,7 +106,8 @@ export function toConnection<T>(
       hasNextPage: page.hasNextPage,
       hasPreviousPage: after !== '0',
       startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      // Past the last edge when a filtered page stopped walking before it was full (loaders.ts, `endSeq`).
+      endCursor: page.endSeq !== undefined ? encodeCursor(kind, page.endSeq) : (edges.at(-1)?.cursor ?? null),
     },
   };
 }

@@ -105,33 +105,68 @@ function perStatus(build: (status: PolicyStatus | null) => (access: string) => s
   };
 }
 
-const statusFilter = (status: PolicyStatus | null) => (status ? ` and ${STATUS_PREDICATE[status]}` : '');
-
-/** The policies pager's statement: one page per organization at once (see graphql-server/loaders.ts). */
-export const POLICIES_PAGE = perStatus((status) => perAccess((access) => `select * from (
-  select ${POLICY_SELECT}, p.organization_id as owner, p.seq, row_number() over (partition by p.organization_id order by p.seq) as rank
-  from policy p join organization o on o.id = p.organization_id
-  where p.organization_id = any(?::uuid[]) and ${access} and p.seq > ?::bigint${statusFilter(status)}
-) page where rank <= ? order by owner, seq`));
+/**
+ * The most policies one page of a status-filtered list walks. A page stops when it is full or
+ * after this many policies, whichever comes first; a page that stopped short answers with
+ * `hasNextPage` and a cursor at the last policy walked (docs/decisions.md, "How the status
+ * filter is bounded"). So a page costs at most this many index rows, however rare the status.
+ */
+export const STATUS_FILTER_WALK = 1000;
 
 /**
- * The same page over each organization's whole subtree (`includeDescendants`): per accessible
- * organization, a range of `policy_ancestor`'s primary key joined to `policy` by its unique
- * `seq`, so a page costs its own rows whatever the subtree's size (see the migration
- * policy_ancestry and docs/access-rule.md). Descendants of an accessible organization are
- * accessible, so the access rule is checked once, on the organization whose subtree it is.
- * The parameters come in the same order as POLICIES_PAGE's: ids, access, after, page size.
- * A status filter walks the same range and skips the policies not in that status today.
+ * Where each owner's policies lie, in creation order, after `position.after`: an organization's
+ * own by `policy (organization_id, seq)`; a subtree's by a range of `policy_ancestor`'s primary
+ * key joined to `policy` by its unique `seq`, so a page costs its own rows whatever the
+ * subtree's size (see the migration policy_ancestry and docs/access-rule.md). `positions` is the
+ * same range from the index alone (for the end of a walk).
  */
-export const SUBTREE_POLICIES_PAGE = perStatus((status) => perAccess((access) => `with top as (
-  select o.id from organization o where o.id = any(?::uuid[]) and ${access}
-), position as (select ?::bigint as after, ?::int as size)
+const RANGES = {
+  own: {
+    from: 'policy p where p.organization_id = top.id and p.seq > position.after order by p.seq',
+    positions: 'select p.seq from policy p where p.organization_id = top.id and p.seq > position.after order by p.seq',
+  },
+  subtree: {
+    from: 'policy_ancestor a join policy p on p.seq = a.policy_seq where a.ancestor_id = top.id and a.policy_seq > position.after order by a.policy_seq',
+    positions: 'select a.policy_seq as seq from policy_ancestor a where a.ancestor_id = top.id and a.policy_seq > position.after order by a.policy_seq',
+  },
+} as const;
+
+/** The accessible owners among the given ids. Descendants of an accessible organization are accessible, so the rule is checked once, on the owner. */
+const ACCESSIBLE_OWNERS = (access: string) => `top as (select o.id from organization o where o.id = any(?::uuid[]) and ${access})`;
+
+/**
+ * The policies pager's statement (see graphql-server/loaders.ts): a page of every owner at once,
+ * each a lateral range of one index. Parameters: the owner ids, the access rule's, the position
+ * to continue after, the page size. With a status, the range is cut at STATUS_FILTER_WALK
+ * policies before the filter (it skips the policies not in that status today).
+ */
+const policiesPage = (range: keyof typeof RANGES) => perStatus((status) => perAccess((access) => `with ${ACCESSIBLE_OWNERS(access)},
+  position as (select ?::bigint as after, ?::int as size)
 select page.* from top cross join position cross join lateral (
   select ${POLICY_SELECT}, top.id as owner, p.seq
-  from policy_ancestor a join policy p on p.seq = a.policy_seq
-  where a.ancestor_id = top.id and a.policy_seq > position.after${statusFilter(status)}
-  order by a.policy_seq limit position.size
+  from ${status
+    ? `(select p.* from ${RANGES[range].from} limit ${STATUS_FILTER_WALK}) p where ${STATUS_PREDICATE[status]} order by p.seq`
+    : // Not a subquery: the planner would plan it for every row of the range, not for a page.
+      RANGES[range].from} limit position.size
 ) page order by page.owner, page.seq`));
+
+export const POLICIES_PAGE = policiesPage('own');
+/** The same page over each organization's whole subtree (`includeDescendants`). */
+export const SUBTREE_POLICIES_PAGE = policiesPage('subtree');
+
+/**
+ * For a filtered page that came back short: where its walk stopped, per owner. A row (the
+ * STATUS_FILTER_WALK-th position) when the walk was cut, none when it reached the end of the
+ * list. Parameters: the owner ids, the access rule's, the position the page continued after.
+ */
+const walkEnd = (range: keyof typeof RANGES) => perAccess((access) => `with ${ACCESSIBLE_OWNERS(access)},
+  position as (select ?::bigint as after)
+select top.id as owner, walked.seq from top cross join position cross join lateral (
+  ${RANGES[range].positions} offset ${STATUS_FILTER_WALK - 1} limit 1
+) walked`);
+
+export const POLICIES_WALK_END = walkEnd('own');
+export const SUBTREE_POLICIES_WALK_END = walkEnd('subtree');
 
 /** Charges are only reached through a policy that passed the access rule. */
 export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c

@@ -3,6 +3,8 @@ import { ERROR_STATUS } from '../errors/errors.js';
 import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-schemas.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
 import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../policies/policy.input.js';
+import { PolicyStatus } from '../policies/policy-status.js';
+import { STATUS_FILTER_WALK } from '../policies/policy.reads.js';
 
 /**
  * The OpenAPI 3.1 description of the `/api/v1` routes, served at `/api/v1/openapi.json`.
@@ -200,7 +202,7 @@ function listSchema(item: string) {
     properties: {
       data: { type: 'array', items: ref(item) },
       hasMore: { type: 'boolean' },
-      nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last' },
+      nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last. A status-filtered page may be short, even empty, and still have one' },
     },
     additionalProperties: false,
   };
@@ -280,7 +282,9 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           summary: 'List the policies of an organization, or of its whole subtree',
           description:
             'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
-            'every organization below it. Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`.',
+            'every organization below it. Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
+            `With \`status\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
+            `with \`hasMore\` true and a \`nextCursor\` past it; keep following \`nextCursor\` while \`hasMore\`.`,
           tags: ['Policies'],
           parameters: [
             {
@@ -291,6 +295,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               description: 'Whose policies; without it, the token’s org (a token without one must send it)',
             },
             { name: 'includeDescendants', in: 'query', required: false, schema: { type: 'boolean', default: false }, description: 'Also every descendant’s policies' },
+            {
+              name: 'status',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', enum: Object.values(PolicyStatus) },
+              description: 'Only the policies in this status today (UTC); absent: every policy',
+            },
             ...PAGE_PARAMETERS,
           ],
           responses: {

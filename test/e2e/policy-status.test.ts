@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
+import { insertPolicies } from '../support/rows.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
+import { STATUS_FILTER_WALK } from '../../src/policies/policy.reads.js';
 
 /** Today (UTC) plus `days`, as `YYYY-MM-DD`. */
 function day(days: number): string {
@@ -98,5 +100,42 @@ describe('policy status', () => {
     }
     const viaGraphql = await graphql(service.url, '{ viewer { organization { policies(status: open) { edges { node { number } } } } } }', {}, token);
     expect(viaGraphql.status).toBe(400);
+  });
+
+  it(`walks at most ${STATUS_FILTER_WALK} policies for a page of a rare status: a short page with hasMore and a cursor past it, and the pages together find every match once`, async () => {
+    const { token: ownToken, organizationId } = await createRootOrganization(service);
+    // STATUS_FILTER_WALK + 200 expired policies, then one active policy that is cancelled today.
+    await insertPolicies(
+      service,
+      Array.from({ length: STATUS_FILTER_WALK + 200 }, (_, i) => ({ organizationId, number: 900_000 + i, effectiveDate: day(-400), expirationDate: day(-35) })),
+    );
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token: ownToken,
+      body: policyBody({ number: 901_500, effectiveDate: day(-10), expirationDate: day(355) }),
+    });
+    expect(created.status, created.text).toBe(200);
+    const cancelled = await request(service.url, 'POST', '/api/v1/policy/901500/cancellation', { token: ownToken, body: { effectiveDate: day(0), reason: 'other' } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+
+    for (const scope of [`organizationId=${organizationId}`, 'includeDescendants=true']) {
+      const first = await request(service.url, 'GET', `/api/v1/policy?${scope}&status=cancelled&limit=100`, { token: ownToken });
+      expect(first.body, scope).toMatchObject({ data: [], hasMore: true });
+      expect(first.body.nextCursor, scope).toEqual(expect.any(String));
+      const second = await request(service.url, 'GET', `/api/v1/policy?${scope}&status=cancelled&limit=100&after=${first.body.nextCursor}`, { token: ownToken });
+      expect(second.body, scope).toMatchObject({ hasMore: false, nextCursor: null, data: [{ number: 901_500, status: 'cancelled' }] });
+      // A common status still fills its pages: the walk stops at the page, not at the cap.
+      const expired = await request(service.url, 'GET', `/api/v1/policy?${scope}&status=expired&limit=100`, { token: ownToken });
+      expect(expired.body.data, scope).toHaveLength(100);
+      expect(expired.body.hasMore, scope).toBe(true);
+    }
+
+    // GraphQL says the same: no edges, hasNextPage, and an endCursor that continues past them.
+    const query = `query ($after: String) { viewer { organization { policies(first: 5, status: cancelled, after: $after) {
+      edges { node { number } } pageInfo { hasNextPage endCursor } } } } }`;
+    const page = await graphql(service.url, query, {}, ownToken);
+    const connection = page.body.data.viewer.organization.policies;
+    expect(connection).toMatchObject({ edges: [], pageInfo: { hasNextPage: true, endCursor: expect.any(String) } });
+    const next = await graphql(service.url, query, { after: connection.pageInfo.endCursor }, ownToken);
+    expect(next.body.data.viewer.organization.policies).toMatchObject({ edges: [{ node: { number: 901_500 } }], pageInfo: { hasNextPage: false } });
   });
 });
