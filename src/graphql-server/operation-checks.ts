@@ -75,6 +75,7 @@ export async function checkOperation(
   const errors = await inputErrors(schema, operation, variables);
   if (errors.length > 0) throw beforeExecution(badUserInput(errors));
   const cost = assertQueryCost(schema, document, { variables, operationName: request.operationName }, settings.maxCost);
+  if (operation.operation === 'query') context.cost = { limit: settings.maxCost, left: settings.maxCost - cost };
   if (!context.principal) return;
   await context.spend.graphqlCost(cost);
   if (operation.operation === 'mutation') await context.spend.creates(createFields(operation.selectionSet, document));

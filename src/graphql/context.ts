@@ -9,6 +9,7 @@ import type { ServiceError } from '../errors/errors.js';
 import { createLoaders, type Loaders } from '../graphql-server/loaders.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { PolicyRules } from '../config.js';
+import { UNMETERED, type CostMeter } from '../graphql-server/query-cost.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {
@@ -33,6 +34,8 @@ export interface RequestContext {
   idempotency?: IdempotencyRecorder;
   /** What the `/graphql` access line says of the operation (spec section 13), filled as it runs. */
   operation: OperationOutcome;
+  /** A query's cost limit, less its static cost (set by the operation checks); else unmetered. */
+  cost: CostMeter;
   /** Charges the caller's per-minute budgets (GraphQL cost, creates); throws 429 when over. */
   spend: {
     graphqlCost(cost: number): Promise<void>;
@@ -81,6 +84,7 @@ class RequestScope implements RequestContext {
   readonly quoteValidDays: number;
   readonly policyRules: PolicyRules;
   idempotency?: IdempotencyRecorder;
+  cost: CostMeter = UNMETERED;
   private forked?: EntityManager;
   private batchLoaders?: Loaders;
   private requestLogger?: Logger;

@@ -119,6 +119,14 @@ export function assertTransactionDate(ledger: PolicyLedger, effectiveDate: strin
   }
 }
 
+/**
+ * The most charges one policy's ledger holds. Every stored list has a bound (a five-year
+ * schedule is 60 charges; one cancellation and its reinstatement add at most 122), so a read of
+ * one policy, a page of a list and a GraphQL query's metered cost stay bounded however often a
+ * policy is cancelled and reinstated. A transaction that would pass it is 409 INVALID_STATE.
+ */
+export const MAX_LEDGER_CHARGES = 1000;
+
 /** A charge a transaction adds, before its ids and sequence. */
 export type NewCharge = Omit<ChargeWrite, 'id' | 'policyId' | 'transactionId' | 'sequence' | 'currency' | 'status' | 'reverses'> & { reverses?: string | null };
 
@@ -133,6 +141,12 @@ export async function writeTransaction(
   write: { type: TransactionType; effectiveDate: string; changes: TransactionWrite['changes']; charges: NewCharge[]; event: EventType },
 ): Promise<PolicyRead> {
   const { policy, charges: existing } = ledger;
+  if (existing.length + write.charges.length > MAX_LEDGER_CHARGES) {
+    throw invalidState(
+      `This ${write.type} would add ${write.charges.length} charges to the ${existing.length} of policy ${policy.number}'s ledger, ` +
+        `over the ${MAX_LEDGER_CHARGES} a policy holds. Issue a new policy instead.`,
+    );
+  }
   const transaction: TransactionWrite = {
     id: randomUUID(),
     policyId: policy.id,

@@ -1,4 +1,5 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { findAccessiblePolicy, policyNotFound } from './policy.reads.js';
 import type { Principal } from '../auth/principal.js';
@@ -14,6 +15,7 @@ import { Policy } from './policy.entity.js';
 import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
 import { listCost } from '../graphql/list-cost.js';
+import { chargeBeyondEstimate } from '../graphql-server/query-cost.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { PolicyTransaction } from './policy-transaction.entity.js';
@@ -96,9 +98,14 @@ export class PolicyResolver {
     return reinstatePolicy({ em, principal, deadline, idempotency }, policyRules, number);
   }
 
+  // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate).
   @FieldResolver(() => [Charge], { description: 'The ledger: the premium schedule, then what each later transaction added, in order', complexity: listCost(MAX_CHARGES) })
-  charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): ChargeRead[] | Promise<ChargeRead[]> {
-    return policy.charges ?? ctx.loaders.charges.load(policy.id);
+  charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): ChargeRead[] | Promise<ChargeRead[]> {
+    const metered = (charges: ChargeRead[]) => {
+      chargeBeyondEstimate(ctx.cost, charges.length, MAX_CHARGES, info);
+      return charges;
+    };
+    return policy.charges ? metered(policy.charges) : ctx.loaders.charges.load(policy.id).then(metered);
   }
 
   @FieldResolver(() => PolicyStatus, { description: 'Where the policy stands today (UTC)' })
