@@ -7,7 +7,7 @@ import type { RequestContext } from '../graphql/context.js';
 import { graphqlMediaType } from '../errors/error-head.js';
 import { asGraphQLError, safeError, type SafeError } from '../errors/safe-errors.js';
 import { checkOperation, errorsOutcome, type DocumentRules, type OperationCheckSettings } from './operation-checks.js';
-import { EXAMPLE_HEADERS, EXAMPLE_OPERATION } from '../http/developer-pages.js';
+import { EXAMPLE_HEADERS, EXAMPLE_OPERATION, EXAMPLE_VARIABLES } from '../http/developer-pages.js';
 import { apolloOperationFailed, nameApolloOperation } from '../observability/operation-span.js';
 
 export interface ApolloOptions {
@@ -48,6 +48,7 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
         ? ApolloServerPluginLandingPageLocalDefault({
             embed: { runTelemetry: false, endpointIsEditable: false },
             document: EXAMPLE_OPERATION,
+            variables: EXAMPLE_VARIABLES,
             headers: EXAMPLE_HEADERS,
             includeCookies: false,
             footer: false,

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ServiceVersion } from './version.js';
+import { addDays, todayUtc } from '../values/calendar-date.js';
 
 /**
  * The developer pages of spec section 9: GraphiQL at `/graphiql`, Swagger UI at `/api/v1/docs`
@@ -12,8 +13,15 @@ import type { ServiceVersion } from './version.js';
  * the page for offline use.
  */
 
-/** The example operation preloaded in GraphiQL and Sandbox. */
-export const EXAMPLE_OPERATION = `# Mint a token (npm run -s token -- --sub me), put it in the Authorization header, then run.
+/**
+ * The example operations preloaded in GraphiQL and Sandbox: who am I and the catalog, then the
+ * life of a policy (contract section 14). The dates are set when the service starts, a term
+ * from that day for a year and a cancellation a month in, so each step succeeds as written:
+ * the cancellation lies in the future, and so can always be reinstated.
+ */
+export function exampleOperation(today: string = todayUtc()): string {
+  return `# Mint a token (npm run -s token -- --sub me --org ORGANIZATION_ID), put it in the
+# Authorization header, then run an operation (the run button lists them).
 query Example {
   viewer {
     sub
@@ -23,7 +31,54 @@ query Example {
   }
   coverages { slug name monthlyPremium }
 }
+
+# The life of a policy. Quote prices it; put the quote's id in the variables as quoteId.
+mutation Quote {
+  createQuote(input: {
+    ownerFirstname: "Rosa", ownerLastname: "Diaz", petName: "Biscuit", petDOB: "2022-05-01"
+    effectiveDate: "${today}", expirationDate: "${addDays(today, 365)}"
+    coverageSlug: "accident-illness-basic"
+  }) {
+    id status expiresAt totalPremium currency
+    charges { dueDate amount }
+  }
+}
+
+# Issues the quote at its price; put the policy's number in the variables as number.
+mutation Issue($quoteId: ID!) {
+  createPolicy(input: { quoteId: $quoteId }) {
+    number status
+    charges { id type dueDate amount }
+  }
+}
+
+# Cancels a month in: a credit for each period from then on (short_rate: less a 10% fee).
+mutation Cancel($number: SafeInt!) {
+  cancelPolicy(number: $number, input: { effectiveDate: "${addDays(today, 30)}", reason: "insured_request" }) {
+    number status
+    cancellation { effectiveDate reason method credited fee }
+    charges { type amount reverses }
+  }
+}
+
+# Undoes it: a reversal of each of its charges.
+mutation Reinstate($number: SafeInt!) {
+  reinstatePolicy(number: $number, input: {}) {
+    number status cancellation { effectiveDate }
+    transactions(first: 10) { edges { node { type effectiveDate changes } } }
+  }
+}
 `;
+}
+
+export const EXAMPLE_OPERATION = exampleOperation();
+
+/**
+ * The variables preloaded with it: placeholders for what Quote and Issue answer. No `<`, `>` or
+ * `&` in these texts: Apollo Server's Sandbox page escapes only the first of each in its inline
+ * script (getEmbeddedHTML.js, `.replace`, not `.replaceAll`), and the header placeholder has it.
+ */
+export const EXAMPLE_VARIABLES = { quoteId: 'QUOTE_ID from Quote', number: 0 };
 
 /** The header placeholder preloaded with it: never a real token. */
 export const EXAMPLE_HEADERS = { Authorization: 'Bearer <token>' };
@@ -61,6 +116,7 @@ const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href)
 ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, {
   fetcher,
   defaultQuery: ${JSON.stringify(EXAMPLE_OPERATION)},
+  variables: ${JSON.stringify(JSON.stringify(EXAMPLE_VARIABLES, null, 2))},
   defaultHeaders: ${JSON.stringify(JSON.stringify(EXAMPLE_HEADERS, null, 2))},
   defaultEditorToolsVisibility: 'headers',
   shouldPersistHeaders: false,

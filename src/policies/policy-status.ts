@@ -1,4 +1,5 @@
 import { registerEnumType } from 'type-graphql';
+import { todayUtc } from '../values/calendar-date.js';
 
 /** Where a policy stands today (spec section 14). Values are the REST strings. */
 export enum PolicyStatus {
@@ -12,10 +13,6 @@ registerEnumType(PolicyStatus, {
   description: 'pending (before effectiveDate), active, cancelled (a cancellation in effect) or expired (on or after expirationDate); today in UTC',
 });
 
-/** Today in UTC, as `YYYY-MM-DD`. */
-export function todayUtc(now: Date = new Date()): string {
-  return now.toISOString().slice(0, 10);
-}
 
 /**
  * The status from the dates, compared as `YYYY-MM-DD` text. A cancellation in effect (today on

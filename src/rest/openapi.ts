@@ -4,6 +4,7 @@ import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-sc
 import { REST_ROUTES, type RestRoute } from './routes.js';
 import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../policies/policy.input.js';
 import { PolicyStatus } from '../policies/policy-status.js';
+import { addDays, todayUtc } from '../values/calendar-date.js';
 import { STATUS_FILTER_WALK } from '../policies/policy.reads.js';
 
 /**
@@ -111,26 +112,23 @@ const ORGANIZATION_EXAMPLE = {
 /** Issuing a quote: its id (this one is made up), and what issuing may add. */
 const ISSUE_EXAMPLE = { quoteId: '0f9d4c52-2c1e-4b8e-9d4a-6f1c2b3a4d5e', internalID: 'ext-002', cvc: '123' };
 
-const POLICY_EXAMPLE = {
-  internalID: 'ext-001',
-  cvc: '123',
-  ownerFirstname: 'Rosa',
-  ownerLastname: 'Diaz',
-  petName: 'Biscuit',
-  petDOB: '2022-05-01',
-  effectiveDate: '2026-01-01',
-  expirationDate: '2027-01-01',
-  coverageSlug: 'accident-illness-basic',
-};
+/**
+ * The policy examples' dates are set when the service starts (a term from that day for a year,
+ * a cancellation a month in), so that the quote, the policy, its cancellation and its
+ * reinstatement each succeed as written, whatever the day.
+ */
+const EXAMPLE_START = todayUtc();
 const QUOTE_EXAMPLE = {
   ownerFirstname: 'Rosa',
   ownerLastname: 'Diaz',
   petName: 'Biscuit',
   petDOB: '2022-05-01',
-  effectiveDate: '2026-01-01',
-  expirationDate: '2027-01-01',
+  effectiveDate: EXAMPLE_START,
+  expirationDate: addDays(EXAMPLE_START, 365),
   coverageSlug: 'accident-illness-basic',
 };
+const POLICY_EXAMPLE = { internalID: 'ext-001', cvc: '123', ...QUOTE_EXAMPLE };
+const CANCEL_EXAMPLE = { effectiveDate: addDays(EXAMPLE_START, 30), reason: 'insured_request' };
 const withExample = (schema: object, value: object, more: Record<string, object> = {}) => ({
   'application/json': { schema, examples: { typical: { value }, ...Object.fromEntries(Object.entries(more).map(([name, example]) => [name, { value: example }])) } },
 });
@@ -368,7 +366,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Policies'],
           requestBody: {
             required: true,
-            content: withExample(ref('CancelPolicyRequest'), { effectiveDate: '2026-05-10', reason: 'insured_request' }),
+            content: withExample(ref('CancelPolicyRequest'), CANCEL_EXAMPLE),
           },
           responses: {
             200: { description: 'Cancelled (or scheduled to be)', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },

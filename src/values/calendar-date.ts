@@ -42,6 +42,11 @@ export function todayUtc(now: Date = new Date()): string {
   return now.toISOString().slice(0, 10);
 }
 
+/** `date` plus `days` days (negative: earlier). */
+export function addDays(date: string, days: number): string {
+  return formatCalendarDate(timeOf(date, COMPUTED_DATE)! + days * DAY_MS);
+}
+
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {
   return Math.round(compareDates(to, from) / DAY_MS);

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody } from '../support/fixtures.js';
+import { request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
 import { launchChromium } from './chromium.js';
 
@@ -52,26 +54,56 @@ describe('developer pages in headless Chromium', () => {
     }
   };
 
-  it('GraphiQL renders from the service alone and runs the example with a token put in its headers', async () => {
+  /** Runs one of the editor's operations, chosen from the run button's list, and answers its result once it shows. */
+  const runOperation = async (tab: Page, name: string) => {
+    const before = await tab.evaluate(() => (document.querySelector('.graphiql-response .CodeMirror') as any)?.CodeMirror.getValue() ?? '');
+    await tab.click('.graphiql-execute-button');
+    await tab.getByRole('menuitem', { name }).click();
+    await tab.waitForFunction((previous) => {
+      const text = (document.querySelector('.graphiql-response .CodeMirror') as any)?.CodeMirror.getValue() ?? '';
+      return text !== previous && text.trim().startsWith('{');
+    }, before);
+    return JSON.parse(await tab.evaluate(() => (document.querySelector('.graphiql-response .CodeMirror') as any).CodeMirror.getValue()));
+  };
+
+  /** Sets the editor tool (variables or headers) whose text contains `marker`; answers its text before. */
+  const setTool = (tab: Page, marker: string, value: object) =>
+    tab.evaluate(
+      ([marker, value]) => {
+        const editors = [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')] as any[];
+        const editor = editors.find((element) => element.CodeMirror.getValue().includes(marker));
+        const before = editor.CodeMirror.getValue();
+        editor.CodeMirror.setValue(value);
+        return before;
+      },
+      [marker, JSON.stringify(value)] as const,
+    );
+
+  it('GraphiQL renders from the service alone and runs its examples as written: Example, then a quote issued, cancelled and reinstated', async () => {
     await visit('/graphiql', 'graphiql', async (tab) => {
       await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
       const editorText = await tab.evaluate(() => (document.querySelector('.graphiql-query-editor .CodeMirror') as any).CodeMirror.getValue());
       expect(editorText).toContain('query Example');
       // The headers tab holds the placeholder, never a token; a user pastes theirs.
-      const token = await service.token({ sub: 'graphiql-user' });
-      const headers = await tab.evaluate((value) => {
-        const editors = [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')] as any[];
-        const editor = editors.find((element) => element.CodeMirror.getValue().includes('Authorization'));
-        const before = editor.CodeMirror.getValue();
-        editor.CodeMirror.setValue(JSON.stringify({ Authorization: `Bearer ${value}` }));
-        return before;
-      }, token);
-      expect(headers).toContain('Bearer <token>');
-      await tab.click('.graphiql-execute-button');
-      await tab.waitForFunction(() => (document.querySelector('.graphiql-response .CodeMirror') as any)?.CodeMirror.getValue().includes('graphiql-user'));
-      const result = JSON.parse(await tab.evaluate(() => (document.querySelector('.graphiql-response .CodeMirror') as any).CodeMirror.getValue()));
-      expect(result.data.viewer.sub).toBe('graphiql-user');
-      expect(result.data.coverages).toHaveLength(4);
+      const organization = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'graphiql-user' }), body: organizationBody() });
+      const token = await service.token({ sub: 'graphiql-user', org: organization.body.id });
+      expect(await setTool(tab, 'Authorization', { Authorization: `Bearer ${token}` })).toContain('Bearer <token>');
+
+      const example = await runOperation(tab, 'Example');
+      expect(example.data.viewer.sub).toBe('graphiql-user');
+      expect(example.data.coverages).toHaveLength(4);
+
+      // Each answer's id or number goes into the variables, as the comments tell a user to.
+      const quote = (await runOperation(tab, 'Quote')).data.createQuote;
+      expect(quote.status).toBe('open');
+      expect(await setTool(tab, 'quoteId', { quoteId: quote.id, number: 0 })).toContain('QUOTE_ID');
+      const policy = (await runOperation(tab, 'Issue')).data.createPolicy;
+      expect(policy.status).toBe('active');
+      await setTool(tab, 'quoteId', { quoteId: quote.id, number: policy.number });
+      const cancelled = (await runOperation(tab, 'Cancel')).data.cancelPolicy;
+      expect(cancelled.cancellation).toMatchObject({ reason: 'insured_request', method: 'short_rate' });
+      const reinstated = (await runOperation(tab, 'Reinstate')).data.reinstatePolicy;
+      expect(reinstated).toMatchObject({ number: policy.number, status: 'active', cancellation: null });
     });
   });
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestService } from '../support/test-service.js';
+import { EXAMPLE_OPERATION, EXAMPLE_VARIABLES } from '../../src/http/developer-pages.js';
+import { organizationBody } from '../support/fixtures.js';
+import { request } from '../support/http.js';
 
 /**
  * The developer pages over HTTP (spec section 9): on outside production, off in production
@@ -40,6 +43,29 @@ describe('developer pages outside production', () => {
     expect(script).toContain('query Example');
     expect(script).toContain('Bearer <token>');
     expect(script).toContain("new URL('/graphql', location.href)");
+  });
+
+  it('has example operations that succeed as written, in order: Example, Quote, Issue, Cancel, Reinstate', async () => {
+    const sub = 'example-runner';
+    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub }), body: organizationBody() });
+    const token = await service.token({ sub, org: organization.body.id });
+    const variables: Record<string, unknown> = { ...EXAMPLE_VARIABLES };
+    const run = async (operationName: string) => {
+      const response = await request(service.url, 'POST', '/graphql', { token, body: { query: EXAMPLE_OPERATION, variables, operationName } });
+      expect(response.body.errors, `${operationName}: ${response.text}`).toBeUndefined();
+      return response.body.data;
+    };
+    expect((await run('Example')).viewer.sub).toBe(sub);
+    variables.quoteId = (await run('Quote')).createQuote.id;
+    const issued = (await run('Issue')).createPolicy;
+    expect(issued.status).toBe('active');
+    variables.number = issued.number;
+    const cancelled = (await run('Cancel')).cancelPolicy;
+    expect(cancelled.cancellation).toMatchObject({ reason: 'insured_request', method: 'short_rate' });
+    expect(cancelled.charges.some((charge: { type: string }) => charge.type === 'credit')).toBe(true);
+    const reinstated = (await run('Reinstate')).reinstatePolicy;
+    expect(reinstated).toMatchObject({ status: 'active', cancellation: null });
+    expect(reinstated.transactions.edges.map((edge: { node: { type: string } }) => edge.node.type)).toEqual(['issuance', 'cancellation', 'reinstatement']);
   });
 
   it('serves Sandbox at GET /graphql to a browser, preloaded, telemetry off', async () => {

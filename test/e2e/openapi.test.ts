@@ -41,6 +41,17 @@ describe('the OpenAPI document', () => {
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
     const quote = await request(service.url, 'POST', '/api/v1/quote', { token: actingForIt, body: example('/api/v1/quote') });
     expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+    // The policy's life, each step with its example: cancelled a month in, then reinstated.
+    const number = policy.body.number;
+    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, { token: actingForIt, body: example('/api/v1/policy/{id}/cancellation') });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.cancellation).toMatchObject({ method: 'short_rate' });
+    const reinstated = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token: actingForIt, body: example('/api/v1/policy/{id}/reinstatement') });
+    expect(reinstated.status, JSON.stringify(reinstated.body)).toBe(200);
+    expect(reinstated.body).toMatchObject({ status: 'active', cancellation: null });
+    // Issuing names a made-up quote: it shows the shape, and is a 404 as sent.
+    const issued = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: document.paths['/api/v1/policy'].post.requestBody.content['application/json'].examples.issueQuote.value });
+    expect(issued.status).toBe(404);
   });
 
   it('describes request bodies closed (typos caught by generated clients) but for the address, and accepts extras at run time', async () => {

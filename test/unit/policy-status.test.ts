@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { policyStatus, todayUtc } from '../../src/policies/policy-status.js';
+import { policyStatus } from '../../src/policies/policy-status.js';
+import { todayUtc } from '../../src/values/calendar-date.js';
 
 describe('policyStatus (spec section 14)', () => {
   const policy = { effectiveDate: '2026-03-01', expirationDate: '2027-03-01' };
