@@ -45,17 +45,16 @@ export function positional(sql: string): string {
 }
 
 /**
- * One SQL statement on the request's connection, values bound as parameters (`?` placeholders).
- * Inside the request's transaction when there is one (an idempotent create reads its own
- * writes). Otherwise as a named prepared statement: after its first use on a connection only
- * the statement's name and values travel, not its text, and PostgreSQL keeps the parse. On
- * the hot reads that halves the cost of talking to the database (docs/benchmark.md).
+ * One SQL statement, values bound as parameters (`?` placeholders), as a named prepared
+ * statement: after its first use on a connection only the statement's name and values travel,
+ * not its text, and PostgreSQL keeps the parse. On the hot reads that halves the cost of
+ * talking to the database (docs/benchmark.md). Inside the request's transaction when there is
+ * one (an idempotent create reads its own writes; a cancellation holds its policy's lock): a
+ * knex transaction's client hands out that transaction's connection and keeps it.
  */
 export async function querySql<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
-  const knex = em.getConnection().getKnex();
-  const transaction = em.getTransactionContext();
-  if (transaction) return (await knex.raw(sql, params as never[]).transacting(transaction)).rows as T[];
-  const client = knex.client as unknown as KnexClient;
+  const source = em.getTransactionContext<{ client: unknown }>() ?? em.getConnection().getKnex();
+  const client = source.client as KnexClient;
   const statement = preparedOf(sql);
   const connection = await client.acquireConnection();
   try {
