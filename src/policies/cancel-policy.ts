@@ -37,6 +37,15 @@ export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: num
       changes: { cancellation: { from: null, to: { effectiveDate: input.effectiveDate, reason, method } } },
       charges: money.lines,
       event: 'policy.cancelled',
+      // As reads show it (CANCELLATION_JSON): what its own charges credited and charged.
+      cancellation: {
+        effectiveDate: input.effectiveDate,
+        reason,
+        method,
+        credited: money.credited,
+        fee: money.fee,
+        createdAt: ledger.transactionTime,
+      },
     });
   });
 }

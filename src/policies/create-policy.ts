@@ -9,7 +9,7 @@ import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { querySql } from '../database/sql.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
-import { policyStatus } from './policy-status.js';
+import { policyEventObject } from './policy-event.js';
 import { eventRow, EVENT_INSERT } from '../events/record-event.js';
 import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
@@ -155,19 +155,6 @@ function createdPolicyRead(policy: Omit<PolicyWrite, 'number'> & { number: numbe
     number: policy.number,
     organization,
     charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead),
-  };
-}
-
-/** The event's object: the policy as created, its organization as the read shape names it. */
-function policyEventObject({ organization, organizationId: _organizationId, ...policy }: PolicyRead): object {
-  return {
-    ...policy,
-    // Where the policy stands as it is created, as the create answer shows it.
-    status: policyStatus(policy),
-    cancellation: null,
-    renewalOf: null,
-    renewedBy: null,
-    organization: { id: organization!.id, name: organization!.name, parentId: organization!.parentId },
   };
 }
 

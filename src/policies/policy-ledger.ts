@@ -9,9 +9,12 @@ import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { invalidState } from '../errors/errors.js';
 import { isPolicyNumber } from '../values/identifiers.js';
 import { compareDates } from '../values/calendar-date.js';
-import { recordEvent, type EventType } from '../events/record-event.js';
-import { findAccessiblePolicy, policyNotFound, type PolicyRead } from './policy.reads.js';
-import { policyStatus } from './policy-status.js';
+import { EVENT_INSERT, eventRow, type EventType } from '../events/record-event.js';
+import { rfc3339 } from '../events/event.reads.js';
+import { jsonObject, pickColumns } from '../database/read-model.js';
+import { ORGANIZATION_JSON } from '../organizations/organization.reads.js';
+import { CHARGE_COLUMNS, POLICY_SELECT, policyNotFound, policyRead, type CancellationRead, type ChargeRead, type PolicyRead } from './policy.reads.js';
+import { policyEventObject } from './policy-event.js';
 import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
 import type { TransactionType } from './policy-transaction.entity.js';
 
@@ -19,7 +22,8 @@ import type { TransactionType } from './policy-transaction.entity.js';
  * What the transactions after issuance (cancellation, reinstatement) share: the policy locked
  * for the length of the transaction (so transactions on one policy run one after the other and
  * each sees the ledger the previous one left), its ledger, and the write of one transaction
- * with its charges and its event.
+ * with its charges and its event. Four statements: the lock, the ledger, the write, and the
+ * commit (with BEGIN, five round trips); the answer is made from what was read and written.
  */
 
 export interface LedgerScope {
@@ -28,14 +32,6 @@ export interface LedgerScope {
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: marked in the transaction's own database transaction. */
   idempotency?: IdempotencyRecorder;
-}
-
-export interface LockedPolicy {
-  id: string;
-  number: number;
-  organizationId: string;
-  effectiveDate: string;
-  expirationDate: string;
 }
 
 export interface LedgerCharge {
@@ -59,27 +55,39 @@ export interface LedgerTransaction {
 }
 
 export interface PolicyLedger {
-  policy: LockedPolicy;
-  /** Every charge, in sequence order. */
+  /** The policy as reads serve it, with its charges and organization, once the lock is held. */
+  policy: PolicyRead & { charges: ChargeRead[] };
+  /** Every charge, in sequence order, with its transaction's type. */
   charges: LedgerCharge[];
   /** The latest transaction. */
   latest: LedgerTransaction;
   /** The latest cancellation or reinstatement when it is a cancellation (one in force, maybe in the future). */
   cancellation: LedgerTransaction | null;
+  /** This database transaction's time (`now()`), as reads show the `createdAt` of what it writes. */
+  transactionTime: string;
 }
 
 /** The policy by number if accessible, locked until the transaction ends (`for update of p`). */
-const LOCK_POLICY = perAccess((access) => `select p.id, p.number::text as number, p.organization_id as "organizationId",
-    p.effective_date as "effectiveDate", p.expiration_date as "expirationDate"
-  from policy p join organization o on o.id = p.organization_id
+const LOCK_POLICY = perAccess((access) => `select p.id from policy p join organization o on o.id = p.organization_id
   where p.number = ? and ${access} for update of p`);
 
-const LEDGER_CHARGES = `select c.id, c.transaction_id as "transactionId", t.type as "transactionType", c.sequence, c.type,
-    c.period_start as "periodStart", c.period_end as "periodEnd", c.due_date as "dueDate", c.amount, c.currency
-  from charge c join policy_transaction t on t.id = c.transaction_id where c.policy_id = ? order by c.sequence`;
+/**
+ * Read once the lock is held, in a statement of its own: one that began before the lock was
+ * granted would read the ledger as it was before the transaction that held the lock. The policy
+ * as reads serve it, every charge with its transaction's type and sequence, the transactions,
+ * and the time this transaction's rows take (their `created_at` default is `now()`).
+ */
+const LEDGER = `select ${POLICY_SELECT}, ${ORGANIZATION_JSON} as organization,
+    coalesce((select json_agg(${jsonObject({ ...CHARGE_COLUMNS, sequence: 'c.sequence', transactionType: 't.type' })} order by c.sequence)
+      from charge c join policy_transaction t on t.id = c.transaction_id where c.policy_id = p.id), '[]') as ledger,
+    (select json_agg(json_build_object('id', t.id, 'type', t.type, 'effectiveDate', t.effective_date, 'changes', t.changes) order by t.seq)
+      from policy_transaction t where t.policy_id = p.id) as transactions,
+    ${rfc3339('now()')} as "transactionTime"
+  from policy p join organization o on o.id = p.organization_id where p.id = ?`;
 
-const LEDGER_TRANSACTIONS = `select t.id, t.type, t.effective_date as "effectiveDate", t.changes
-  from policy_transaction t where t.policy_id = ? order by t.seq`;
+/** A transaction, its charges and its event: one statement. */
+const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES})
+  ${EVENT_INSERT} values (?, ?, ?, ?::jsonb, ?)`;
 
 /**
  * Runs `work` in a database transaction holding the policy's row lock, with the ledger as it is
@@ -90,17 +98,17 @@ export async function withLockedLedger<T>(scope: LedgerScope, number: number, wo
   scope.deadline.assertOpen();
   return inTransaction(scope.em, async (em) => {
     const { sql, params } = accessPredicate('o', scope.principal);
-    const [row] = await querySql<Omit<LockedPolicy, 'number'> & { number: string }>(em, LOCK_POLICY(sql), [number, ...params]);
-    if (!row) throw policyNotFound();
-    const policy = { ...row, number: Number(row.number) };
-    const charges = await querySql<LedgerCharge>(em, LEDGER_CHARGES, [policy.id]);
-    const transactions = await querySql<LedgerTransaction>(em, LEDGER_TRANSACTIONS, [policy.id]);
+    const [locked] = await querySql<{ id: string }>(em, LOCK_POLICY(sql), [number, ...params]);
+    if (!locked) throw policyNotFound();
+    const [row] = await querySql<Record<string, unknown> & { ledger: LedgerCharge[]; transactions: LedgerTransaction[]; transactionTime: string }>(em, LEDGER, [locked.id]);
+    const { ledger: charges, transactions, transactionTime, ...read } = row;
     const lastChange = transactions.filter((transaction) => transaction.type === 'cancellation' || transaction.type === 'reinstatement').at(-1);
     return work(em, {
-      policy,
+      policy: { ...policyRead(read), charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead) },
       charges,
       latest: transactions.at(-1)!,
       cancellation: lastChange?.type === 'cancellation' ? lastChange : null,
+      transactionTime,
     });
   });
 }
@@ -131,14 +139,24 @@ export const MAX_LEDGER_CHARGES = 1000;
 export type NewCharge = Omit<ChargeWrite, 'id' | 'policyId' | 'transactionId' | 'sequence' | 'currency' | 'status' | 'reverses'> & { reverses?: string | null };
 
 /**
- * Writes the transaction and its charges (numbered after the policy's last), marks the
- * Idempotency-Key, and records the event with the policy as it now reads. Returns that read.
+ * Writes the transaction, its charges (numbered after the policy's last) and its event in one
+ * statement, and marks the Idempotency-Key. Returns the policy as it now reads, made from what
+ * was read under the lock and what was written, as the create makes its answer (nothing is read
+ * back): its charges with the new ones after them, and the cancellation in force, `cancellation`
+ * (the caller's: what this transaction leaves in force).
  */
 export async function writeTransaction(
   em: EntityManager,
   scope: LedgerScope,
   ledger: PolicyLedger,
-  write: { type: TransactionType; effectiveDate: string; changes: TransactionWrite['changes']; charges: NewCharge[]; event: EventType },
+  write: {
+    type: TransactionType;
+    effectiveDate: string;
+    changes: TransactionWrite['changes'];
+    charges: NewCharge[];
+    event: EventType;
+    cancellation: CancellationRead | null;
+  },
 ): Promise<PolicyRead> {
   const { policy, charges: existing } = ledger;
   if (existing.length + write.charges.length > MAX_LEDGER_CHARGES) {
@@ -169,21 +187,16 @@ export async function writeTransaction(
       reverses: charge.reverses ?? null,
     }),
   );
-  await querySql(em, `with made as (${INSERT_TRANSACTIONS}) ${INSERT_CHARGES}`, [JSON.stringify([transaction]), JSON.stringify(rows)]);
-  await scope.idempotency?.recordCreated(em, { type: 'policy', number: policy.number });
-  const read = (await findAccessiblePolicy(em, scope.principal, policy.number))!;
-  await recordEvent(em, { type: write.event, organizationId: policy.organizationId, object: policyEventObject(read) });
-  return read;
-}
-
-/** The event's object: the policy as it reads now, its organization as the read shape names it. */
-function policyEventObject({ organization, organizationId: _organizationId, ...policy }: PolicyRead): object {
-  return {
+  const read: PolicyRead = {
     ...policy,
-    status: policyStatus(policy),
-    cancellation: policy.cancellation ?? null,
-    renewalOf: null,
-    renewedBy: null,
-    organization: { id: organization!.id, name: organization!.name, parentId: organization!.parentId },
+    charges: [...policy.charges, ...rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead)],
+    cancellation: write.cancellation,
   };
+  await querySql(em, WRITE_TRANSACTION, [
+    JSON.stringify([transaction]),
+    JSON.stringify(rows),
+    ...eventRow({ type: write.event, organizationId: policy.organizationId, object: policyEventObject(read) }),
+  ]);
+  await scope.idempotency?.recordCreated(em, { type: 'policy', number: policy.number });
+  return read;
 }

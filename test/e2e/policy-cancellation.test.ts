@@ -108,6 +108,9 @@ describe('cancelling and reinstating a policy', () => {
       [number],
     );
     expect(events.map((event) => event.data.object.status)).toEqual(['cancelled']);
+    // The answer and the event are made from what was read and written; a read agrees with both
+    // (the event's object has every field of the policy, the REST read a part).
+    expect(events[0].data.object).toMatchObject(read.body);
   });
 
   it('keeps a future cancellation on the policy while it stays active', async () => {
@@ -210,8 +213,14 @@ describe('cancelling and reinstating a policy', () => {
     const transactions = await request(service.url, 'GET', `/api/v1/policy/${number}/transactions`, { token });
     expect(transactions.body.data.map((transaction: { type: string }) => transaction.type)).toEqual(['issuance', 'cancellation', 'reinstatement']);
     expect(transactions.body.data[2]).toMatchObject({ id: reversals[0].transactionId, effectiveDate: day(-30) });
-    const events = await service.sql("select 1 from event where type = 'policy.reinstated' and (data->'object'->>'number')::bigint = $1", [number]);
+    const events = await service.sql<{ data: { object: object } }>(
+      "select data from event where type = 'policy.reinstated' and (data->'object'->>'number')::bigint = $1",
+      [number],
+    );
     expect(events).toHaveLength(1);
+    const read = (await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body;
+    expect(response.body).toEqual(read);
+    expect(events[0].data.object).toMatchObject(read);
     // Nothing left to undo.
     const again = await reinstate(number);
     expect([again.status, again.body.code]).toEqual([409, 'INVALID_STATE']);
