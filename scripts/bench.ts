@@ -31,10 +31,14 @@ import { policyFromDatabase, postgraphilePolicyBody, preparePostgraphile, startP
  *   trusted document id; warmed up, two rounds;
  * - the service with the limits on and off, on fresh pairs of processes, read by read (the
  *   cost of the limits);
+ * - a cancellation then its reinstatement on each of 1,000 fresh policies in turn, against REST
+ *   POST policy on the same service (contract section 14; `--only cancel` runs only this);
  * - the service with its default limits, one caller flooding it while another reads (fairness);
  * - the service with tracing on (OTLP to a local receiver, every request sampled) and its
  *   metrics scraped, against tracing off, on fresh pairs (`--only observability` runs only this);
  *   the table has the same two tracing settings as rows of its own, against the service.
+ * `--against DIR` compares this build with another checkout's instead, read by read (and the
+ * creates when both know the same migrations).
  * `--node PATH` compares runtimes instead (issue 21): the same build (this one, or --against's)
  * on the Node running the bench against the Node at PATH, on fresh pairs, read by read.
  */
@@ -280,7 +284,7 @@ try {
   const rows: string[] = [];
   const peerRows: string[] = [];
   // --profile and --node measure something else than the table.
-  const measureTable = !values.profile && !values.node && !values['v8-flags'];
+  const measureTable = !values.profile && !values.node && !values['v8-flags'] && !against;
   for (const { name, targets } of table.filter(({ name }) => measureTable && (!values.only || name.includes(values.only)))) {
     const runs = new Map<string, Measured[]>(targets.map(({ label }) => [label, []]));
     for (const round of [0, 1]) {
@@ -373,6 +377,77 @@ try {
     );
     console.log(rows.at(-1));
     console.log(`pending deliveries, sampled each second during the run: ${depths.join(', ')}; 3 s after: ${after}; delivered: ${delivered}`);
+  }
+
+  // The life of a policy (contract section 14): a cancellation, then its reinstatement, on each
+  // of a pool of fresh policies in turn, against REST POST policy on the same service, in
+  // alternating rounds. The pool is large enough that a policy's next step is sent long after
+  // its last one was answered (32 in flight, 1,000 policies), so every request is a valid step;
+  // the cancellation is a month ahead, so it can always be reinstated. Each cycle adds two dozen
+  // charges to a one-year ledger: a pool of 1,000 stays far below MAX_LEDGER_CHARGES.
+  const LIFECYCLE = 'REST cancel then reinstate';
+  if (measureTable && !values.table && (!values.only || LIFECYCLE.includes(values.only))) {
+    const post = scenarios.find(([name]) => name === 'REST POST policy')![1];
+    const today = new Date().toISOString().slice(0, 10);
+    const inDays = (days: number) => new Date(Date.parse(today) + days * 86_400_000).toISOString().slice(0, 10);
+    const pool: Array<{ number: number; token: string }> = [];
+    while (pool.length < 1000) {
+      pool.push(
+        ...(await Promise.all(
+          Array.from({ length: 32 }, async () => {
+            const p = pick();
+            const body = { organizationId: p.org, ownerFirstname: 'Bench', ownerLastname: 'Cycle', petName: 'Rex', effectiveDate: today, expirationDate: inDays(365), coverageSlug: 'accident-illness-plus' };
+            const response = await fetch(`http://127.0.0.1:${servicePort}/api/v1/policy`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${p.token}`, 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+            });
+            if (!response.ok) throw new Error(`could not create a policy for the lifecycle: ${response.status} ${await response.text()}`);
+            return { number: ((await response.json()) as { number: number }).number, token: p.token };
+          }),
+        )),
+      );
+    }
+    // Each policy's next step is the other one: a cancellation when none is in force, else its
+    // reinstatement. Read from the database before each run, since a run's last requests may be
+    // cut off unanswered, written or not: once the service has finished them (a second is many
+    // times the p99).
+    const cancelled = new Map<number, boolean>();
+    const states = new pg.Client({ connectionString: database.url });
+    await states.connect();
+    const readStates = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const { rows } = await states.query<{ number: number; cancelled: boolean }>(
+        `select p.number::int as number, coalesce((select t.type = 'cancellation' from policy_transaction t
+           where t.policy_id = p.id and t.type in ('cancellation', 'reinstatement') order by t.seq desc limit 1), false) as cancelled
+         from policy p where p.number = any($1::bigint[])`,
+        [pool.map(({ number }) => number)],
+      );
+      for (const row of rows) cancelled.set(row.number, row.cancelled);
+    };
+    let step = 0;
+    const cycle = () => {
+      const { number, token } = pool[step++ % pool.length];
+      const inForce = cancelled.get(number)!;
+      cancelled.set(number, !inForce);
+      return inForce
+        ? { method: 'POST', path: `/api/v1/policy/${number}/reinstatement`, token, body: '{}' }
+        : { method: 'POST', path: `/api/v1/policy/${number}/cancellation`, token, body: JSON.stringify({ effectiveDate: inDays(30), reason: 'insured_request' }) };
+    };
+    const runs: Record<'post' | 'cycle', Measured[]> = { post: [], cycle: [] };
+    for (const round of [0, 1]) {
+      for (const [label, next] of round === 0 ? ([['post', post], ['cycle', cycle]] as const) : ([['cycle', cycle], ['post', post]] as const)) {
+        if (label === 'cycle') await readStates();
+        await load(servicePort, next, connections, { duration: 5 });
+        if (label === 'cycle') await readStates();
+        runs[label].push(await load(servicePort, next));
+      }
+    }
+    await states.end();
+    const [posts, cycles] = [mean(runs.post), mean(runs.cycle)];
+    const ratios = runs.cycle.map((run, index) => (run.rps / runs.post[index].rps).toFixed(2));
+    rows.push(`| ${LIFECYCLE} | ${fmt(cycles)} | (REST POST policy, the same service, alternating rounds: ${fmt(posts)}) | **${(cycles.rps / posts.rps).toFixed(2)}x** of the creates (${ratios.join(', ')}) |`);
+    console.log(rows.at(-1));
   }
 
   const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);
@@ -506,8 +581,14 @@ try {
       printPairs(`The service as npm start runs it against the same with ${flags.join(' ')}`, ['as npm start runs it', 'with the flags'], ['as is', 'with the flags'], byFlags);
       console.log(`\nPeak RSS: ${peaks.map((mb, index) => `${index === 0 ? 'as is' : 'with the flags'} ${mb} MB`).join(', ')}\n`);
     } else if (against) {
-      // This build against another, on fresh pairs loaded at the same time (as for the limits).
-      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios, 6, [SERVICE, [...START_FLAGS, join(against, 'dist/src/main.js')]]);
+      // This build against another, on fresh pairs loaded at the same time (as for the limits),
+      // on the database as this build migrated it. The other build's writes are compared only when
+      // it knows the same migrations: one from before a migration writes rows its schema refuses.
+      const migrations = (root: string) => readdirSync(join(root, 'src/database/migrations')).sort().join();
+      const sameSchema = migrations('.') === migrations(against);
+      const compared = scenarios.filter(([name]) => sameSchema || !name.includes('POST'));
+      if (!sameSchema) console.log(`\n${against} predates this build's migrations: reads only.`);
+      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], compared, 6, [SERVICE, [...START_FLAGS, join(against, 'dist/src/main.js')]]);
       printPairs(`This build against ${against}`, ['this build', 'the other build'], ['this', 'other'], builds);
     } else {
       const reads = scenarios.filter(([name]) => !name.includes('POST'));
