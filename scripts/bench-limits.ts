@@ -16,7 +16,8 @@ import { RateLimits } from '../src/limits/rate-limits.js';
  */
 export async function limitsCostPerRequest(requests = 200_000): Promise<{ on: number; off: number }> {
   const measure = async (env: Record<string, string>) => {
-    const { limits } = loadConfig({ ...env, NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    // Production's settings; nothing here connects to the database it names.
+    const { limits } = loadConfig({ ...env, NODE_ENV: 'production', DATABASE_URL: 'postgres://localhost/unused', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     // Creates are counted in PostgreSQL; reads never touch that store.
     const middleware = new RateLimits(limits, {} as never, createLogger('silent')).middleware();
     const run = async (count: number) => {
