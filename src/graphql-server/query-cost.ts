@@ -7,9 +7,7 @@ import {
   visit,
   type DocumentNode,
   type GraphQLField,
-  type GraphQLResolveInfo,
   type GraphQLSchema,
-  type SelectionSetNode,
 } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_MAX_ITEMS } from '../input/input-shape.js';
@@ -22,7 +20,7 @@ import { DEFAULT_MAX_ITEMS } from '../input/input-shape.js';
  * - any other list costs its maximum size times what one item costs: the size the field
  *   declares with `listCost` (charges 61, owners 25, bank accounts 10), else DEFAULT_MAX_ITEMS.
  *   Charges is an estimate (a ledger can be longer than its schedule): the rest of a long
- *   ledger is charged as it is read (chargeBeyondEstimate).
+ *   ledger is charged as it is read (chargeBeyondEstimate, graphql/cost-meter.ts).
  * Introspection is counted as plain fields: its lists are the schema's own, not data.
  */
 const pageSize: ComplexityEstimator = ({ args, childComplexity }) =>
@@ -118,48 +116,6 @@ export function assertQueryCost(
   }
   if (!Number.isFinite(cost) || cost > maxCost) throw refusal(`Query cost limit of ${maxCost} exceeded, found ${cost}.`);
   return cost;
-}
-
-/**
- * What is left of a query's cost limit once its static cost is counted. Only queries have a
- * limit to meter against: a mutation's answer is read after its write committed, and refusing
- * it then would hide a write that happened (it is bounded by the static cost and the stored
- * lists' own caps). REST's documents are the service's own and carry no limit.
- */
-export interface CostMeter {
-  limit: number;
-  left: number;
-}
-
-export const UNMETERED: CostMeter = Object.freeze({ limit: Infinity, left: Infinity });
-
-/**
- * The runtime half of the cost limit, for a list whose static cost is an estimate rather than
- * a maximum: a policy's charges are estimated at its schedule's size, but cancellations and
- * reinstatements make a ledger longer. What such a list holds beyond its estimate is charged
- * as it is read, each item at 1 plus the fields selected on it (the static rule), against what
- * the static cost left; past the limit the query is refused, as a query over it is before it runs.
- */
-export function chargeBeyondEstimate(meter: CostMeter, items: number, estimate: number, info: GraphQLResolveInfo): void {
-  if (items <= estimate || meter.left === Infinity) return;
-  meter.left -= (items - estimate) * (1 + selectedFields(info.fieldNodes[0].selectionSet, info));
-  if (meter.left < 0) {
-    throw refusal(
-      `Query cost limit of ${meter.limit} exceeded while reading: a list held ${items} items, over the ${estimate} its cost counted. ` +
-        'Ask for fewer of them in one query.',
-    );
-  }
-}
-
-/** The fields selected on a list's items (scalars: charges have no nested objects), through fragments. */
-function selectedFields(selectionSet: SelectionSetNode | undefined, info: GraphQLResolveInfo): number {
-  let count = 0;
-  for (const selection of selectionSet?.selections ?? []) {
-    if (selection.kind === Kind.FIELD) count += 1;
-    else if (selection.kind === Kind.INLINE_FRAGMENT) count += selectedFields(selection.selectionSet, info);
-    else count += selectedFields(info.fragments[selection.name.value]?.selectionSet, info);
-  }
-  return count;
 }
 
 function refusal(message: string): GraphQLError {

@@ -9,7 +9,7 @@ import type { ServiceError } from '../errors/errors.js';
 import { createLoaders, type Loaders } from '../graphql-server/loaders.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { PolicyRules } from '../config.js';
-import { UNMETERED, type CostMeter } from '../graphql-server/query-cost.js';
+import { UNMETERED, type CostMeter } from './cost-meter.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {

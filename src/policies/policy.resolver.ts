@@ -15,7 +15,7 @@ import { Policy } from './policy.entity.js';
 import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
 import { listCost } from '../graphql/list-cost.js';
-import { chargeBeyondEstimate } from '../graphql-server/query-cost.js';
+import { chargeBeyondEstimate } from '../graphql/cost-meter.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { PolicyTransaction } from './policy-transaction.entity.js';
