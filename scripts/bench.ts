@@ -257,9 +257,10 @@ try {
     },
   ];
   if (values.profile) {
+    // A scenario of the table (the trusted document row included), or a list page.
     const row = table.find(({ name }) => name === values.profile);
-    if (!row) throw new Error(`--profile takes a scenario of the table: ${table.map(({ name }) => name).join(', ')}`);
-    const { next } = row.targets.find(({ label }) => label === 'service')!;
+    const next = row?.targets.find(({ label }) => label === 'service')!.next ?? scenarios.find(([name]) => name === values.profile)?.[1];
+    if (!next) throw new Error(`--profile takes a scenario: ${[...new Set([...table.map(({ name }) => name), ...scenarios.map(([name]) => name)])].join(', ')}`);
     const directory = mkdtempSync(join(tmpdir(), 'org-policy-profile-'));
     const port = await freePort();
     const started = performance.now();
