@@ -8,7 +8,7 @@ import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organ
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
-import { CURRENT_CANCELLATION, STATUS_PREDICATE, type PolicyStatus } from './policy-status.js';
+import { CURRENT_CANCELLATION, STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
 import { rfc3339 } from '../events/event.reads.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */
@@ -79,7 +79,20 @@ export interface CancellationRead {
   createdAt: string;
 }
 
-export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${CANCELLATION_JSON} as cancellation`;
+/**
+ * The fields mid-term changes (contract section 14, "Change") have set and that are in effect
+ * today: over the policy's `change` transactions effective on or before today (UTC), each field
+ * their `changes` name with the `to` of the latest (by seq; effective dates never decrease)
+ * naming it, as one JSON object; null without any. One correlated subquery by the
+ * (policy_id, seq) index, like CANCELLATION_JSON: a policy without changes costs a probe that
+ * finds no row. policyRead lays it over the row's own (issuance) values.
+ */
+export const FIELDS_IN_EFFECT = `(select jsonb_object_agg(f.key, f.value -> 'to') from (
+    select distinct on (e.key) e.key, e.value from policy_transaction t cross join lateral jsonb_each(t.changes) e
+    where t.policy_id = p.id and t.type = 'change' and t.effective_date <= ${TODAY_SQL}
+    order by e.key, t.seq desc) f)`;
+
+export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${CANCELLATION_JSON} as cancellation, ${FIELDS_IN_EFFECT} as "inEffect"`;
 export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
 
 /** A policy's charges as one JSON array, in period order (a correlated subquery over `p`). */
@@ -172,9 +185,13 @@ export const SUBTREE_POLICIES_WALK_END = walkEnd('subtree');
 export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c
   where c.policy_id = any(?::uuid[]) order by c.policy_id, c.sequence`;
 
-/** A row selected with POLICY_SELECT: only the bigint needs converting. */
+/**
+ * A row selected with POLICY_SELECT: the bigint converted, and the fields changes have set
+ * (`inEffect`, see FIELDS_IN_EFFECT) over the issuance's. Every read of a policy comes through here.
+ */
 export function policyRead(row: Record<string, unknown>): PolicyRead {
-  return { ...(row as unknown as PolicyRead), number: Number(row.number) };
+  const { inEffect, ...policy } = row;
+  return { ...(policy as unknown as PolicyRead), ...(inEffect as Partial<PolicyRead> | null), number: Number(row.number) };
 }
 
 export const policyNotFound = () => notFound('Policy not found.');
