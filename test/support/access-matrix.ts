@@ -33,12 +33,13 @@ export function policyReadPaths(number: number | string): string[] {
 
 /**
  * Every REST write on one policy, with a body that changes nothing where it is allowed: a
- * cancellation dated outside any term of the test tree, a reinstatement without a cancellation
+ * change or a cancellation dated outside any term of the test tree, a reinstatement without a cancellation
  * to undo. Where the policy's organization is out of reach each answers 404, as the reads do;
  * where it is in reach, 409 INVALID_STATE (it was looked at, and refused on its state).
  */
 export function policyWritePaths(number: number | string): Array<[string, object]> {
   return [
+    [`/api/v1/policy/${number}/changes`, { effectiveDate: '2099-01-01', petName: 'Renamed' }],
     [`/api/v1/policy/${number}/cancellation`, { effectiveDate: '2099-01-01', reason: 'other' }],
     [`/api/v1/policy/${number}/reinstatement`, {}],
   ];
