@@ -61,7 +61,7 @@ export const CREATE_POLICY = /* GraphQL */ `
 export const POLICY = /* GraphQL */ `
   query Policy($number: SafeInt!) {
     policy(number: $number) {
-      number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
+      number
       status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
@@ -74,7 +74,7 @@ export const POLICY = /* GraphQL */ `
 export const CHANGE_POLICY = /* GraphQL */ `
   mutation ChangePolicy($number: SafeInt!, $input: ChangePolicyInput!) {
     changePolicy(number: $number, input: $input) {
-      number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
+      number
       status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
@@ -86,7 +86,7 @@ export const CHANGE_POLICY = /* GraphQL */ `
 export const CANCEL_POLICY = /* GraphQL */ `
   mutation CancelPolicy($number: SafeInt!, $input: CancelPolicyInput!) {
     cancelPolicy(number: $number, input: $input) {
-      number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
+      number
       status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
@@ -98,7 +98,7 @@ export const CANCEL_POLICY = /* GraphQL */ `
 export const REINSTATE_POLICY = /* GraphQL */ `
   mutation ReinstatePolicy($number: SafeInt!, $input: ReinstatePolicyInput!) {
     reinstatePolicy(number: $number, input: $input) {
-      number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
+      number
       status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
@@ -114,7 +114,7 @@ export const POLICIES = /* GraphQL */ `
       policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status) {
         edges {
           node {
-            id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
+            id number
             status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
             coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
             charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }

@@ -21,6 +21,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/policy',
       '/api/v1/policy/{id}',
       '/api/v1/policy/{id}/cancellation',
+      '/api/v1/policy/{id}/changes',
       '/api/v1/policy/{id}/reinstatement',
       '/api/v1/policy/{id}/transactions',
       '/api/v1/quote',
@@ -49,6 +50,10 @@ describe('the OpenAPI document', () => {
     const reinstated = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token: actingForIt, body: example('/api/v1/policy/{id}/reinstatement') });
     expect(reinstated.status, JSON.stringify(reinstated.body)).toBe(200);
     expect(reinstated.body).toMatchObject({ status: 'active', cancellation: null });
+    // Then a new pet name and plan from the third billing date.
+    const changed = await request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token: actingForIt, body: example('/api/v1/policy/{id}/changes') });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
     // Issuing names a made-up quote: it shows the shape, and is a 404 as sent.
     const issued = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: document.paths['/api/v1/policy'].post.requestBody.content['application/json'].examples.issueQuote.value });
     expect(issued.status).toBe(404);

@@ -82,7 +82,7 @@ describe('the fields of a change', () => {
   });
 
   it('applies changes in order, the latest naming a field winning; other transactions change no field', () => {
-    const transactions = [
+    const transactions: { type: string; changes: Record<string, { from: unknown; to: unknown }> }[] = [
       { type: 'issuance', changes: {} },
       { type: 'change', changes: { petName: { from: 'Biscuit', to: 'A' }, ownerDOB: { from: null, to: '1990-01-01' } } },
       { type: 'cancellation', changes: { cancellation: { from: null, to: {} } } },
