@@ -38,9 +38,10 @@ export async function changePolicy(scope: LedgerScope, number: number, input: Ch
     const changes = fieldChanges(before, requested);
     const schedule = schedulePeriods(ledger);
     if (changes.coverageSlug && !isBillingDate(schedule, input.effectiveDate)) {
+      const next = schedule.find((period) => compareDates(period.periodStart, input.effectiveDate) > 0);
       errors.push({
         path: 'effectiveDate',
-        message: `a change of coverage takes effect on a billing date, the start of a schedule period (${schedule.map((period) => period.periodStart).join(', ')})`,
+        message: `a change of coverage takes effect on a billing date, the start of a schedule period${next ? ` (the next is ${next.periodStart})` : ''}`,
       });
     }
     if (errors.length === 0 && Object.keys(changes).length === 0) {
