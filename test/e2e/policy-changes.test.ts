@@ -21,7 +21,8 @@ const CHANGE = `mutation ($number: SafeInt!, $input: ChangePolicyInput!) { chang
 
 /** Contract section 14, "Change", over REST and GraphQL. */
 describe('changing a policy mid-term', () => {
-  const service = useTestService();
+  // The race below sends one caller's requests at once: its in-flight limit is off here (as in policy-cancellation.test.ts).
+  const service = useTestService({ RATE_LIMIT_CONCURRENT_REQUESTS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1000' });
   let token: string;
   let organizationId: string;
   let nextNumber = 9100;
@@ -241,5 +242,19 @@ describe('changing a policy mid-term', () => {
     expect(elsewhere.body.number).toBe(other.number);
     expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
     expect((await written(number)).transactions).toBe(2);
+  });
+
+  it('serializes racing changes on one policy: each is written, and each one\'s from is the value the one before it left', async () => {
+    const { number } = await policy(-10);
+    const names = Array.from({ length: 8 }, (_, index) => `Racer ${index}`);
+    const responses = await Promise.all(names.map((petName) => change(number, { effectiveDate: day(0), petName })));
+    expect(responses.map((response) => response.status)).toEqual(names.map(() => 200));
+    const changes = (await transactions(number)).slice(1).map((transaction: { changes: { petName: { from: string; to: string } } }) => transaction.changes.petName);
+    expect(changes).toHaveLength(8);
+    // One chain from the issued name through every racer's, in the order the lock let them in.
+    expect(changes[0].from).toBe('Biscuit');
+    for (let index = 1; index < changes.length; index++) expect(changes[index].from).toBe(changes[index - 1].to);
+    expect(new Set(changes.map((petName: { to: string }) => petName.to))).toEqual(new Set(names));
+    expect((await fields(number)).petName).toBe(changes.at(-1).to);
   });
 });
