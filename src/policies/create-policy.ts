@@ -10,7 +10,7 @@ import { querySql } from '../database/sql.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
 import { policyEventObject } from './policy-event.js';
-import { eventRow, EVENT_INSERT } from '../events/record-event.js';
+import { eventRow, EVENT_INSERT, type EventType } from '../events/record-event.js';
 import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
@@ -75,7 +75,19 @@ export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInp
 }
 
 /** A policy's own fields, as the create or a quote gives them. */
-export type PolicyFields = Omit<PolicyWrite, 'id' | 'organizationId' | 'createdBySub'>;
+export type PolicyFields = Omit<PolicyWrite, 'id' | 'organizationId' | 'createdBySub' | 'renewalOfId'>;
+
+/**
+ * How a draft comes to be: a create (an `issuance` and `policy.created`), or a renewal's
+ * successor (a `renewal` transaction, `policy.renewed`, and the policy it renews).
+ */
+export interface DraftOrigin {
+  transaction: { type: 'issuance' | 'renewal'; changes: TransactionWrite['changes'] };
+  event: EventType;
+  renewalOf: { id: string; number: number } | null;
+}
+
+const ISSUANCE: DraftOrigin = { transaction: { type: 'issuance', changes: {} }, event: 'policy.created', renewalOf: null };
 
 /** The rows a create writes (ids new each time) and the answer they make; see INSERT_POLICY. */
 export interface PolicyDraft {
@@ -85,16 +97,25 @@ export interface PolicyDraft {
   values: unknown[];
 }
 
-/** The policy, its issuance transaction owning `schedule` (new ids) and its `policy.created` event. */
-export function draftPolicy(fields: PolicyFields, organization: OrganizationRead, schedule: readonly ScheduledCharge[], principal: Principal): PolicyDraft {
-  const policy: PolicyWrite = { id: randomUUID(), organizationId: organization.id, createdBySub: principal.sub, ...fields };
+/**
+ * The policy, its first transaction (by default its issuance) owning `schedule` (new ids) and
+ * its event (by default `policy.created`).
+ */
+export function draftPolicy(
+  fields: PolicyFields,
+  organization: OrganizationRead,
+  schedule: readonly ScheduledCharge[],
+  principal: Principal,
+  origin: DraftOrigin = ISSUANCE,
+): PolicyDraft {
+  const policy: PolicyWrite = { id: randomUUID(), organizationId: organization.id, createdBySub: principal.sub, ...fields, renewalOfId: origin.renewalOf?.id ?? null };
   const issuance: TransactionWrite = {
     id: randomUUID(),
     policyId: policy.id,
-    type: 'issuance',
+    type: origin.transaction.type,
     effectiveDate: policy.effectiveDate,
     createdBy: principal.sub,
-    changes: {},
+    changes: origin.transaction.changes,
   };
   // Field by field: a quote's stored charge may carry keys of its own.
   const charges = schedule.map(
@@ -114,17 +135,17 @@ export function draftPolicy(fields: PolicyFields, organization: OrganizationRead
     }),
   );
   // The number is the database's when the client chose none; the view gets it after the insert.
-  const created = createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges);
+  const created = { ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges), renewalOf: origin.renewalOf?.number ?? null, renewedBy: null };
   const values = [
     JSON.stringify([policy]),
     JSON.stringify([issuance]),
     JSON.stringify(charges),
-    ...eventRow({ type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) }),
+    ...eventRow({ type: origin.event, organizationId: organization.id, object: policyEventObject(created) }),
   ];
   return { policy, created, values };
 }
 
-/** Writes a draft in one statement (policy, issuance, charges, event); the answer with its number. */
+/** Writes a draft in one statement (policy, its first transaction, charges, event); the answer with its number. */
 export async function insertPolicy(em: EntityManager, draft: PolicyDraft): Promise<PolicyRead> {
   const [{ number }] = await querySql<{ number: string }>(em, INSERT_POLICY, draft.values);
   return { ...draft.created, number: Number(number) };
