@@ -276,6 +276,12 @@ describe('renewing a policy', () => {
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
     expect(elsewhere.body.renewalOf).toBe(another.number);
+    // An answer not kept (too large, or lost to a crash before the finish) is rebuilt from the
+    // successor the renewal recorded on the key, in its own transaction: the same policy.
+    await service.sql('update idempotency_key set body = null, status = null, content_type = null where key = $1', [key]);
+    const rebuilt = await renew(another.number, {}, { 'idempotency-key': key });
+    expect([rebuilt.status, rebuilt.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(rebuilt.body).toEqual(elsewhere.body);
 
     // Through GraphQL, with the header.
     const third = await policy(30);
