@@ -23,7 +23,7 @@ const NUMBER_ATTEMPTS = 5;
 /**
  * The whole write in one statement, so one round trip and no explicit transaction (a statement
  * is atomic on its own): the policy (a server-assigned number comes from next_policy_number()
- * unless the client chose one), its issuance transaction, its charges (the premium schedule,
+ * unless the client chose one), its first transaction (the issuance, or a renewal), its charges (the premium schedule,
  * owned by that transaction) in one multi-row insert from a JSON array, and its event (spec
  * section 11, the transactional outbox), whose `object.number` is the number assigned. Returns
  * the number. The triggers of the tables (ancestry, quotas, event fan-out) run as for any insert.
@@ -109,7 +109,7 @@ export function draftPolicy(
   origin: DraftOrigin = ISSUANCE,
 ): PolicyDraft {
   const policy: PolicyWrite = { id: randomUUID(), organizationId: organization.id, createdBySub: principal.sub, ...fields, renewalOfId: origin.renewalOf?.id ?? null };
-  const issuance: TransactionWrite = {
+  const first: TransactionWrite = {
     id: randomUUID(),
     policyId: policy.id,
     type: origin.transaction.type,
@@ -122,7 +122,7 @@ export function draftPolicy(
     ({ type, periodStart, periodEnd, dueDate, amount, currency, status }, sequence): ChargeWrite => ({
       id: randomUUID(),
       policyId: policy.id,
-      transactionId: issuance.id,
+      transactionId: first.id,
       sequence,
       type,
       periodStart,
@@ -138,7 +138,7 @@ export function draftPolicy(
   const created = { ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges), renewalOf: origin.renewalOf?.number ?? null, renewedBy: null };
   const values = [
     JSON.stringify([policy]),
-    JSON.stringify([issuance]),
+    JSON.stringify([first]),
     JSON.stringify(charges),
     ...eventRow({ type: origin.event, organizationId: organization.id, object: policyEventObject(created) }),
   ];
