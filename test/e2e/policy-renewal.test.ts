@@ -105,6 +105,12 @@ describe('renewing a policy', () => {
     const listed = (await request(service.url, 'GET', '/api/v1/policy?limit=100', { token })).body.data;
     expect(listed.find((item: { number: number }) => item.number === old.number)).toMatchObject({ renewalOf: null, renewedBy: successor.number });
     expect(listed.find((item: { number: number }) => item.number === successor.number)).toMatchObject({ renewalOf: old.number, renewedBy: null });
+    const page = await graphql(service.url, `query ($id: ID!) { organization(id: $id) { policies(first: 100) { edges { node { number renewalOf renewedBy } } } } }`, { id: organizationId }, token);
+    const nodes = page.body.data.organization.policies.edges.map((edge: { node: object }) => edge.node);
+    expect(nodes).toEqual(expect.arrayContaining([
+      { number: old.number, renewalOf: null, renewedBy: successor.number },
+      { number: successor.number, renewalOf: old.number, renewedBy: null },
+    ]));
 
     // One policy.renewed event, its object the new policy; no policy.created for it.
     const events = await service.sql<{ type: string; organization_id: string; data: { object: Record<string, unknown> } }>(
