@@ -10,6 +10,8 @@ const READ_OF: Record<string, CreatedRecord['type']> = {
   changePolicy: 'policy',
   cancelPolicy: 'policy',
   reinstatePolicy: 'policy',
+  // A renewal answers the successor, the policy it records as created.
+  renewPolicy: 'policy',
 };
 
 /**

@@ -1,7 +1,8 @@
 import { ValidateIf } from 'class-validator';
+import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, InputType } from 'type-graphql';
 import type { FieldError } from '../errors/errors.js';
-import { CalendarDate, NotInFuture, OneOf, OptionalText, RequiredText } from '../input/rules.js';
+import { CalendarDate, NotInFuture, OneOf, OptionalText, PositiveInteger, RequiredText } from '../input/rules.js';
 import { CANCELLATION_REASONS } from './cancellation-charges.js';
 import { CHANGEABLE_FIELDS } from './policy-change.js';
 
@@ -78,4 +79,16 @@ export class ChangePolicyInput {
     if (nulls.length > 0 || CHANGEABLE_FIELDS.some((field) => this[field] != null)) return nulls;
     return [{ path: '', message: `must change at least one of ${CHANGEABLE_FIELDS.join(', ')}` }];
   }
+}
+
+/** POST /api/v1/policy/{number}/renewal and renewPolicy (contract section 14, "Renew"). */
+@InputType('RenewPolicyInput')
+export class RenewPolicyInput {
+  @Field(() => String, { nullable: true, description: "The successor's plan, at today's catalog price; the policy's current plan when absent" })
+  @OptionalText()
+  coverageSlug?: string | null;
+
+  @Field(() => GraphQLSafeInt, { nullable: true, description: "The successor's number, unique (409 CONFLICT when taken); assigned by the server when absent" })
+  @PositiveInteger()
+  number?: number | null;
 }

@@ -23,6 +23,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/policy/{id}/cancellation',
       '/api/v1/policy/{id}/changes',
       '/api/v1/policy/{id}/reinstatement',
+      '/api/v1/policy/{id}/renewal',
       '/api/v1/policy/{id}/transactions',
       '/api/v1/quote',
       '/api/v1/quote/{id}',
@@ -54,6 +55,16 @@ describe('the OpenAPI document', () => {
     const changed = await request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token: actingForIt, body: example('/api/v1/policy/{id}/changes') });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect(changed.body.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
+    // Renewing: the create's `renewable` example ends within the window, and renews as sent on the plan the example names.
+    const examples = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples;
+    const renewable = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: examples('/api/v1/policy').renewable.value });
+    expect(renewable.status, JSON.stringify(renewable.body)).toBe(200);
+    const renewed = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token: actingForIt, body: example('/api/v1/policy/{id}/renewal') });
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+    expect(renewed.body).toMatchObject({ renewalOf: renewable.body.number, coverage: { slug: 'accident-illness-plus' } });
+    // The second example ({}: the current plan) is refused as sent only because the policy was just renewed.
+    const again = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token: actingForIt, body: examples('/api/v1/policy/{id}/renewal').currentPlan.value });
+    expect([again.status, again.body.code]).toEqual([409, 'INVALID_STATE']);
     // Issuing names a made-up quote: it shows the shape, and is a 404 as sent.
     const issued = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: document.paths['/api/v1/policy'].post.requestBody.content['application/json'].examples.issueQuote.value });
     expect(issued.status).toBe(404);
