@@ -130,9 +130,14 @@ export function assertTransactionDate(ledger: PolicyLedger, effectiveDate: strin
   }
 }
 
-/** The schedule periods of section 5: those of the premiums the issuance wrote, in order (later transactions charge over the same periods). */
+/**
+ * The schedule periods of section 5: those of the premiums the policy's first transaction wrote,
+ * in order (later transactions charge over the same periods). That transaction is an `issuance`,
+ * or a `renewal` for a successor: counting issuance premiums only, a successor had no schedule,
+ * so its cancellation credited nothing and no plan change found a billing date.
+ */
 export function schedulePeriods({ charges }: Pick<PolicyLedger, 'charges'>): LedgerCharge[] {
-  return charges.filter((charge) => charge.transactionType === 'issuance' && charge.type === 'premium');
+  return charges.filter((charge) => (charge.transactionType === 'issuance' || charge.transactionType === 'renewal') && charge.type === 'premium');
 }
 
 /**

@@ -257,4 +257,18 @@ describe('changing a policy mid-term', () => {
     expect(new Set(changes.map((petName: { to: string }) => petName.to))).toEqual(new Set(names));
     expect((await fields(number)).petName).toBe(changes.at(-1).to);
   });
+
+  it("changes a renewal's successor on its billing dates, and cancels it with credits: its schedule is its renewal's premiums", async () => {
+    const { number, expirationDate } = await policy(-340);
+    const renewed = await request(service.url, 'POST', `/api/v1/policy/${number}/renewal`, { token, body: {} });
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+    const successor = renewed.body.number;
+    const billing = addMonthsClamped(expirationDate, 3);
+    const changed = await change(successor, { effectiveDate: billing, coverageSlug: 'accident-illness-plus' });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(sum(changed.body.charges)).toBe(3 * BASIC + 9 * PLUS);
+    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${successor}/cancellation`, { token, body: { effectiveDate: addMonthsClamped(expirationDate, 6), reason: 'other' } });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.cancellation.credited).toBe(-6 * PLUS);
+  });
 });
