@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ServiceVersion } from './version.js';
-import { addDays, todayUtc } from '../values/calendar-date.js';
+import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js';
 
 /**
  * The developer pages of spec section 9: GraphiQL at `/graphiql`, Swagger UI at `/api/v1/docs`
@@ -16,9 +16,9 @@ import { addDays, todayUtc } from '../values/calendar-date.js';
 /**
  * The example operations preloaded in GraphiQL and Sandbox: who am I and the catalog, then the
  * life of a policy (contract section 14). The dates are set when the service starts, a term
- * from that day for a year and a cancellation a month in, so each step succeeds as written:
- * the cancellation lies in the future, and so can always be reinstated. The renewal renews a
- * policy of its own that ends 30 days after that day, inside the default window.
+ * from that day for a year, a cancellation a month in and a change two months in, so each step
+ * succeeds as written: the cancellation lies in the future, and so can always be reinstated.
+ * The renewal renews a policy of its own that ends 30 days after that day, inside the default window.
  */
 export function exampleOperation(today: string = todayUtc()): string {
   return `# Mint a token (npm run -s token -- --sub me --org ORGANIZATION_ID), put it in the
@@ -66,6 +66,16 @@ mutation Cancel($number: SafeInt!) {
 mutation Reinstate($number: SafeInt!) {
   reinstatePolicy(number: $number, input: {}) {
     number status cancellation { effectiveDate }
+    transactions(first: 10) { edges { node { type effectiveDate changes } } }
+  }
+}
+
+# Renames the pet and moves to a richer plan from the third billing date: a credit and a new
+# premium for each period from then on. Reads show it once in effect.
+mutation Change($number: SafeInt!) {
+  changePolicy(number: $number, input: { effectiveDate: "${addMonthsClamped(today, 2)}", petName: "Biscuit Diaz", coverageSlug: "accident-illness-plus" }) {
+    number petName coverage { slug }
+    charges { type periodStart amount }
     transactions(first: 10) { edges { node { type effectiveDate changes } } }
   }
 }

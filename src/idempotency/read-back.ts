@@ -6,7 +6,8 @@ const READ_OF: Record<string, CreatedRecord['type']> = {
   createPolicy: 'policy',
   createOrganization: 'organization',
   createQuote: 'quote',
-  // A cancellation or reinstatement answers the policy: a replay reads it back.
+  // A change, cancellation or reinstatement answers the policy: a replay reads it back.
+  changePolicy: 'policy',
   cancelPolicy: 'policy',
   reinstatePolicy: 'policy',
   // A renewal answers the successor, the policy it records as created.

@@ -3,7 +3,7 @@ import { badUserInput, invalidState } from '../errors/errors.js';
 import { todayUtc } from '../values/calendar-date.js';
 import { cancellationCharges, cancellationMethod, withinFreeLook, type CancellationReason } from './cancellation-charges.js';
 import type { CancelPolicyInput } from './policy-lifecycle.input.js';
-import { assertTransactionDate, withLockedLedger, writeTransaction, type LedgerScope, type PolicyLedger } from './policy-ledger.js';
+import { assertTransactionDate, schedulePeriods, withLockedLedger, writeTransaction, type LedgerScope, type PolicyLedger } from './policy-ledger.js';
 import type { PolicyRead } from './policy.reads.js';
 
 /**
@@ -56,9 +56,4 @@ function assertCancellable({ policy, cancellation }: PolicyLedger): void {
     throw invalidState(`Policy ${policy.number} already has a cancellation effective ${cancellation.effectiveDate}; reinstate it first.`);
   }
   if (todayUtc() >= policy.expirationDate) throw invalidState(`Policy ${policy.number} expired on ${policy.expirationDate}.`);
-}
-
-/** The schedule periods of section 5: those of the premiums the issuance wrote, in order. */
-function schedulePeriods({ charges }: PolicyLedger) {
-  return charges.filter((charge) => charge.transactionType === 'issuance' && charge.type === 'premium');
 }

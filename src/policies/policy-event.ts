@@ -2,7 +2,7 @@ import { policyStatus } from './policy-status.js';
 import type { PolicyRead } from './policy.reads.js';
 
 /**
- * A policy event's object (`policy.created`, `policy.cancelled`, `policy.reinstated`, `policy.renewed`): the
+ * A policy event's object (`policy.created`, `policy.changed`, `policy.cancelled`, `policy.reinstated`, `policy.renewed`): the
  * policy as the read answers it at that moment, with its status then and its organization as
  * the read shape names it.
  */

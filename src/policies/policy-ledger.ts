@@ -19,7 +19,7 @@ import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type Transaction
 import type { TransactionType } from './policy-transaction.entity.js';
 
 /**
- * What the transactions after issuance (cancellation, reinstatement) share: the policy locked
+ * What the transactions after issuance (change, cancellation, reinstatement) share: the policy locked
  * for the length of the transaction (so transactions on one policy run one after the other and
  * each sees the ledger the previous one left), its ledger, and the write of one transaction
  * with its charges and its event. Four statements: the lock, the ledger, the write, and the
@@ -59,6 +59,8 @@ export interface PolicyLedger {
   policy: PolicyRead & { charges: ChargeRead[] };
   /** Every charge, in sequence order, with its transaction's type. */
   charges: LedgerCharge[];
+  /** Every transaction, oldest first (by seq). */
+  transactions: LedgerTransaction[];
   /** The latest transaction. */
   latest: LedgerTransaction;
   /** The latest cancellation or reinstatement when it is a cancellation (one in force, maybe in the future). */
@@ -106,6 +108,7 @@ export async function withLockedLedger<T>(scope: LedgerScope, number: number, wo
     return work(em, {
       policy: { ...policyRead(read), charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead) },
       charges,
+      transactions,
       latest: transactions.at(-1)!,
       cancellation: lastChange?.type === 'cancellation' ? lastChange : null,
       transactionTime,
@@ -125,6 +128,16 @@ export function assertTransactionDate(ledger: PolicyLedger, effectiveDate: strin
   if (compareDates(effectiveDate, latest.effectiveDate) < 0) {
     throw invalidState(`effectiveDate must not be before the policy's latest transaction (${latest.type}, effective ${latest.effectiveDate}).`);
   }
+}
+
+/**
+ * The schedule periods of section 5: those of the premiums the policy's first transaction wrote,
+ * in order (later transactions charge over the same periods). That transaction is an `issuance`,
+ * or a `renewal` for a successor: counting issuance premiums only, a successor had no schedule,
+ * so its cancellation credited nothing and no plan change found a billing date.
+ */
+export function schedulePeriods({ charges }: Pick<PolicyLedger, 'charges'>): LedgerCharge[] {
+  return charges.filter((charge) => (charge.transactionType === 'issuance' || charge.transactionType === 'renewal') && charge.type === 'premium');
 }
 
 /**
@@ -156,6 +169,8 @@ export async function writeTransaction(
     charges: NewCharge[];
     event: EventType;
     cancellation: CancellationRead | null;
+    /** Fields the answer shows otherwise than the ledger's policy (a change in effect today). */
+    shows?: Partial<PolicyRead>;
   },
 ): Promise<PolicyRead> {
   const { policy, charges: existing } = ledger;
@@ -189,6 +204,7 @@ export async function writeTransaction(
   );
   const read: PolicyRead = {
     ...policy,
+    ...write.shows,
     charges: [...policy.charges, ...rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead)],
     cancellation: write.cancellation,
   };

@@ -29,7 +29,7 @@ export function policyStatus(
 }
 
 /** Today in UTC in SQL: the same day `todayUtc` gives, from the database's clock. */
-const TODAY_SQL = `(now() at time zone 'UTC')::date`;
+export const TODAY_SQL = `(now() at time zone 'UTC')::date`;
 
 /**
  * The policy's latest cancellation or reinstatement when it is a cancellation (one in force,

@@ -23,8 +23,9 @@ import type { TransactionRead } from './policy-transaction.reads.js';
 
 import { PolicyStatus, policyStatus } from './policy-status.js';
 import { PolicyCancellation } from './policy-cancellation.type.js';
-import { CancelPolicyInput, ReinstatePolicyInput, RenewPolicyInput } from './policy-lifecycle.input.js';
+import { CancelPolicyInput, ChangePolicyInput, ReinstatePolicyInput, RenewPolicyInput } from './policy-lifecycle.input.js';
 import { cancelPolicy } from './cancel-policy.js';
+import { changePolicy } from './change-policy.js';
 import { reinstatePolicy } from './reinstate-policy.js';
 import { renewPolicy } from './renew-policy.js';
 
@@ -67,6 +68,21 @@ export class PolicyResolver {
     const scope = { em, principal, deadline, idempotency };
     // The input's rules have checked the body: without quoteId its required fields are there.
     return input.quoteId != null ? issueQuote(scope, input.quoteId, input) : createPolicy(scope, input as NewPolicyInput);
+  }
+
+  @Authorized()
+  @Mutation(() => Policy, {
+    description:
+      "Changes the pet's or the owner's fields, or the plan (on a billing date: a credit of -net(P) and a premium at the new price for every later period), from effectiveDate; reads show it once in effect; 409 INVALID_STATE when cancelled, scheduled to be, or expired",
+  })
+  changePolicy(
+    @Arg('number', () => GraphQLSafeInt) number: number,
+    @Arg('input', () => ChangePolicyInput) input: ChangePolicyInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    const { em, deadline, idempotency } = ctx;
+    return changePolicy({ em, principal, deadline, idempotency }, number, input);
   }
 
   @Authorized()

@@ -8,16 +8,27 @@ import { isUuid } from '../values/identifiers.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { premiumSchedule, type ScheduledCharge } from './premium-schedule.js';
 
+/** A plan of the catalog as it is now, as a policy's coverage snapshot, by slug (one parameter); null when unknown. */
+const COVERAGE_BY_SLUG = `(select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
+       'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
+       'monthlyPremium', c.monthly_premium, 'currency', c.currency)
+     from coverage_plan c where c.slug = ?)`;
+
+/** The plan with this slug as it is now (a snapshot to copy), or null for a slug the catalog does not have. */
+export async function currentPlan(em: EntityManager, slug: string): Promise<CoverageSnapshot | null> {
+  const [row] = await querySql<{ coverage: CoverageSnapshot | null }>(em, `select ${COVERAGE_BY_SLUG} as coverage`, [slug]);
+  return row.coverage;
+}
+
+/** Unknown slug: the same 400 on `coverageSlug` as the create's. */
+export const unknownPlan = () => ({ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' });
+
 /**
  * The target organization (access-checked, as reads serve it) and the plan as it is now, in
  * one round trip: no row when the organization is out of reach, a null coverage for an
  * unknown slug.
  */
-const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT},
-    (select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
-       'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
-       'monthlyPremium', c.monthly_premium, 'currency', c.currency)
-     from coverage_plan c where c.slug = ?) as coverage
+const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT}, ${COVERAGE_BY_SLUG} as coverage
   from organization o where o.id = ? and ${access}`);
 
 /** What pricing a policy body needs: where it goes, which plan, and its term. */
@@ -50,7 +61,7 @@ export async function priceBody(em: EntityManager, principal: Principal, terms: 
   if (!target) throw targetNotFound(terms.organizationId != null);
   const { coverage, ...organization } = target;
   if (!coverage) {
-    throw badUserInput([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
+    throw badUserInput([unknownPlan()]);
   }
   const schedule = premiumSchedule({
     effectiveDate: terms.effectiveDate,

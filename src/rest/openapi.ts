@@ -4,7 +4,7 @@ import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-sc
 import { REST_ROUTES, type RestRoute } from './routes.js';
 import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../policies/policy.input.js';
 import { PolicyStatus } from '../policies/policy-status.js';
-import { addDays, todayUtc } from '../values/calendar-date.js';
+import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js';
 import { STATUS_FILTER_WALK } from '../policies/policy.reads.js';
 
 /**
@@ -131,6 +131,8 @@ const QUOTE_EXAMPLE = {
 };
 const POLICY_EXAMPLE = { internalID: 'ext-001', cvc: '123', ...QUOTE_EXAMPLE };
 const CANCEL_EXAMPLE = { effectiveDate: addDays(EXAMPLE_START, 30), reason: 'insured_request' };
+/** A new pet name and plan from the third billing date (after the example cancellation and its reinstatement, a month in). */
+const CHANGE_EXAMPLE = { effectiveDate: addMonthsClamped(EXAMPLE_START, 2), petName: 'Biscuit Diaz', coverageSlug: 'accident-illness-plus' };
 const RENEWABLE_POLICY_EXAMPLE = { ...POLICY_EXAMPLE, internalID: 'ext-003', effectiveDate: addDays(EXAMPLE_START, -335), expirationDate: addDays(EXAMPLE_START, 30) };
 const RENEW_EXAMPLE = { coverageSlug: 'accident-illness-plus' };
 const withExample = (schema: object, value: object, more: Record<string, object> = {}) => ({
@@ -193,7 +195,7 @@ const OVERLAYS: SchemaOverlays = {
     'Quote.status': { enum: ['open', 'issued', 'expired'] },
     'Quote.expiresAt': { format: 'date-time' },
     'Quote.coverage': { description: 'The plan as it was when the quote was made. Amounts in cents.' },
-    'Policy.coverage': { description: 'The plan as it was when the policy was created. Amounts in cents.' },
+    'Policy.coverage': { description: 'The plan in effect today: as it was when the policy was created, or when a change in effect today chose it. Amounts in cents.' },
   },
 };
 
@@ -234,7 +236,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
       { name: 'Quotes', description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS' },
-      { name: 'Events', description: 'What happened (organization.created, policy.created, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery' },
+      { name: 'Events', description: 'What happened (organization.created, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery' },
       { name: 'Webhooks', description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way" },
     ],
     security: [{ bearerAuth: [] }],
@@ -352,6 +354,31 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyTransactionList')) },
             404: problem('No such policy, or the caller may not access it'),
             ...LIST_ERRORS,
+          },
+        },
+      },
+      '/api/v1/policy/{id}/changes': {
+        post: {
+          operationId: 'changePolicy',
+          summary: 'Change the pet’s or the owner’s fields, or the plan, from effectiveDate',
+          description:
+            'One `change` transaction whose `changes` name each field that differs from the value in effect on `effectiveDate` as ' +
+            '`{ from, to }` (a field sent with the value it has is left out; with nothing left, 400). At least one of `petName`, ' +
+            '`petDOB`, `ownerFirstname`, `ownerLastname`, `ownerDOB`, `coverageSlug`, with the create’s rules (`petDOB` not after the ' +
+            'policy’s effectiveDate); none null. A new plan (at today’s catalog price) takes effect on a billing date, the start of a ' +
+            'schedule period (else 400 on `effectiveDate`): for every period `P` from then, a `credit` of `-net(P)` and a `premium` at ' +
+            'the new plan’s price for `P` (section 5’s rule). Reads show the fields and the coverage in effect today (UTC): a change ' +
+            'dated in the future shows from its date. 409 INVALID_STATE when the policy is cancelled, has a cancellation scheduled, ' +
+            'or has expired. Records a `policy.changed` event.',
+          parameters: [policyNumberInPath, idempotencyKey],
+          tags: ['Policies'],
+          requestBody: {
+            required: true,
+            content: withExample(ref('ChangePolicyRequest'), CHANGE_EXAMPLE),
+          },
+          responses: {
+            200: { description: 'Changed (or scheduled to be)', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            ...POLICY_LIFECYCLE_ERRORS,
           },
         },
       },
@@ -603,6 +630,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         PolicyList: listSchema('PolicyListItem'),
         PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, ['transactions', 'edges', 'node']),
         PolicyTransactionList: listSchema('PolicyTransaction'),
+        ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS),
         CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS),
         ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS), description: 'Send `{}`' },
         RenewPolicyRequest: {

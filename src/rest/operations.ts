@@ -70,7 +70,19 @@ export const POLICY = /* GraphQL */ `
   }
 `;
 
-/** Cancelling and reinstating answer the policy as the read does, with its number from the path. */
+/** Changing, cancelling and reinstating answer the policy as the read does, with its number from the path. */
+export const CHANGE_POLICY = /* GraphQL */ `
+  mutation ChangePolicy($number: SafeInt!, $input: ChangePolicyInput!) {
+    changePolicy(number: $number, input: $input) {
+      number
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
+      organization { id name parentId }
+    }
+  }
+`;
+
 export const CANCEL_POLICY = /* GraphQL */ `
   mutation CancelPolicy($number: SafeInt!, $input: CancelPolicyInput!) {
     cancelPolicy(number: $number, input: $input) {

@@ -12,6 +12,7 @@ import { targetOrganizationId } from '../organizations/organization.reads.js';
 import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import type {
   CancelPolicyMutation,
+  ChangePolicyMutation,
   CreateOrganizationMutation,
   CreatePolicyMutation,
   CreateQuoteMutation,
@@ -33,6 +34,7 @@ import type {
 import { flattenAddress } from './input-from-body.js';
 import {
   CANCEL_POLICY,
+  CHANGE_POLICY,
   CREATE_ORGANIZATION,
   CREATE_POLICY,
   CREATE_QUOTE,
@@ -170,6 +172,13 @@ export const REST_ROUTES: RestRoute[] = [
     document: POLICY_TRANSACTIONS,
     variables: ({ params, query }) => ({ number: policyNumberParameter(params), ...pageVariables(query) }),
     response: (data) => listBody(data.policy!.transactions),
+  }),
+  post<ChangePolicyMutation>({
+    path: '/api/v1/policy/:id/changes',
+    document: CHANGE_POLICY,
+    bodyVariable: 'input',
+    pathVariables: (params) => ({ number: policyNumberParameter(params) }),
+    response: (data) => data.changePolicy,
   }),
   post<CancelPolicyMutation>({
     path: '/api/v1/policy/:id/cancellation',

@@ -45,7 +45,7 @@ describe('developer pages outside production', () => {
     expect(script).toContain("new URL('/graphql', location.href)");
   });
 
-  it('has example operations that succeed as written, in order: Example, Quote, Issue, Cancel, Reinstate, Renewable, Renew', async () => {
+  it('has example operations that succeed as written, in order: Example, Quote, Issue, Cancel, Reinstate, Change, Renewable, Renew', async () => {
     const sub = 'example-runner';
     const organization = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub }), body: organizationBody() });
     const token = await service.token({ sub, org: organization.body.id });
@@ -66,6 +66,9 @@ describe('developer pages outside production', () => {
     const reinstated = (await run('Reinstate')).reinstatePolicy;
     expect(reinstated).toMatchObject({ status: 'active', cancellation: null });
     expect(reinstated.transactions.edges.map((edge: { node: { type: string } }) => edge.node.type)).toEqual(['issuance', 'cancellation', 'reinstatement']);
+    const changed = (await run('Change')).changePolicy;
+    expect(changed.transactions.edges.at(-1).node).toMatchObject({ type: 'change', changes: { petName: { from: 'Biscuit', to: 'Biscuit Diaz' } } });
+    expect(changed.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
     const renewable = (await run('Renewable')).createPolicy;
     expect(renewable.status).toBe('active');
     variables.renewable = renewable.number;

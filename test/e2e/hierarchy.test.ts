@@ -80,7 +80,7 @@ describe('organization hierarchy', () => {
       }
     });
 
-    it('REST writes on exactly the policies it may read (cancel, reinstate, renew): 404 elsewhere, and nothing written', async () => {
+    it('REST writes on exactly the policies it may read (change, cancel, reinstate, renew): 404 elsewhere, and nothing written', async () => {
       const token = await service.token(claims());
       const before = await service.sql('select count(*)::int as n from policy_transaction');
       const policiesBefore = await service.sql('select count(*)::int as n from policy');

@@ -21,6 +21,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/policy',
       '/api/v1/policy/{id}',
       '/api/v1/policy/{id}/cancellation',
+      '/api/v1/policy/{id}/changes',
       '/api/v1/policy/{id}/reinstatement',
       '/api/v1/policy/{id}/renewal',
       '/api/v1/policy/{id}/transactions',
@@ -50,6 +51,10 @@ describe('the OpenAPI document', () => {
     const reinstated = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token: actingForIt, body: example('/api/v1/policy/{id}/reinstatement') });
     expect(reinstated.status, JSON.stringify(reinstated.body)).toBe(200);
     expect(reinstated.body).toMatchObject({ status: 'active', cancellation: null });
+    // Then a new pet name and plan from the third billing date.
+    const changed = await request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token: actingForIt, body: example('/api/v1/policy/{id}/changes') });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
     // Renewing: the create's `renewable` example ends within the window, and renews as sent on the plan the example names.
     const examples = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples;
     const renewable = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: examples('/api/v1/policy').renewable.value });

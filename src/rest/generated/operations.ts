@@ -27,6 +27,20 @@ export type CancelPolicyInput = {
   reason: string;
 };
 
+export type ChangePolicyInput = {
+  /** A slug of the coverage catalog: the plan at today's catalog price from effectiveDate, which must then be a billing date */
+  coverageSlug: string | null | undefined;
+  /** YYYY-MM-DD, the day the change takes effect: in the term, not before the latest transaction; with coverageSlug, a billing date (the start of a schedule period) */
+  effectiveDate: string;
+  /** YYYY-MM-DD, not in the future */
+  ownerDOB: string | null | undefined;
+  ownerFirstname: string | null | undefined;
+  ownerLastname: string | null | undefined;
+  /** YYYY-MM-DD, not in the future nor after the policy's effectiveDate */
+  petDOB: string | null | undefined;
+  petName: string | null | undefined;
+};
+
 export type CreateOrganizationInput = {
   address: AddressInput | null | undefined;
   /** At most 10 */
@@ -97,7 +111,7 @@ export type CreateQuoteInput = {
 
 export type CreateWebhookEndpointInput = {
   description: string | null | undefined;
-  /** Event types to receive (organization.created, policy.created, policy.cancelled, policy.reinstated, policy.renewed, quote.created); all when absent */
+  /** Event types to receive (organization.created, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created); all when absent */
   events: Array<string> | null | undefined;
   /** Whose subtree's events; defaults to the token's org */
   organizationId: string | number | null | undefined;
@@ -175,6 +189,14 @@ export type PolicyQueryVariables = Exact<{
 
 
 export type PolicyQuery = { policy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } | null };
+
+export type ChangePolicyMutationVariables = Exact<{
+  number: number;
+  input: ChangePolicyInput;
+}>;
+
+
+export type ChangePolicyMutation = { changePolicy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
 
 export type CancelPolicyMutationVariables = Exact<{
   number: number;

@@ -1,0 +1,90 @@
+import { compareDates } from '../values/calendar-date.js';
+import { net, type LedgerLine, type Period } from './cancellation-charges.js';
+
+/**
+ * The pure parts of a mid-term change (contract section 14, "Change"): which fields a change
+ * may set, the values in effect after a run of changes, and the money of a plan change. No
+ * database, no clock.
+ */
+
+/** The fields a change body may set (besides its effectiveDate). */
+export const CHANGEABLE_FIELDS = ['petName', 'petDOB', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'coverageSlug'] as const;
+export type ChangeableField = (typeof CHANGEABLE_FIELDS)[number];
+
+/**
+ * The policy fields a change transaction's `changes` may name: the body's, and `coverage`
+ * (the new plan's snapshot, which travels with `coverageSlug`). Reads overlay exactly these.
+ */
+export type ChangedField = ChangeableField | 'coverage';
+
+export type FieldChanges = Partial<Record<ChangedField, { from: unknown; to: unknown }>>;
+
+/**
+ * The values after applying the `changes` of every change transaction, in order, over `start`:
+ * per field, the `to` of the last change naming it wins. Transactions are given oldest first
+ * (by seq; their effective dates never decrease), so over the values in effect today this
+ * gives the values in effect on the latest change's date and after.
+ */
+export function applyChanges<T extends object>(start: T, transactions: readonly { type: string; changes: Record<string, { from: unknown; to: unknown }> }[]): T {
+  const values = { ...start } as Record<string, unknown>;
+  for (const transaction of transactions) {
+    if (transaction.type !== 'change') continue;
+    for (const [field, { to }] of Object.entries(transaction.changes)) values[field] = to;
+  }
+  return values as T;
+}
+
+/**
+ * The `{ from, to }` of each requested field that differs from the value in effect (`current`);
+ * a field sent with the value it already has is left out. Coverage compares by slug: asking for
+ * the plan the policy has is no change, even if the catalog price has moved since.
+ */
+export function fieldChanges(
+  current: Record<ChangedField, unknown>,
+  requested: Partial<Record<ChangeableField, string>> & { coverage?: object },
+): FieldChanges {
+  const changes: FieldChanges = {};
+  for (const field of CHANGEABLE_FIELDS) {
+    const to = requested[field];
+    if (to === undefined || to === current[field]) continue;
+    changes[field] = { from: current[field], to };
+  }
+  if (changes.coverageSlug) changes.coverage = { from: current.coverage, to: requested.coverage };
+  return changes;
+}
+
+/** A billing date: the start of one of the schedule's periods. */
+export function isBillingDate(schedule: readonly Period[], date: string): boolean {
+  return schedule.some((period) => period.periodStart === date);
+}
+
+/** A charge a plan change adds, before it gets its ids. */
+export interface PlanChangeLine extends Period {
+  type: 'credit' | 'premium';
+  dueDate: string;
+  amount: number;
+}
+
+/**
+ * The charges of a plan change on `effectiveDate` (a billing date): for every schedule period
+ * `P` starting on or after it, a `credit` of `-net(P)` (so nothing of the old plan's price is
+ * left in `P`, whatever earlier transactions added to it) and a `premium` at the new plan's
+ * price for `P`, both over `P` and due on its start. `newSchedule` is section 5's schedule of
+ * the term at the new plan's price (premium-schedule.ts): its periods are the schedule's.
+ * Afterwards `net(P)` is the new price for every such period.
+ */
+export function planChangeCharges(input: {
+  newSchedule: readonly (Period & { amount: number })[];
+  ledger: readonly LedgerLine[];
+  effectiveDate: string;
+}): PlanChangeLine[] {
+  const lines: PlanChangeLine[] = [];
+  for (const period of input.newSchedule) {
+    if (compareDates(period.periodStart, input.effectiveDate) < 0) continue;
+    const { periodStart, periodEnd } = period;
+    const owed = net(input.ledger, period);
+    lines.push({ type: 'credit', periodStart, periodEnd, dueDate: periodStart, amount: owed === 0 ? 0 : -owed });
+    lines.push({ type: 'premium', periodStart, periodEnd, dueDate: periodStart, amount: period.amount });
+  }
+  return lines;
+}
