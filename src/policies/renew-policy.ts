@@ -2,6 +2,7 @@ import type { PolicyRules } from '../config.js';
 import { invalidState } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import { todayUtc } from '../values/calendar-date.js';
+import { applyChanges } from './policy-change.js';
 import { draftPolicy, insertPolicy, withNumberRetries, type PolicyFields } from './create-policy.js';
 import type { RenewPolicyInput } from './policy-lifecycle.input.js';
 import { withLockedLedger, type LedgerScope, type PolicyLedger } from './policy-ledger.js';
@@ -11,7 +12,7 @@ import { inRenewalWindow, renewalTerm, renewalWindowOpens } from './renewal-term
 
 /**
  * Renews a policy (contract section 14, "Renew"): a successor in the same organization with
- * the same owner and pet (as reads show them today), from the old expirationDate for one year,
+ * the same owner and pet (as the last change left them, even one dated after today), from the old expirationDate for one year,
  * on `coverageSlug` or the current plan at today's catalog price. The successor, its `renewal`
  * transaction owning its premium schedule, and the `policy.renewed` event (the new policy) are
  * one statement, written under the old policy's row lock, so of racing renewals exactly one
@@ -22,7 +23,9 @@ export function renewPolicy(scope: LedgerScope, rules: PolicyRules, number: numb
   return withNumberRetries(scope, input.number, async () => {
     try {
       return await withLockedLedger(scope, number, async (em, ledger) => {
-        const { policy } = ledger;
+        // The successor starts when this term ends: the owner, pet and plan as the last change
+        // left them, including a change dated after today (reads show today's values).
+        const policy = applyChanges(ledger.policy, ledger.transactions);
         const term = renewalTerm(policy.expirationDate);
         if (!term) throw invalidState(`Policy ${policy.number}'s successor would end after 9999-12-31.`);
         // The body first (as cancellation's free_look rule): an unknown plan is 400 whatever the policy's state.

@@ -135,6 +135,17 @@ describe('renewing a policy', () => {
     expect(transaction.changes).toEqual({ renewalOf: { from: null, to: old.number }, coverageSlug: { from: 'accident-illness-basic', to: 'accident-illness-plus' } });
   });
 
+  it('copies the owner and pet as the last change left them, even a change dated after today: the successor starts when the term ends', async () => {
+    const old = await policy(20);
+    const changed = await request(service.url, 'POST', `/api/v1/policy/${old.number}/changes`, { token, body: { effectiveDate: day(5), petName: 'Renamed', ownerLastname: 'Married' } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    // Today the old policy still reads its first names; from day 5 on, the new ones.
+    expect(await read(old.number)).toMatchObject({ petName: 'Biscuit', ownerLastname: 'Diaz' });
+    const response = await graphql(service.url, RENEW, { number: old.number, input: {} }, token);
+    expect(response.body.errors).toBeUndefined();
+    expect(response.body.data.renewPolicy).toMatchObject({ renewalOf: old.number, petName: 'Renamed', ownerLastname: 'Married' });
+  });
+
   it("prices at today's catalog: a plan repriced after the old policy was written renews at its new price; the old keeps its own", async () => {
     const old = await policy(20);
     await service.sql("update coverage_plan set monthly_premium = 3150 where slug = 'accident-illness-basic'");
