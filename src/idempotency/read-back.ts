@@ -9,6 +9,8 @@ const READ_OF: Record<string, CreatedRecord['type']> = {
   // A cancellation or reinstatement answers the policy: a replay reads it back.
   cancelPolicy: 'policy',
   reinstatePolicy: 'policy',
+  // A change answers the organization: a replay after a crash reads it back.
+  updateOrganization: 'organization',
 };
 
 /**
