@@ -57,7 +57,8 @@ export const RequiredTextIfGiven = (max = 255) =>
   compose(
     ValidateIf((_object, value) => value !== undefined),
     rule('required', 'is required: it cannot be removed (null) and must not be blank', (value) => typeof value === 'string' && value.trim().length > 0),
-    maxLength(max),
+    // Judged only on text: null is the rule above's.
+    rule('maxLength', `must be at most ${max} characters`, (value) => typeof value !== 'string' || characters(value) <= max),
   );
 
 export const Email = () =>
