@@ -253,6 +253,11 @@ describe('changing an organization', () => {
       ]);
       expect(guarded.map((response) => response.status).sort()).toEqual([200, 412]);
       expect(await updatedEvents(created.id)).toHaveLength(1);
+      // The winner's field is stored, the refused one's is not: the 412 wrote nothing.
+      const won = guarded.find((response) => response.status === 200)!.body;
+      const stored = (await rowOf(created.id)).organization;
+      expect({ version: stored.version, description: stored.description, phone: stored.phone }).toEqual({ version: 2, description: won.description, phone: won.phone });
+      expect([won.description, won.phone].filter((value) => value !== null)).toHaveLength(1);
 
       const open = await create(organizationBody());
       const both = await Promise.all([
