@@ -110,6 +110,12 @@ describe('organization hierarchy', () => {
           expect(refused.status, `PATCH organization ${name}`).toBe(404);
         }
       }
+      // GraphQL updateOrganization follows the same rule: the organization, or NOT_FOUND and nothing written.
+      // (A real change where allowed is organization-update.test.ts's: here every principal must find version 1.)
+      for (const name of ALL.filter((candidate) => !readable.includes(candidate))) {
+        const response = await graphql(service.url, `mutation { updateOrganization(id: "${org[name]}", input: { description: "taken over" }) { id } }`, {}, token);
+        expect(response.body.errors?.[0]?.extensions?.code, `updateOrganization ${name}`).toBe('NOT_FOUND');
+      }
       expect(await service.sql('select id, version from organization order by id')).toEqual(before);
       expect(await service.sql("select count(*)::int as n from event where type = 'organization.updated'")).toEqual(events);
     });
