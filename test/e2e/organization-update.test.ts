@@ -351,6 +351,12 @@ describe('changing an organization', () => {
       expect((await rowOf(created.id)).organization.version).toBe(2);
       const removed = await graphql(service.url, UPDATE, { id: created.id, input: { address: null, owners: null } }, token);
       expect(removed.body.data.updateOrganization).toMatchObject({ version: 3, address: null, owners: [] });
+      // Removed is SQL null, not a JSON null in the column; so is a create's absent address.
+      const [row] = await service.sql<{ gone: boolean }>('select address is null as gone from organization where id = $1', [created.id]);
+      expect(row.gone).toBe(true);
+      const bare = await create(organizationBody());
+      const [bareRow] = await service.sql<{ gone: boolean; email: boolean }>('select address is null as gone, email is null as email from organization where id = $1', [bare.id]);
+      expect(bareRow).toEqual({ gone: true, email: true });
     });
 
     it('refuses parentId and id by name, and a required field set to null', async () => {
