@@ -18,8 +18,14 @@ import {
   INSERT_OWNERS,
   ownerRows,
   storedAddress,
+  ORGANIZATION_FIELDS_WRITE,
   type OrganizationWrite,
 } from './organization.writes.js';
+
+/** Every field of the write map null: what a create stores for a field not sent (a new column needs no edit here). */
+const ABSENT_FIELDS = Object.fromEntries(Object.keys(ORGANIZATION_FIELDS_WRITE).map((field) => [field, null])) as {
+  [Field in keyof typeof ORGANIZATION_FIELDS_WRITE]: null;
+};
 import { inTransaction } from '../database/transaction.js';
 
 /**
@@ -57,13 +63,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
     // null); what the input names differently (parent, accounts, owners) is mapped here.
     const { parentId: _parentId, bankAccounts: _accounts, owners: _owners, address, name, ...fields } = input;
     const organization: OrganizationWrite = {
-      description: null,
-      logo: null,
-      type: null,
-      descriptor: null,
-      phone: null,
-      email: null,
-      website: null,
+      ...ABSENT_FIELDS,
       ...definedOnly(fields),
       id: randomUUID(),
       parentId: parent?.id ?? null,

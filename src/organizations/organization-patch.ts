@@ -1,27 +1,20 @@
 import stringify from 'safe-stable-stringify';
 import type { StoredAddress } from './address.type.js';
 import type { AddressInput, BankAccountInput, OwnerInput, UpdateOrganizationInput } from './organization.input.js';
-import { storedAddress, type OrganizationFieldsWrite } from './organization.writes.js';
+import { ORGANIZATION_FIELDS_WRITE, storedAddress, type OrganizationFieldsWrite } from './organization.writes.js';
 
 /**
  * A change as a merge patch (RFC 7396, contract section 15), as pure functions: the fields after
  * the patch, and which of them it changed. The database work is update-organization.ts's.
  */
 
-/** The text fields a change may set; `address` is merged, the lists replaced, apart. */
-export const PATCHED_TEXT_FIELDS = [
-  'name',
-  'description',
-  'logo',
-  'type',
-  'descriptor',
-  'legalName',
-  'legalType',
-  'taxId',
-  'phone',
-  'email',
-  'website',
-] as const;
+/**
+ * The fields a change sets as sent: every field of the write map but the address (merged apart);
+ * the lists are replaced apart. Derived from the map, so a new column cannot be left out.
+ */
+export const PATCHED_TEXT_FIELDS = Object.keys(ORGANIZATION_FIELDS_WRITE).filter((field) => field !== 'address') as Array<
+  Exclude<keyof typeof ORGANIZATION_FIELDS_WRITE, 'address'>
+>;
 
 /**
  * RFC 7396 MergePatch(target, patch): an object patch merges key by key (null removes the key,
