@@ -68,7 +68,7 @@ export interface Config {
   policyRules: PolicyRules;
 }
 
-/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30). */
+/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60). */
 export interface PolicyRules {
   /** A free_look cancellation may take effect at most this many days after the policy's effectiveDate. */
   freeLookDays: number;
@@ -76,6 +76,8 @@ export interface PolicyRules {
   shortRatePercent: number;
   /** A cancellation can be undone until this many days after it took effect. */
   reinstatementDays: number;
+  /** A policy can be renewed from this many days before its expirationDate onwards. */
+  renewalWindowDays: number;
 }
 
 export interface WebhookSettings {
@@ -312,8 +314,9 @@ function parseQuoteValidDays(value: string | undefined): number {
 }
 
 /**
- * The cancellation rules: days from 0 (0: free look only on the first day; reinstatement only
- * on the day it took effect) to 3650, the fee a whole percentage from 0 (none) to 100.
+ * The cancellation and renewal rules: days from 0 (0: free look only on the first day;
+ * reinstatement only on the day it took effect; renewal only from the expirationDate on) to
+ * 3650, the fee a whole percentage from 0 (none) to 100.
  */
 function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
   const bounded = (name: string, value: string | undefined, fallback: number, max: number) => {
@@ -325,6 +328,7 @@ function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
     freeLookDays: bounded('POLICY_FREE_LOOK_DAYS', env.POLICY_FREE_LOOK_DAYS, 15, 3650),
     shortRatePercent: bounded('POLICY_SHORT_RATE_PERCENT', env.POLICY_SHORT_RATE_PERCENT, 10, 100),
     reinstatementDays: bounded('POLICY_REINSTATEMENT_DAYS', env.POLICY_REINSTATEMENT_DAYS, 30, 3650),
+    renewalWindowDays: bounded('POLICY_RENEWAL_WINDOW_DAYS', env.POLICY_RENEWAL_WINDOW_DAYS, 60, 3650),
   };
 }
 

@@ -35,7 +35,7 @@ export class Event {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String, { description: 'organization.created, organization.updated, policy.created, policy.cancelled, policy.reinstated or quote.created' })
+  @Field(() => String, { description: 'organization.created, organization.updated, policy.created, policy.cancelled, policy.reinstated, policy.renewed or quote.created' })
   type!: string;
 
   @Field(() => String, { description: 'RFC 3339' })

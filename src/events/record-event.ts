@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { querySql } from '../database/sql.js';
 import { traceHeaders } from '../observability/trace-context.js';
 
-export const EVENT_TYPES = ['organization.created', 'organization.updated', 'policy.created', 'policy.cancelled', 'policy.reinstated', 'quote.created'] as const;
+export const EVENT_TYPES = ['organization.created', 'organization.updated', 'policy.created', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

@@ -26,7 +26,7 @@ export interface RequestContext {
   webhookUrls: { publicOnly: boolean };
   /** QUOTE_VALID_DAYS: how long a new quote can be issued (contract section 14). */
   quoteValidDays: number;
-  /** POLICY_FREE_LOOK_DAYS, POLICY_SHORT_RATE_PERCENT, POLICY_REINSTATEMENT_DAYS (contract section 14). */
+  /** POLICY_FREE_LOOK_DAYS, POLICY_SHORT_RATE_PERCENT, POLICY_REINSTATEMENT_DAYS, POLICY_RENEWAL_WINDOW_DAYS (contract section 14). */
   policyRules: PolicyRules;
   logger: Logger;
   deadline: Deadline;

@@ -17,7 +17,8 @@ import { addDays, todayUtc } from '../values/calendar-date.js';
  * The example operations preloaded in GraphiQL and Sandbox: who am I and the catalog, then the
  * life of a policy (contract section 14). The dates are set when the service starts, a term
  * from that day for a year and a cancellation a month in, so each step succeeds as written:
- * the cancellation lies in the future, and so can always be reinstated.
+ * the cancellation lies in the future, and so can always be reinstated. The renewal renews a
+ * policy of its own that ends 30 days after that day, inside the default window.
  */
 export function exampleOperation(today: string = todayUtc()): string {
   return `# Mint a token (npm run -s token -- --sub me --org ORGANIZATION_ID), put it in the
@@ -68,17 +69,38 @@ mutation Reinstate($number: SafeInt!) {
     transactions(first: 10) { edges { node { type effectiveDate changes } } }
   }
 }
+
+# Renewal opens 60 days before expirationDate (POLICY_RENEWAL_WINDOW_DAYS): this policy ends in
+# 30 days. Put its number in the variables as renewable.
+mutation Renewable {
+  createPolicy(input: {
+    ownerFirstname: "Rosa", ownerLastname: "Diaz", petName: "Biscuit", petDOB: "2022-05-01"
+    effectiveDate: "${addDays(today, -335)}", expirationDate: "${addDays(today, 30)}"
+    coverageSlug: "accident-illness-basic"
+  }) {
+    number status expirationDate
+  }
+}
+
+# Renews it for a year from its expirationDate on another plan, at today's price: answers the new policy.
+mutation Renew($renewable: SafeInt!) {
+  renewPolicy(number: $renewable, input: { coverageSlug: "accident-illness-plus" }) {
+    number status renewalOf effectiveDate expirationDate
+    coverage { slug monthlyPremium }
+    transactions(first: 1) { edges { node { type changes } } }
+  }
+}
 `;
 }
 
 export const EXAMPLE_OPERATION = exampleOperation();
 
 /**
- * The variables preloaded with it: placeholders for what Quote and Issue answer. No `<`, `>` or
+ * The variables preloaded with it: placeholders for what Quote, Issue and Renewable answer. No `<`, `>` or
  * `&` in these texts: Apollo Server's Sandbox page escapes only the first of each in its inline
  * script (getEmbeddedHTML.js, `.replace`, not `.replaceAll`), and the header placeholder has it.
  */
-export const EXAMPLE_VARIABLES = { quoteId: 'QUOTE_ID from Quote', number: 0 };
+export const EXAMPLE_VARIABLES = { quoteId: 'QUOTE_ID from Quote', number: 0, renewable: 0 };
 
 /** The header placeholder preloaded with it: never a real token. */
 export const EXAMPLE_HEADERS = { Authorization: 'Bearer <token>' };

@@ -10,7 +10,7 @@ import { querySql } from '../database/sql.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
 import { policyEventObject } from './policy-event.js';
-import { eventRow, EVENT_INSERT } from '../events/record-event.js';
+import { eventRow, EVENT_INSERT, type EventType } from '../events/record-event.js';
 import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
@@ -23,7 +23,7 @@ const NUMBER_ATTEMPTS = 5;
 /**
  * The whole write in one statement, so one round trip and no explicit transaction (a statement
  * is atomic on its own): the policy (a server-assigned number comes from next_policy_number()
- * unless the client chose one), its issuance transaction, its charges (the premium schedule,
+ * unless the client chose one), its first transaction (the issuance, or a renewal), its charges (the premium schedule,
  * owned by that transaction) in one multi-row insert from a JSON array, and its event (spec
  * section 11, the transactional outbox), whose `object.number` is the number assigned. Returns
  * the number. The triggers of the tables (ancestry, quotas, event fan-out) run as for any insert.
@@ -75,7 +75,19 @@ export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInp
 }
 
 /** A policy's own fields, as the create or a quote gives them. */
-export type PolicyFields = Omit<PolicyWrite, 'id' | 'organizationId' | 'createdBySub'>;
+export type PolicyFields = Omit<PolicyWrite, 'id' | 'organizationId' | 'createdBySub' | 'renewalOfId'>;
+
+/**
+ * How a draft comes to be: a create (an `issuance` and `policy.created`), or a renewal's
+ * successor (a `renewal` transaction, `policy.renewed`, and the policy it renews).
+ */
+export interface DraftOrigin {
+  transaction: { type: 'issuance' | 'renewal'; changes: TransactionWrite['changes'] };
+  event: EventType;
+  renewalOf: { id: string; number: number } | null;
+}
+
+const ISSUANCE: DraftOrigin = { transaction: { type: 'issuance', changes: {} }, event: 'policy.created', renewalOf: null };
 
 /** The rows a create writes (ids new each time) and the answer they make; see INSERT_POLICY. */
 export interface PolicyDraft {
@@ -85,23 +97,32 @@ export interface PolicyDraft {
   values: unknown[];
 }
 
-/** The policy, its issuance transaction owning `schedule` (new ids) and its `policy.created` event. */
-export function draftPolicy(fields: PolicyFields, organization: OrganizationRead, schedule: readonly ScheduledCharge[], principal: Principal): PolicyDraft {
-  const policy: PolicyWrite = { id: randomUUID(), organizationId: organization.id, createdBySub: principal.sub, ...fields };
-  const issuance: TransactionWrite = {
+/**
+ * The policy, its first transaction (by default its issuance) owning `schedule` (new ids) and
+ * its event (by default `policy.created`).
+ */
+export function draftPolicy(
+  fields: PolicyFields,
+  organization: OrganizationRead,
+  schedule: readonly ScheduledCharge[],
+  principal: Principal,
+  origin: DraftOrigin = ISSUANCE,
+): PolicyDraft {
+  const policy: PolicyWrite = { id: randomUUID(), organizationId: organization.id, createdBySub: principal.sub, ...fields, renewalOfId: origin.renewalOf?.id ?? null };
+  const first: TransactionWrite = {
     id: randomUUID(),
     policyId: policy.id,
-    type: 'issuance',
+    type: origin.transaction.type,
     effectiveDate: policy.effectiveDate,
     createdBy: principal.sub,
-    changes: {},
+    changes: origin.transaction.changes,
   };
   // Field by field: a quote's stored charge may carry keys of its own.
   const charges = schedule.map(
     ({ type, periodStart, periodEnd, dueDate, amount, currency, status }, sequence): ChargeWrite => ({
       id: randomUUID(),
       policyId: policy.id,
-      transactionId: issuance.id,
+      transactionId: first.id,
       sequence,
       type,
       periodStart,
@@ -114,17 +135,17 @@ export function draftPolicy(fields: PolicyFields, organization: OrganizationRead
     }),
   );
   // The number is the database's when the client chose none; the view gets it after the insert.
-  const created = createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges);
+  const created = { ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges), renewalOf: origin.renewalOf?.number ?? null, renewedBy: null };
   const values = [
     JSON.stringify([policy]),
-    JSON.stringify([issuance]),
+    JSON.stringify([first]),
     JSON.stringify(charges),
-    ...eventRow({ type: 'policy.created', organizationId: organization.id, object: policyEventObject(created) }),
+    ...eventRow({ type: origin.event, organizationId: organization.id, object: policyEventObject(created) }),
   ];
   return { policy, created, values };
 }
 
-/** Writes a draft in one statement (policy, issuance, charges, event); the answer with its number. */
+/** Writes a draft in one statement (policy, its first transaction, charges, event); the answer with its number. */
 export async function insertPolicy(em: EntityManager, draft: PolicyDraft): Promise<PolicyRead> {
   const [{ number }] = await querySql<{ number: string }>(em, INSERT_POLICY, draft.values);
   return { ...draft.created, number: Number(number) };

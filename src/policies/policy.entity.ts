@@ -63,6 +63,10 @@ export class Policy {
   @Property({ type: 'json' })
   coverage!: CoverageSnapshot;
 
+  /** The id of the policy this one renews (contract section 14, "Renew"); unique, so a policy has at most one successor. Reads show numbers (renewalOf, renewedBy). */
+  @Property({ type: 'uuid', nullable: true, fieldName: 'renewal_of' })
+  renewalOfId: string | null = null;
+
   @OneToMany({ entity: () => Charge, mappedBy: 'policy', orderBy: { sequence: 'asc' } })
   charges = new Collection<Charge>(this);
 

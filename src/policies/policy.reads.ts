@@ -13,7 +13,7 @@ import { rfc3339 } from '../events/event.reads.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */
 
-type HiddenPolicy = 'organization' | 'charges' | 'createdBySub' | 'createdAt';
+type HiddenPolicy = 'organization' | 'charges' | 'createdBySub' | 'createdAt' | 'renewalOfId';
 type HiddenCharge = 'policy' | 'sequence';
 
 /** A policy as reads serve it, over the row alias `p`. Dates arrive as `YYYY-MM-DD` text (MikroORM's pg type parsers); the bigint as text, converted by policyRead. */
@@ -54,6 +54,9 @@ export type PolicyRead = ReadOf<Policy, HiddenPolicy> & {
   organization?: OrganizationRead;
   /** Selected with every read (POLICY_SELECT); a policy just created has none. */
   cancellation?: CancellationRead | null;
+  /** Selected with every read (RENEWAL_LINKS): the numbers of the policy this one renews and of its successor. */
+  renewalOf?: number | null;
+  renewedBy?: number | null;
 };
 
 /**
@@ -79,7 +82,14 @@ export interface CancellationRead {
   createdAt: string;
 }
 
-export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${CANCELLATION_JSON} as cancellation`;
+/**
+ * The renewal links of contract section 14 as policy numbers (text, converted by policyRead):
+ * the policy `renewal_of` names, and the one naming this policy (unique, by its index).
+ */
+export const RENEWAL_LINKS = `(select r.number::text from policy r where r.id = p.renewal_of) as "renewalOf",
+  (select r.number::text from policy r where r.renewal_of = p.id) as "renewedBy"`;
+
+export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${CANCELLATION_JSON} as cancellation, ${RENEWAL_LINKS}`;
 export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
 
 /** A policy's charges as one JSON array, in period order (a correlated subquery over `p`). */
@@ -172,10 +182,12 @@ export const SUBTREE_POLICIES_WALK_END = walkEnd('subtree');
 export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c
   where c.policy_id = any(?::uuid[]) order by c.policy_id, c.sequence`;
 
-/** A row selected with POLICY_SELECT: only the bigint needs converting. */
+/** A row selected with POLICY_SELECT: only the bigints (the number and the renewal links) need converting. */
 export function policyRead(row: Record<string, unknown>): PolicyRead {
-  return { ...(row as unknown as PolicyRead), number: Number(row.number) };
+  return { ...(row as unknown as PolicyRead), number: Number(row.number), renewalOf: numberOrNull(row.renewalOf), renewedBy: numberOrNull(row.renewedBy) };
 }
+
+const numberOrNull = (value: unknown): number | null => (value == null ? null : Number(value));
 
 export const policyNotFound = () => notFound('Policy not found.');
 

@@ -23,9 +23,10 @@ import type { TransactionRead } from './policy-transaction.reads.js';
 
 import { PolicyStatus, policyStatus } from './policy-status.js';
 import { PolicyCancellation } from './policy-cancellation.type.js';
-import { CancelPolicyInput, ReinstatePolicyInput } from './policy-lifecycle.input.js';
+import { CancelPolicyInput, ReinstatePolicyInput, RenewPolicyInput } from './policy-lifecycle.input.js';
 import { cancelPolicy } from './cancel-policy.js';
 import { reinstatePolicy } from './reinstate-policy.js';
+import { renewPolicy } from './renew-policy.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 
@@ -98,6 +99,21 @@ export class PolicyResolver {
     return reinstatePolicy({ em, principal, deadline, idempotency }, policyRules, number);
   }
 
+  @Authorized()
+  @Mutation(() => Policy, {
+    description:
+      "Renews a policy: a successor (same organization, owner and pet) from its expirationDate for one year, on coverageSlug or the current plan at today's catalog price; answers the new policy. From POLICY_RENEWAL_WINDOW_DAYS before expirationDate onwards, for a policy not cancelled, with none scheduled and not renewed; else 409 INVALID_STATE",
+  })
+  renewPolicy(
+    @Arg('number', () => GraphQLSafeInt) number: number,
+    @Arg('input', () => RenewPolicyInput) input: RenewPolicyInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    const { em, deadline, idempotency, policyRules } = ctx;
+    return renewPolicy({ em, principal, deadline, idempotency }, policyRules, number, input);
+  }
+
   // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate).
   @FieldResolver(() => [Charge], { description: 'The ledger: the premium schedule, then what each later transaction added, in order', complexity: listCost(MAX_CHARGES) })
   charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): ChargeRead[] | Promise<ChargeRead[]> {
@@ -119,13 +135,13 @@ export class PolicyResolver {
   }
 
   @FieldResolver(() => GraphQLSafeInt, { nullable: true, description: 'The number of the policy this one renews; else null' })
-  renewalOf(): number | null {
-    return null;
+  renewalOf(@Root() policy: PolicyRead): number | null {
+    return policy.renewalOf ?? null;
   }
 
   @FieldResolver(() => GraphQLSafeInt, { nullable: true, description: 'The number of the policy that renews this one; else null' })
-  renewedBy(): number | null {
-    return null;
+  renewedBy(@Root() policy: PolicyRead): number | null {
+    return policy.renewedBy ?? null;
   }
 
   @FieldResolver(() => PolicyTransactionConnection, {

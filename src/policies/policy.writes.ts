@@ -24,6 +24,8 @@ export const POLICY_WRITE = {
   coverageSlug: { column: 'coverage_slug', type: 'text' },
   coverage: { column: 'coverage', type: 'jsonb' },
   createdBySub: { column: 'created_by_sub', type: 'text' },
+  // A renewal's successor names its predecessor (unique: policy_renewal_of_unique); a create, none.
+  renewalOfId: { column: 'renewal_of', type: 'uuid' },
 } as const satisfies WriteColumns<Policy, OmittedPolicy, 'organizationId'>;
 
 /** A policy's row; `number` null asks for a server-assigned one. */

@@ -125,7 +125,9 @@ const ISSUE_EXAMPLE = { quoteId: '0f9d4c52-2c1e-4b8e-9d4a-6f1c2b3a4d5e', interna
 /**
  * The policy examples' dates are set when the service starts (a term from that day for a year,
  * a cancellation a month in), so that the quote, the policy, its cancellation and its
- * reinstatement each succeed as written, whatever the day.
+ * reinstatement each succeed as written, whatever the day. The renewal's needs a policy in its
+ * renewal window: the create's `renewable` example ends 30 days after that day (inside the
+ * default 60-day window, and any window of 30 days or more).
  */
 const EXAMPLE_START = todayUtc();
 const QUOTE_EXAMPLE = {
@@ -139,6 +141,8 @@ const QUOTE_EXAMPLE = {
 };
 const POLICY_EXAMPLE = { internalID: 'ext-001', cvc: '123', ...QUOTE_EXAMPLE };
 const CANCEL_EXAMPLE = { effectiveDate: addDays(EXAMPLE_START, 30), reason: 'insured_request' };
+const RENEWABLE_POLICY_EXAMPLE = { ...POLICY_EXAMPLE, internalID: 'ext-003', effectiveDate: addDays(EXAMPLE_START, -335), expirationDate: addDays(EXAMPLE_START, 30) };
+const RENEW_EXAMPLE = { coverageSlug: 'accident-illness-plus' };
 const withExample = (schema: object, value: object, more: Record<string, object> = {}) => ({
   'application/json': { schema, examples: { typical: { value }, ...Object.fromEntries(Object.entries(more).map(([name, example]) => [name, { value: example }])) } },
 });
@@ -193,6 +197,7 @@ const OVERLAYS: SchemaOverlays = {
     'CreateOrganizationInput.parentId': { format: undefined },
     'CreatePolicyInput.organizationId': { format: undefined },
     'CreatePolicyInput.number': { minimum: 1 },
+    'RenewPolicyInput.number': { minimum: 1 },
     'CreateWebhookEndpointInput.organizationId': { format: undefined },
     'CreateWebhookEndpointInput.url': { format: 'uri' },
     'BankAccount.accountLast4': { maxLength: 4 },
@@ -252,7 +257,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
       { name: 'Quotes', description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS' },
-      { name: 'Events', description: 'What happened (organization.created, organization.updated, policy.created, policy.cancelled, policy.reinstated, quote.created), kept 30 days, with the state of each webhook delivery' },
+      { name: 'Events', description: 'What happened (organization.created, organization.updated, policy.created, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery' },
       { name: 'Webhooks', description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way" },
     ],
     security: [{ bearerAuth: [] }],
@@ -372,7 +377,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'with its `policyNumber`. Sending a quoted field again is 400 naming it; a quote already issued or expired is 409 `INVALID_STATE`.',
           parameters: [idempotencyKey],
           tags: ['Policies'],
-          requestBody: { required: true, content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, { issueQuote: ISSUE_EXAMPLE }) },
+          requestBody: { required: true, content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, { issueQuote: ISSUE_EXAMPLE, renewable: RENEWABLE_POLICY_EXAMPLE }) },
           responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POLICY_POST_ERRORS },
         },
       },
@@ -444,6 +449,31 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           responses: {
             200: { description: 'Reinstated', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
             ...POLICY_LIFECYCLE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/policy/{id}/renewal': {
+        post: {
+          operationId: 'renewPolicy',
+          summary: 'Renew a policy: a successor for the next year, answered as the new policy',
+          description:
+            'A new policy (`number` as sent, with the create’s rules and its 409 CONFLICT when taken, else assigned) in the same ' +
+            'organization with the same owner and pet fields, from the old `expirationDate` for one year (Feb 29 → Feb 28), on ' +
+            '`coverageSlug` (400 when not in the catalog) or the old policy’s current plan, priced at today’s catalog price ' +
+            '(contract section 5’s schedule). Its first transaction is a `renewal` owning its premiums. Allowed from ' +
+            'POLICY_RENEWAL_WINDOW_DAYS (default 60) before the old `expirationDate` onwards (also once it has expired), for a ' +
+            'policy that is not cancelled, has no cancellation scheduled and was not renewed; else 409 INVALID_STATE (before the ' +
+            'window, the message says when it opens). Both policies then show the link: `renewalOf` on the new one, `renewedBy` ' +
+            'on the old one. Records a `policy.renewed` event whose object is the new policy (no `policy.created`).',
+          parameters: [policyNumberInPath, idempotencyKey],
+          tags: ['Policies'],
+          requestBody: { required: true, content: withExample(ref('RenewPolicyRequest'), RENEW_EXAMPLE, { currentPlan: {} }) },
+          responses: {
+            200: { description: 'Renewed: the new policy', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            ...POLICY_LIFECYCLE_ERRORS,
+            409: problem(
+              'Code INVALID_STATE: before the renewal window, cancelled or with a cancellation scheduled, or already renewed; code CONFLICT: `number` is taken, or a request with the same Idempotency-Key is still running',
+            ),
           },
         },
       },
@@ -639,6 +669,10 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         PolicyTransactionList: listSchema('PolicyTransaction'),
         CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS),
         ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS), description: 'Send `{}`' },
+        RenewPolicyRequest: {
+          ...requestSchema(schema, 'RenewPolicyInput', OVERLAYS),
+          description: 'Both optional: `{}` renews on the current plan with a number the server assigns',
+        },
         CreateQuoteRequest: {
           ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS),
           description:

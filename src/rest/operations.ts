@@ -110,6 +110,19 @@ export const REINSTATE_POLICY = /* GraphQL */ `
   }
 `;
 
+/** Renewing answers the new policy (the successor), as the read does. */
+export const RENEW_POLICY = /* GraphQL */ `
+  mutation RenewPolicy($number: SafeInt!, $input: RenewPolicyInput!) {
+    renewPolicy(number: $number, input: $input) {
+      number
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
+      organization { id name parentId }
+    }
+  }
+`;
+
 /** A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec section 10). */
 export const POLICIES = /* GraphQL */ `
   query Policies($organizationId: ID!, $includeDescendants: Boolean!, $status: PolicyStatus, $first: Int!, $after: String) {

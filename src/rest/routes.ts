@@ -27,6 +27,7 @@ import type {
   PolicyTransactionsQuery,
   QuoteQuery,
   ReinstatePolicyMutation,
+  RenewPolicyMutation,
   WebhookEndpointQuery,
   WebhookEndpointsQuery,
 } from './generated/operations.js';
@@ -47,6 +48,7 @@ import {
   POLICY_TRANSACTIONS,
   QUOTE,
   REINSTATE_POLICY,
+  RENEW_POLICY,
   UPDATE_ORGANIZATION,
   WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINTS,
@@ -200,6 +202,13 @@ export const REST_ROUTES: RestRoute[] = [
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
     response: (data) => data.reinstatePolicy,
+  }),
+  post<RenewPolicyMutation>({
+    path: '/api/v1/policy/:id/renewal',
+    document: RENEW_POLICY,
+    bodyVariable: 'input',
+    pathVariables: (params) => ({ number: policyNumberParameter(params) }),
+    response: (data) => data.renewPolicy,
   }),
   get<EventsQuery>({
     path: '/api/v1/events',

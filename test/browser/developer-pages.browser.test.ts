@@ -58,7 +58,7 @@ describe('developer pages in headless Chromium', () => {
   const runOperation = async (tab: Page, name: string) => {
     const before = await tab.evaluate(() => (document.querySelector('.graphiql-response .CodeMirror') as any)?.CodeMirror.getValue() ?? '');
     await tab.click('.graphiql-execute-button');
-    await tab.getByRole('menuitem', { name }).click();
+    await tab.getByRole('menuitem', { name, exact: true }).click();
     await tab.waitForFunction((previous) => {
       const text = (document.querySelector('.graphiql-response .CodeMirror') as any)?.CodeMirror.getValue() ?? '';
       return text !== previous && text.trim().startsWith('{');
@@ -79,7 +79,7 @@ describe('developer pages in headless Chromium', () => {
       [marker, JSON.stringify(value)] as const,
     );
 
-  it('GraphiQL renders from the service alone and runs its examples as written: Example, then a quote issued, cancelled and reinstated', async () => {
+  it('GraphiQL renders from the service alone and runs its examples as written: Example, then a quote issued, cancelled and reinstated, and a policy renewed', async () => {
     await visit('/graphiql', 'graphiql', async (tab) => {
       await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
       const editorText = await tab.evaluate(() => (document.querySelector('.graphiql-query-editor .CodeMirror') as any).CodeMirror.getValue());
@@ -96,14 +96,18 @@ describe('developer pages in headless Chromium', () => {
       // Each answer's id or number goes into the variables, as the comments tell a user to.
       const quote = (await runOperation(tab, 'Quote')).data.createQuote;
       expect(quote.status).toBe('open');
-      expect(await setTool(tab, 'quoteId', { quoteId: quote.id, number: 0 })).toContain('QUOTE_ID');
+      expect(await setTool(tab, 'quoteId', { quoteId: quote.id, number: 0, renewable: 0 })).toContain('QUOTE_ID');
       const policy = (await runOperation(tab, 'Issue')).data.createPolicy;
       expect(policy.status).toBe('active');
-      await setTool(tab, 'quoteId', { quoteId: quote.id, number: policy.number });
+      await setTool(tab, 'quoteId', { quoteId: quote.id, number: policy.number, renewable: 0 });
       const cancelled = (await runOperation(tab, 'Cancel')).data.cancelPolicy;
       expect(cancelled.cancellation).toMatchObject({ reason: 'insured_request', method: 'short_rate' });
       const reinstated = (await runOperation(tab, 'Reinstate')).data.reinstatePolicy;
       expect(reinstated).toMatchObject({ number: policy.number, status: 'active', cancellation: null });
+      const renewable = (await runOperation(tab, 'Renewable')).data.createPolicy;
+      await setTool(tab, 'quoteId', { quoteId: quote.id, number: policy.number, renewable: renewable.number });
+      const renewed = (await runOperation(tab, 'Renew')).data.renewPolicy;
+      expect(renewed).toMatchObject({ renewalOf: renewable.number, coverage: { slug: 'accident-illness-plus' } });
     });
   });
 

@@ -45,7 +45,7 @@ describe('developer pages outside production', () => {
     expect(script).toContain("new URL('/graphql', location.href)");
   });
 
-  it('has example operations that succeed as written, in order: Example, Quote, Issue, Cancel, Reinstate', async () => {
+  it('has example operations that succeed as written, in order: Example, Quote, Issue, Cancel, Reinstate, Renewable, Renew', async () => {
     const sub = 'example-runner';
     const organization = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub }), body: organizationBody() });
     const token = await service.token({ sub, org: organization.body.id });
@@ -66,6 +66,12 @@ describe('developer pages outside production', () => {
     const reinstated = (await run('Reinstate')).reinstatePolicy;
     expect(reinstated).toMatchObject({ status: 'active', cancellation: null });
     expect(reinstated.transactions.edges.map((edge: { node: { type: string } }) => edge.node.type)).toEqual(['issuance', 'cancellation', 'reinstatement']);
+    const renewable = (await run('Renewable')).createPolicy;
+    expect(renewable.status).toBe('active');
+    variables.renewable = renewable.number;
+    const renewed = (await run('Renew')).renewPolicy;
+    expect(renewed).toMatchObject({ renewalOf: renewable.number, effectiveDate: renewable.expirationDate, status: 'pending', coverage: { slug: 'accident-illness-plus' } });
+    expect(renewed.transactions.edges[0].node.type).toBe('renewal');
   });
 
   it('serves Sandbox at GET /graphql to a browser, preloaded, telemetry off', async () => {

@@ -80,17 +80,19 @@ describe('organization hierarchy', () => {
       }
     });
 
-    it('REST writes on exactly the policies it may read (cancel, reinstate): 404 elsewhere, and nothing written', async () => {
+    it('REST writes on exactly the policies it may read (cancel, reinstate, renew): 404 elsewhere, and nothing written', async () => {
       const token = await service.token(claims());
       const before = await service.sql('select count(*)::int as n from policy_transaction');
+      const policiesBefore = await service.sql('select count(*)::int as n from policy');
       for (const name of ALL) {
-        for (const [path, body] of policyWritePaths(policy[name])) {
+        for (const [path, body, inReach] of policyWritePaths(policy[name])) {
           const response = await request(service.url, 'POST', path, { token, body });
-          expect(response.status, `${path} (policy of ${name})`).toBe(readable.includes(name) ? 409 : 404);
-          expect(response.body.code).toBe(readable.includes(name) ? 'INVALID_STATE' : 'NOT_FOUND');
+          expect(response.status, `${path} (policy of ${name})`).toBe(readable.includes(name) ? inReach.status : 404);
+          expect(response.body.code).toBe(readable.includes(name) ? inReach.code : 'NOT_FOUND');
         }
       }
       expect(await service.sql('select count(*)::int as n from policy_transaction')).toEqual(before);
+      expect(await service.sql('select count(*)::int as n from policy')).toEqual(policiesBefore);
     });
 
     it('REST changes exactly the organizations it may read: a descendant cannot change an ancestor, 404 elsewhere, and nothing written', async () => {

@@ -22,6 +22,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/policy/{id}',
       '/api/v1/policy/{id}/cancellation',
       '/api/v1/policy/{id}/reinstatement',
+      '/api/v1/policy/{id}/renewal',
       '/api/v1/policy/{id}/transactions',
       '/api/v1/quote',
       '/api/v1/quote/{id}',
@@ -62,6 +63,16 @@ describe('the OpenAPI document', () => {
     const reinstated = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token: actingForIt, body: example('/api/v1/policy/{id}/reinstatement') });
     expect(reinstated.status, JSON.stringify(reinstated.body)).toBe(200);
     expect(reinstated.body).toMatchObject({ status: 'active', cancellation: null });
+    // Renewing: the create's `renewable` example ends within the window, and renews as sent on the plan the example names.
+    const examples = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples;
+    const renewable = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: examples('/api/v1/policy').renewable.value });
+    expect(renewable.status, JSON.stringify(renewable.body)).toBe(200);
+    const renewed = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token: actingForIt, body: example('/api/v1/policy/{id}/renewal') });
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+    expect(renewed.body).toMatchObject({ renewalOf: renewable.body.number, coverage: { slug: 'accident-illness-plus' } });
+    // The second example ({}: the current plan) is refused as sent only because the policy was just renewed.
+    const again = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token: actingForIt, body: examples('/api/v1/policy/{id}/renewal').currentPlan.value });
+    expect([again.status, again.body.code]).toEqual([409, 'INVALID_STATE']);
     // Issuing names a made-up quote: it shows the shape, and is a 404 as sent.
     const issued = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: document.paths['/api/v1/policy'].post.requestBody.content['application/json'].examples.issueQuote.value });
     expect(issued.status).toBe(404);

@@ -116,7 +116,7 @@ describe('events and webhooks', () => {
     const branchEndpoint = await createEndpoint({ url: branchHooks.url, organizationId: org.branch });
     await createEndpoint({ url: siblingHooks.url, organizationId: org.sibling });
     expect(branchEndpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    expect(branchEndpoint.events).toEqual(['organization.created', 'organization.updated', 'policy.created', 'policy.cancelled', 'policy.reinstated', 'quote.created']);
+    expect(branchEndpoint.events).toEqual(['organization.created', 'organization.updated', 'policy.created', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created']);
 
     const leaf = await createOrganization({
       legalName: 'Leaf',

@@ -32,15 +32,19 @@ export function policyReadPaths(number: number | string): string[] {
 }
 
 /**
- * Every REST write on one policy, with a body that changes nothing where it is allowed: a
- * cancellation dated outside any term of the test tree, a reinstatement without a cancellation
- * to undo. Where the policy's organization is out of reach each answers 404, as the reads do;
- * where it is in reach, 409 INVALID_STATE (it was looked at, and refused on its state).
+ * Every REST write on one policy, with a body that changes nothing where it is allowed, and the
+ * code it answers there: a cancellation dated outside any term of the test tree, a reinstatement
+ * without a cancellation to undo (409 INVALID_STATE: looked at, and refused on its state), a
+ * renewal on a plan the catalog lacks (400 BAD_USER_INPUT, whatever the day: checked once the
+ * policy is found, before its state). Where the policy's organization is out of reach each
+ * answers 404, as the reads do.
  */
-export function policyWritePaths(number: number | string): Array<[string, object]> {
+export function policyWritePaths(number: number | string): Array<[string, object, { status: number; code: string }]> {
+  const refused = { status: 409, code: 'INVALID_STATE' };
   return [
-    [`/api/v1/policy/${number}/cancellation`, { effectiveDate: '2099-01-01', reason: 'other' }],
-    [`/api/v1/policy/${number}/reinstatement`, {}],
+    [`/api/v1/policy/${number}/cancellation`, { effectiveDate: '2099-01-01', reason: 'other' }, refused],
+    [`/api/v1/policy/${number}/reinstatement`, {}, refused],
+    [`/api/v1/policy/${number}/renewal`, { coverageSlug: 'no-such-plan' }, { status: 400, code: 'BAD_USER_INPUT' }],
   ];
 }
 

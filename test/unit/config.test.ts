@@ -75,14 +75,24 @@ describe('loadConfig', () => {
     }
   });
 
-  it('reads the cancellation rules: free look 15 days, short rate 10%, reinstatement 30 days by default; 0 allowed, the percent at most 100', () => {
-    expect(loadConfig({}).policyRules).toEqual({ freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30 });
-    expect(loadConfig({ POLICY_FREE_LOOK_DAYS: '0', POLICY_SHORT_RATE_PERCENT: '100', POLICY_REINSTATEMENT_DAYS: '3650' }).policyRules).toEqual({
+  it('reads the cancellation and renewal rules: free look 15 days, short rate 10%, reinstatement 30 days, renewal window 60 days by default; 0 allowed, the percent at most 100', () => {
+    expect(loadConfig({}).policyRules).toEqual({ freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 });
+    expect(
+      loadConfig({ POLICY_FREE_LOOK_DAYS: '0', POLICY_SHORT_RATE_PERCENT: '100', POLICY_REINSTATEMENT_DAYS: '3650', POLICY_RENEWAL_WINDOW_DAYS: '0' }).policyRules,
+    ).toEqual({
       freeLookDays: 0,
       shortRatePercent: 100,
       reinstatementDays: 3650,
+      renewalWindowDays: 0,
     });
-    for (const [name, value] of [['POLICY_SHORT_RATE_PERCENT', '101'], ['POLICY_SHORT_RATE_PERCENT', '2.5'], ['POLICY_FREE_LOOK_DAYS', '-1'], ['POLICY_REINSTATEMENT_DAYS', '3651']]) {
+    for (const [name, value] of [
+      ['POLICY_SHORT_RATE_PERCENT', '101'],
+      ['POLICY_SHORT_RATE_PERCENT', '2.5'],
+      ['POLICY_FREE_LOOK_DAYS', '-1'],
+      ['POLICY_REINSTATEMENT_DAYS', '3651'],
+      ['POLICY_RENEWAL_WINDOW_DAYS', '3651'],
+      ['POLICY_RENEWAL_WINDOW_DAYS', 'soon'],
+    ]) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
     }
   });

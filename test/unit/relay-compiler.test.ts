@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * The schema as Relay sees it (spec section 10): relay-compiler (the npm package ships its
  * binary) compiles a small app's documents against schema/schema.graphql: a paginated
  * `@connection` of an organization's policies, made `@refetchable` (which needs Node,
- * `node(id:)` and ids on what is cached).
+ * `node(id:)` and ids on what is cached), and a mutation of the policy's life (renewPolicy).
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -37,6 +37,11 @@ const updateOrganization = graphql\`
 const node = graphql\`
   query PolicyNodeQuery($id: ID!) { node(id: $id) { id ... on Policy { number } } }
 \`;
+const renew = graphql\`
+  mutation PolicyRenewMutation($number: SafeInt!, $input: RenewPolicyInput!) {
+    renewPolicy(number: $number, input: $input) { id number renewalOf renewedBy status }
+  }
+\`;
 `;
 
 describe('relay-compiler', () => {
@@ -56,6 +61,7 @@ describe('relay-compiler', () => {
       'OrganizationUpdateMutation.graphql.ts',
       'OrganizationViewerQuery.graphql.ts',
       'PolicyNodeQuery.graphql.ts',
+      'PolicyRenewMutation.graphql.ts',
     ]);
   });
 });

@@ -15,7 +15,7 @@ describe('the request context', () => {
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
       quoteValidDays: 30,
-      policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30 },
+      policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 },
       logger: { child } as never,
       deadlineSeconds: 10,
     });

@@ -97,7 +97,7 @@ export type CreateQuoteInput = {
 
 export type CreateWebhookEndpointInput = {
   description: string | null | undefined;
-  /** Event types to receive (organization.created, organization.updated, policy.created, policy.cancelled, policy.reinstated, quote.created); all when absent */
+  /** Event types to receive (organization.created, organization.updated, policy.created, policy.cancelled, policy.reinstated, policy.renewed, quote.created); all when absent */
   events: Array<string> | null | undefined;
   /** Whose subtree's events; defaults to the token's org */
   organizationId: string | number | null | undefined;
@@ -129,6 +129,13 @@ export type PolicyStatus =
 export type ReinstatePolicyInput = {
   /** Optional, ignored (GraphQL input types cannot be empty) */
   clientMutationId: string | null | undefined;
+};
+
+export type RenewPolicyInput = {
+  /** The successor's plan, at today's catalog price; the policy's current plan when absent */
+  coverageSlug: string | null | undefined;
+  /** The successor's number, unique (409 CONFLICT when taken); assigned by the server when absent */
+  number: number | null | undefined;
 };
 
 export type UpdateOrganizationInput = {
@@ -217,6 +224,14 @@ export type ReinstatePolicyMutationVariables = Exact<{
 
 
 export type ReinstatePolicyMutation = { reinstatePolicy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
+
+export type RenewPolicyMutationVariables = Exact<{
+  number: number;
+  input: RenewPolicyInput;
+}>;
+
+
+export type RenewPolicyMutation = { renewPolicy: { number: number, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null } } };
 
 export type PoliciesQueryVariables = Exact<{
   organizationId: string | number;
