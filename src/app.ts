@@ -25,7 +25,7 @@ import { IdempotencyKeys } from './idempotency/idempotency.js';
 import { clientAddress, RateLimits } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './http/request-lifecycle.js';
-import { mountRestRoutes } from './rest/rest-router.js';
+import { mountRestRoutes, REST_BODY_TYPES } from './rest/rest-router.js';
 import type { FieldCipher } from './crypto/field-cipher.js';
 import type { RequestFingerprints } from './crypto/request-fingerprint.js';
 import type { ServiceMetrics } from './observability/metrics.js';
@@ -155,7 +155,7 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  mountRestRoutes(app, schema, createContext, { bodyParser: jsonBody(), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes });
+  mountRestRoutes(app, schema, createContext, { bodyParser: jsonBody(REST_BODY_TYPES), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes });
   app.use(
     '/graphql',
     ...graphqlRoute(schema, apollo, createContext, {
@@ -194,8 +194,8 @@ export async function createApp(deps: ServiceDependencies) {
  * JSON bodies: UTF-8 only (spec: `application/json`; a UTF-16 body is 415), and any JSON
  * value is parsed so that a scalar body is told it must be an object, not that it is not JSON.
  */
-function jsonBody(): RequestHandler {
-  const parse = express.json({ limit: BODY_LIMIT, strict: false });
+function jsonBody(type: string[] = ['application/json']): RequestHandler {
+  const parse = express.json({ limit: BODY_LIMIT, strict: false, type });
   return (req, res, next) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1];
     if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {

@@ -34,3 +34,22 @@ export function insertStatement(table: string, columns: Readonly<Record<string, 
   const record = entries.map(([name, { type }]) => `"${name}" ${type}`).join(', ');
   return `insert into ${table} (${names}) select ${values} from jsonb_to_recordset(?::jsonb) as r(${record})`;
 }
+
+/**
+ * `update <table> as <alias> set <column> = r."<name>", ... <also> from jsonb_to_record(?::jsonb)
+ * as r(...) where <where>`: the first parameter is the row as a JSON object (`JSON.stringify`),
+ * the rest are `where`'s. Every property of the map is written: the caller sends the row whole.
+ */
+export function updateStatement(
+  table: string,
+  alias: string,
+  columns: Readonly<Record<string, WriteColumn>>,
+  clauses: { also?: string; where: string; returning?: string },
+): string {
+  const entries = Object.entries(columns);
+  const sets = entries.map(([name, { column, value }]) => `${column} = ${value ? value(`r."${name}"`) : `r."${name}"`}`);
+  if (clauses.also) sets.push(clauses.also);
+  const record = entries.map(([name, { type }]) => `"${name}" ${type}`).join(', ');
+  const returning = clauses.returning ? ` returning ${clauses.returning}` : '';
+  return `update ${table} as ${alias} set ${sets.join(', ')} from jsonb_to_record(?::jsonb) as r(${record}) where ${clauses.where}${returning}`;
+}

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   INVALID_STATE: 409,
+  PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
@@ -81,6 +82,11 @@ export function conflict(message: string): ServiceError {
 /** A lifecycle step the policy or quote is not in a state for (contract section 14). */
 export function invalidState(message: string): ServiceError {
   return new ServiceError('INVALID_STATE', message);
+}
+
+/** `If-Match` (REST) or `ifVersion` (GraphQL) names another version than the stored one (contract section 15). */
+export function preconditionFailed(message: string): ServiceError {
+  return new ServiceError('PRECONDITION_FAILED', message);
 }
 
 export function unavailable(message = 'The database is unavailable; retry shortly.'): ServiceError {

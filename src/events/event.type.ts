@@ -35,7 +35,7 @@ export class Event {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String, { description: 'organization.created, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed or quote.created' })
+  @Field(() => String, { description: 'organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed or quote.created' })
   type!: string;
 
   @Field(() => String, { description: 'RFC 3339' })
@@ -45,6 +45,6 @@ export class Event {
   organizationId!: string;
 
   // Charged as what it holds: a policy's object has about 130 values (12 charges of 8).
-  @Field(() => GraphQLJSONObject, { description: '{ object }: the create response shape', complexity: 200 })
+  @Field(() => GraphQLJSONObject, { description: '{ object }: the record as its create or change answered it; a change (organization.updated) adds previousAttributes, the changed fields\' earlier values', complexity: 200 })
   data!: Record<string, unknown>;
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { querySql } from '../database/sql.js';
 import { traceHeaders } from '../observability/trace-context.js';
 
-export const EVENT_TYPES = ['organization.created', 'policy.created', 'policy.changed', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created'] as const;
+export const EVENT_TYPES = ['organization.created', 'organization.updated', 'policy.created', 'policy.changed', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
@@ -22,6 +22,8 @@ export interface RecordedEvent {
   type: EventType;
   organizationId: string;
   object: object;
+  /** A change's earlier values of the fields it changed, masked as reads mask them (Stripe's previous_attributes). */
+  previousAttributes?: object;
 }
 
 /** The columns an event is written with, in the order of `eventRow`'s values. */
@@ -29,5 +31,5 @@ export const EVENT_INSERT = 'insert into event (id, type, organization_id, data,
 
 /** An event's values for EVENT_INSERT (a create that writes in one statement puts them in it). */
 export function eventRow(event: RecordedEvent): [string, EventType, string, string, string | null] {
-  return [randomUUID(), event.type, event.organizationId, JSON.stringify({ object: event.object }), traceHeaders().traceparent ?? null];
+  return [randomUUID(), event.type, event.organizationId, JSON.stringify(event.previousAttributes ? { object: event.object, previousAttributes: event.previousAttributes } : { object: event.object }), traceHeaders().traceparent ?? null];
 }

@@ -18,9 +18,9 @@ export function corsPolicy(origins: Config['corsOrigins']): RequestHandler {
     origins === '*' || (origins === 'localhost' ? LOCAL_ORIGIN.test(origin) : origins.includes(origin));
   return cors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin) ? origin : false),
-    methods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'apollo-require-preflight'],
-    exposedHeaders: ['X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'WWW-Authenticate', 'RateLimit', 'RateLimit-Policy'],
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'X-Request-Id', 'apollo-require-preflight'],
+    exposedHeaders: ['X-Request-Id', 'ETag', 'Idempotent-Replayed', 'Retry-After', 'WWW-Authenticate', 'RateLimit', 'RateLimit-Policy'],
     credentials: false,
     maxAge: 600,
     optionsSuccessStatus: 204,

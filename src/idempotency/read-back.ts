@@ -10,6 +10,8 @@ const READ_OF: Record<string, CreatedRecord['type']> = {
   changePolicy: 'policy',
   cancelPolicy: 'policy',
   reinstatePolicy: 'policy',
+  // A change answers the organization: a replay after a crash reads it back.
+  updateOrganization: 'organization',
   // A renewal answers the successor, the policy it records as created.
   renewPolicy: 'policy',
 };

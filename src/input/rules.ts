@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsOptional, ValidateBy, ValidateNested, isEmail, isURL, type ValidationArguments } from 'class-validator';
+import { ArrayMaxSize, IsOptional, ValidateBy, ValidateIf, ValidateNested, isEmail, isURL, type ValidationArguments } from 'class-validator';
 import { Extensions } from 'type-graphql';
 import { addMonthsClamped, compareDates, isCalendarDate, todayUtc } from '../values/calendar-date.js';
 import { jsonProblem, type JsonBounds } from './input-shape.js';
@@ -48,6 +48,18 @@ export const RequiredText = (max = 255) =>
   );
 
 export const OptionalText = (max = 255) => optional(maxLength(max));
+
+/**
+ * A required text field in a change (a merge patch, contract section 15): absent keeps what is
+ * stored, null would remove it (refused), a value follows the create's rule.
+ */
+export const RequiredTextIfGiven = (max = 255) =>
+  compose(
+    ValidateIf((_object, value) => value !== undefined),
+    rule('required', 'is required: it cannot be removed (null) and must not be blank', (value) => typeof value === 'string' && value.trim().length > 0),
+    // Judged only on text: null is the rule above's.
+    rule('maxLength', `must be at most ${max} characters`, (value) => typeof value !== 'string' || characters(value) <= max),
+  );
 
 export const Email = () =>
   optional(maxLength(255), rule('email', 'must be a valid email address', (value) => isEmail(value)));

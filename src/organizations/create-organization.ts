@@ -9,12 +9,23 @@ import { notFound } from '../errors/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { withQuotas } from '../limits/quotas.js';
 import { withDepthLimit } from '../limits/tree-depth.js';
-import { lastFour } from '../crypto/field-cipher.js';
-import type { StoredAddress } from './address.type.js';
-import { BankAccount } from './bank-account.entity.js';
-import type { AddressInput, CreateOrganizationInput } from './organization.input.js';
-import { Organization } from './organization.entity.js';
-import { Owner } from './owner.entity.js';
+import { querySql } from '../database/sql.js';
+import type { CreateOrganizationInput } from './organization.input.js';
+import {
+  bankAccountRows,
+  INSERT_BANK_ACCOUNTS,
+  INSERT_ORGANIZATIONS,
+  INSERT_OWNERS,
+  ownerRows,
+  storedAddress,
+  ORGANIZATION_FIELDS_WRITE,
+  type OrganizationWrite,
+} from './organization.writes.js';
+
+/** Every field of the write map null: what a create stores for a field not sent (a new column needs no edit here). */
+const ABSENT_FIELDS = Object.fromEntries(Object.keys(ORGANIZATION_FIELDS_WRITE).map((field) => [field, null])) as {
+  [Field in keyof typeof ORGANIZATION_FIELDS_WRITE]: null;
+};
 import { inTransaction } from '../database/transaction.js';
 
 /**
@@ -48,53 +59,25 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   // Idempotency-Key, are all stored or none. A quota over the tree and the tree's maximum depth
   // are checked by the database.
   return withDepthLimit(() => withQuotas(() => inTransaction(scope.em, async (em) => {
-    // Every field of the input that is a column is stored as sent: a new nullable field needs
-    // no edit here. What the input names differently (parent, accounts, owners) is mapped below.
-    // Inserted through the entity metadata without the unit of work, like a policy: nothing is
-    // read back or changed later, and tracking up to 36 entities is most of what a flush costs.
+    // Every field of the input that is a column is stored as sent (absent optional ones as
+    // null); what the input names differently (parent, accounts, owners) is mapped here.
     const { parentId: _parentId, bankAccounts: _accounts, owners: _owners, address, name, ...fields } = input;
-    const organization = {
+    const organization: OrganizationWrite = {
+      ...ABSENT_FIELDS,
       ...definedOnly(fields),
       id: randomUUID(),
-      parent: parent?.id ?? null,
+      parentId: parent?.id ?? null,
       ownerSub: principal.sub,
       name: name ?? input.legalName,
       address: storedAddress(address),
+      version: 1,
     };
-    const bankAccounts = (input.bankAccounts ?? []).map((account, position) => {
-      const sealed = cipher.seal(account.account, 'bank_account.account');
-      return {
-        id: randomUUID(),
-        organization: organization.id,
-        position,
-        nickname: account.nickname ?? null,
-        routing: account.routing,
-        accountCiphertext: sealed.ciphertext,
-        accountKeyId: sealed.keyId,
-        accountLast4: lastFour(account.account),
-      };
-    });
-    const owners = (input.owners ?? []).map((owner, position) => {
-      const sealed = owner.taxId ? cipher.seal(owner.taxId, 'owner.tax_id') : null;
-      return {
-        id: randomUUID(),
-        organization: organization.id,
-        position,
-        firstname: owner.firstname,
-        lastname: owner.lastname,
-        birthdate: owner.birthdate ?? null,
-        taxIdCiphertext: sealed?.ciphertext ?? null,
-        taxIdKeyId: sealed?.keyId ?? null,
-        taxIdLast4: owner.taxId ? lastFour(owner.taxId) : null,
-        email: owner.email ?? null,
-        phone: owner.phone ?? null,
-        ownership: owner.ownership ?? null,
-        address: storedAddress(owner.address),
-      };
-    });
-    await em.insert(Organization, organization);
-    if (bankAccounts.length > 0) await em.insertMany(BankAccount, bankAccounts);
-    if (owners.length > 0) await em.insertMany(Owner, owners);
+    const bankAccounts = bankAccountRows(cipher, organization.id, input.bankAccounts ?? []);
+    const owners = ownerRows(cipher, organization.id, input.owners ?? []);
+    // Through the write models, rows as JSON: nothing is read back, no entity is tracked.
+    await querySql(em, INSERT_ORGANIZATIONS, [JSON.stringify([organization])]);
+    if (bankAccounts.length > 0) await querySql(em, INSERT_BANK_ACCOUNTS, [JSON.stringify(bankAccounts)]);
+    if (owners.length > 0) await querySql(em, INSERT_OWNERS, [JSON.stringify(owners)]);
     await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
     const created = organizationReadOf(organization, bankAccounts, owners);
     // Masked as every read is: account and tax id last fours only (organization.reads.ts).
@@ -106,12 +89,4 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
 /** The properties that were sent (an absent optional field is stored as its column's null). */
 function definedOnly<T extends object>(fields: T): T {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
-}
-
-/** Named fields as sent (absent ones left out) plus the additional fields, flat as REST sends them. */
-function storedAddress(address: AddressInput | null | undefined): StoredAddress | null {
-  if (!address) return null;
-  const { additionalFields, ...named } = address;
-  const given = Object.fromEntries(Object.entries(named).filter(([, value]) => value !== undefined));
-  return { ...additionalFields, ...given };
 }

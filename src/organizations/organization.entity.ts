@@ -1,6 +1,6 @@
 import { Collection, Entity, ManyToOne, OneToMany, PrimaryKey, Property, type Opt, type Ref } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { Node } from '../graphql/node.js';
 import { Address, type StoredAddress } from './address.type.js';
 import { BankAccount } from './bank-account.entity.js';
@@ -78,6 +78,11 @@ export class Organization {
 
   @OneToMany({ entity: () => Owner, mappedBy: 'organization', orderBy: { position: 'asc' } })
   owners = new Collection<Owner>(this);
+
+  /** 1 when created, one more per change (contract section 15): REST's ETag, what If-Match and ifVersion compare. */
+  @Field(() => Int, { description: '1 when created, one more per change; REST sends it as the ETag, If-Match and ifVersion compare against it' })
+  @Property({ type: 'integer', default: 1 })
+  version: Opt<number> = 1;
 
   @Property({ type: 'datetime', columnType: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();

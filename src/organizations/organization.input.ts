@@ -14,6 +14,7 @@ import {
   Percentage,
   Phone,
   RequiredText,
+  RequiredTextIfGiven,
   TaxId,
 } from '../input/rules.js';
 import { ADDRESS_FIELDS } from './address.type.js';
@@ -104,4 +105,38 @@ export class CreateOrganizationInput {
       "Parent organization (must be accessible, and less deep than ORGANIZATION_MAX_DEPTH, 32 levels by default, a root being level 1); defaults to the token's org, else a root",
   })
   parentId?: string | null;
+}
+
+/**
+ * PATCH /api/v1/organization/{id} and updateOrganization (contract section 15): a merge patch
+ * (RFC 7396) of the section 4 fields. Absent keeps a field, null removes an optional one (name
+ * then defaults to legalName again), `address` is merged field by field, `bankAccounts` and
+ * `owners` are replaced whole. `id` and `parentId` are not fields: they never change.
+ */
+@InputType('UpdateOrganizationInput')
+export class UpdateOrganizationInput {
+  @Field(() => String, { nullable: true, description: 'null: back to legalName' }) @OptionalText() name?: string | null;
+  @Field(() => String, { nullable: true }) @OptionalText(2000) description?: string | null;
+  @Field(() => String, { nullable: true }) @HttpUrl() logo?: string | null;
+  @Field(() => String, { nullable: true }) @OptionalText() type?: string | null;
+  @Field(() => String, { nullable: true }) @OptionalText(22) descriptor?: string | null;
+  @Field(() => String, { nullable: true, description: 'Required: cannot be null' }) @RequiredTextIfGiven() legalName?: string | null;
+  @Field(() => String, { nullable: true, description: 'Required: cannot be null' }) @RequiredTextIfGiven() legalType?: string | null;
+  @Field(() => String, { nullable: true, description: 'Required: cannot be null' }) @RequiredTextIfGiven() taxId?: string | null;
+  @Field(() => String, { nullable: true }) @Phone() phone?: string | null;
+  @Field(() => String, { nullable: true }) @Email() email?: string | null;
+  @Field(() => String, { nullable: true }) @HttpUrl() website?: string | null;
+  @Field(() => AddressInput, {
+    nullable: true,
+    description: 'Merged into the stored address (RFC 7396): a field set to null is removed, an absent one kept; null removes the address',
+  })
+  @Nested()
+  address?: AddressInput | null;
+  @Field(() => [BankAccountInput], { nullable: true, description: `Replaces every bank account (at most ${MAX_BANK_ACCOUNTS}); null or [] removes them` })
+  @MaxItems(MAX_BANK_ACCOUNTS)
+  bankAccounts?: BankAccountInput[] | null;
+  @Field(() => [OwnerInput], { nullable: true, description: `Replaces every owner (at most ${MAX_OWNERS}; ownership adds up to at most 100); null or [] removes them` })
+  @MaxItems(MAX_OWNERS)
+  @OwnershipTotalAtMost(100)
+  owners?: OwnerInput[] | null;
 }

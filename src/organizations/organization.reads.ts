@@ -37,6 +37,7 @@ export const ORGANIZATION_COLUMNS = {
   email: 'o.email',
   website: 'o.website',
   address: 'o.address',
+  version: 'o.version',
 } as const satisfies ReadColumns<Organization, HiddenOrganization, 'parentId'>;
 
 export const BANK_ACCOUNT_COLUMNS = {
@@ -101,8 +102,8 @@ export const BANK_ACCOUNTS_BY_ORGANIZATION = `select ${BANK_ACCOUNT_SELECT}, b.o
   where b.organization_id = any(?::uuid[]) order by b.organization_id, b.position`;
 
 /** A just-written organization as reads serve it, from the rows written (nothing is read back). */
-export function organizationReadOf(written: { parent: string | null }, bankAccounts: object[], owners: object[]): OrganizationRead {
-  const row = pickColumns(ORGANIZATION_COLUMNS, { ...written, parentId: written.parent }) as OrganizationRead;
+export function organizationReadOf(written: { parentId: string | null }, bankAccounts: object[], owners: object[]): OrganizationRead {
+  const row = pickColumns(ORGANIZATION_COLUMNS, written) as OrganizationRead;
   row.bankAccounts = bankAccounts.map((account) => pickColumns(BANK_ACCOUNT_COLUMNS, account) as BankAccountRead);
   row.owners = owners.map((owner) => pickColumns(OWNER_COLUMNS, owner) as OwnerRead);
   return row;

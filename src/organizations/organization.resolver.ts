@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { findAccessibleOrganization, organizationNotFound } from './organization.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
@@ -7,7 +7,8 @@ import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection }
 import { Policy } from '../policies/policy.entity.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
-import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS } from './organization.input.js';
+import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS, UpdateOrganizationInput } from './organization.input.js';
+import { updateOrganization } from './update-organization.js';
 import { listCost } from '../graphql/list-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
@@ -59,6 +60,23 @@ export class OrganizationResolver {
   ): Promise<OrganizationRead> {
     const { em, cipher, deadline, idempotency } = ctx;
     return createOrganization({ em, principal, cipher, deadline, idempotency }, input);
+  }
+
+  @Authorized()
+  @Mutation(() => Organization, {
+    description:
+      'Changes an organization as a merge patch (RFC 7396): null removes an optional field, address is merged, bankAccounts and owners are replaced whole. ' +
+      'With ifVersion, refused with PRECONDITION_FAILED (nothing written) unless the organization is at that version. A change that changes nothing keeps the version and records no event',
+  })
+  async updateOrganization(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateOrganizationInput) input: UpdateOrganizationInput,
+    @Arg('ifVersion', () => Int, { nullable: true, description: 'The version the change was made against (REST: If-Match)' }) ifVersion: number | null | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<OrganizationRead> {
+    const { em, cipher, deadline, idempotency } = ctx;
+    return updateOrganization({ em, principal, cipher, deadline, idempotency }, id, input, ifVersion ?? null);
   }
 
   @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })

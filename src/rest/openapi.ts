@@ -109,6 +109,16 @@ const ORGANIZATION_EXAMPLE = {
   bankAccounts: [{ nickname: 'operating', routing: '021000021', account: '000123456789' }],
   owners: [{ firstname: 'Rosa', lastname: 'Diaz', ownership: 60, taxId: '123-45-6789' }],
 };
+/** A change to the organization the create example made: every kind of merge at once. */
+const ORGANIZATION_PATCH_EXAMPLE = {
+  email: null,
+  phone: '+1 413 555 0100',
+  address: { line1: '200 Elm St', suite: null },
+  owners: [
+    { firstname: 'Rosa', lastname: 'Diaz', ownership: 50, taxId: '123-45-6789' },
+    { firstname: 'Sam', lastname: 'Diaz', ownership: 50 },
+  ],
+};
 /** Issuing a quote: its id (this one is made up), and what issuing may add. */
 const ISSUE_EXAMPLE = { quoteId: '0f9d4c52-2c1e-4b8e-9d4a-6f1c2b3a4d5e', internalID: 'ext-002', cvc: '123' };
 
@@ -148,6 +158,19 @@ const idempotencyKey = {
   description:
     'Makes retries safe: the first response (unless a 5xx) is kept for 24 hours and replayed to a repeat with the same ' +
     'body (with `Idempotent-Replayed: true`); another body gets 422, a repeat while the first runs gets 409.',
+};
+/** On a read or a change of an organization (contract section 15). */
+const etagHeader = {
+  ETag: { description: 'The organization’s version, quoted (`"3"`): send it back as If-Match to change exactly that version', schema: { type: 'string' } },
+};
+const ifMatch = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', examples: ['"3"'] },
+  description:
+    'The ETag of the read the change was made against. Another version, a weak tag or anything malformed: 412 PRECONDITION_FAILED, nothing written. ' +
+    'Without it the last write wins; `*` matches any version.',
 };
 const replayedHeader = {
   'Idempotent-Replayed': { description: '`true` when this is a kept response replayed for an Idempotency-Key', schema: { type: 'string' } },
@@ -227,7 +250,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       title: 'Organization and Policy service: REST compatibility layer',
       version,
       description:
-        'The four operations of the interface document, two lists (organizations, policies), quotes, events and webhook endpoints. Every route needs `Authorization: Bearer <JWT>`. ' +
+        'The four operations of the interface document, changing an organization, two lists (organizations, policies), quotes, events and webhook endpoints. Every route needs `Authorization: Bearer <JWT>`. ' +
         'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
         'whose `code` equals the GraphQL `extensions.code`.',
     },
@@ -236,7 +259,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
       { name: 'Quotes', description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS' },
-      { name: 'Events', description: 'What happened (organization.created, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery' },
+      { name: 'Events', description: 'What happened (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery' },
       { name: 'Webhooks', description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way" },
     ],
     security: [{ bearerAuth: [] }],
@@ -265,7 +288,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           parameters: [idempotencyKey],
           tags: ['Organizations'],
           requestBody: { required: true, content: withExample(ref('CreateOrganizationRequest'), ORGANIZATION_EXAMPLE) },
-          responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...ORGANIZATION_POST_ERRORS },
+          responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...ORGANIZATION_POST_ERRORS },
         },
       },
       '/api/v1/organization/{id}': {
@@ -275,9 +298,41 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Organizations'],
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' }],
           responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('OrganizationSummary')) },
+            200: { description: 'Found', headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders }, content: json(ref('OrganizationSummary')) },
             404: problem('No such organization, or the caller may not access it'),
             ...ERRORS,
+          },
+        },
+        patch: {
+          operationId: 'updateOrganization',
+          summary: 'Change an organization: a JSON merge patch (RFC 7396), guarded by If-Match',
+          description:
+            'The body is a merge patch of the create’s fields (see UpdateOrganizationRequest), sent as `application/merge-patch+json` ' +
+            'or `application/json`. Answers the organization as the create does, with its new `version` (also the `ETag`). A patch that ' +
+            'changes nothing answers 200 with the same version and records nothing; any other records an `organization.updated` ' +
+            'event with `previousAttributes` (the changed fields’ earlier values, masked as reads mask them). Bank account numbers ' +
+            'and owner tax ids sent are stored encrypted, answered as last fours.',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' }, ifMatch, idempotencyKey],
+          tags: ['Organizations'],
+          requestBody: {
+            required: true,
+            content: {
+              'application/merge-patch+json': { schema: ref('UpdateOrganizationRequest'), examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } } },
+              'application/json': { schema: ref('UpdateOrganizationRequest'), examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } } },
+            },
+          },
+          responses: {
+            200: {
+              description: 'Changed (or nothing to change)',
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('OrganizationCreated')),
+            },
+            ...POST_ERRORS,
+            400: problem('The body is not valid JSON, not an object, or the organization it would make breaks the rules (all listed in `errors`, at most 100); `id` or `parentId` sent is listed by name'),
+            404: problem('No such organization, or the caller may not access it'),
+            409: problem('A request with the same Idempotency-Key is still running'),
+            412: problem('If-Match names another version than the organization’s, or is malformed (code PRECONDITION_FAILED); nothing was written'),
+            415: problem('The body is neither application/merge-patch+json nor application/json, or not UTF-8'),
           },
         },
       },
@@ -610,6 +665,15 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             '25 owners whose ownership adds up to at most 100. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos.',
         },
         OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
+        UpdateOrganizationRequest: {
+          ...requestSchema(schema, 'UpdateOrganizationInput', OVERLAYS),
+          not: { anyOf: [{ required: ['id'] }, { required: ['parentId'] }] },
+          description:
+            'A JSON merge patch (RFC 7396) of the create’s fields: an absent field is kept, null removes an optional one (`name` goes back to ' +
+            '`legalName`; `legalName`, `legalType` and `taxId` cannot be removed), `address` is merged property by property (null removes ' +
+            'a property), `bankAccounts` and `owners` are replaced whole (null or [] removes them all). `id` and `parentId` are refused ' +
+            '(400 naming them). The result follows every rule of the create, all errors listed at once. Other unknown properties are ignored.',
+        },
         OrganizationSummary: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
         OrganizationList: listSchema('OrganizationSummary'),
         CreatePolicyRequest: {

@@ -7,7 +7,22 @@
 export const CREATE_ORGANIZATION = /* GraphQL */ `
   mutation CreateOrganization($input: CreateOrganizationInput!) {
     createOrganization(input: $input) {
-      id name parentId legalName legalType taxId description logo type descriptor phone email website
+      id name parentId version legalName legalType taxId description logo type descriptor phone email website
+      address { line1 line2 division city postal country additionalFields }
+      bankAccounts { id nickname routing accountLast4 }
+      owners {
+        id firstname lastname birthdate taxIdLast4 email phone ownership
+        address { line1 line2 division city postal country additionalFields }
+      }
+    }
+  }
+`;
+
+/** A change answers as the create does (contract section 15), with the version it made. */
+export const UPDATE_ORGANIZATION = /* GraphQL */ `
+  mutation UpdateOrganization($id: ID!, $input: UpdateOrganizationInput!, $ifVersion: Int) {
+    updateOrganization(id: $id, input: $input, ifVersion: $ifVersion) {
+      id name parentId version legalName legalType taxId description logo type descriptor phone email website
       address { line1 line2 division city postal country additionalFields }
       bankAccounts { id nickname routing accountLast4 }
       owners {
@@ -20,7 +35,7 @@ export const CREATE_ORGANIZATION = /* GraphQL */ `
 
 export const ORGANIZATION = /* GraphQL */ `
   query Organization($id: ID!) {
-    organization(id: $id) { id name parentId }
+    organization(id: $id) { id name parentId version }
   }
 `;
 
@@ -32,13 +47,13 @@ export const ORGANIZATIONS = /* GraphQL */ `
   query Organizations($children: Boolean!, $parentId: ID!, $first: Int!, $after: String) {
     organization(id: $parentId) @include(if: $children) {
       children(first: $first, after: $after) {
-        edges { node { id name parentId } }
+        edges { node { id name parentId version } }
         pageInfo { hasNextPage endCursor }
       }
     }
     viewer @skip(if: $children) {
       organizations(first: $first, after: $after) {
-        edges { node { id name parentId } }
+        edges { node { id name parentId version } }
         pageInfo { hasNextPage endCursor }
       }
     }

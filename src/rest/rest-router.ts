@@ -19,6 +19,9 @@ import { inOperationSpan } from '../observability/operation-span.js';
 
 type PreparedRoute = (GetRoute<any> & PreparedDocument) | (PostRoute<any> & PreparedDocument & { bodyType: GraphQLInputType });
 
+/** The media types a body is parsed as: JSON, and for a change also a JSON merge patch (RFC 7396). */
+export const REST_BODY_TYPES = ['application/json', 'application/merge-patch+json'];
+
 /** A finished answer: written to the client, or kept for an idempotent replay. */
 interface Answer {
   status: number;
@@ -44,7 +47,7 @@ export interface RestOptions {
  * registered on the app itself: a nested Router is one more dispatch (and its closures) on
  * every request.
  */
-export function mountRestRoutes(router: Pick<Router, 'get' | 'post' | 'delete' | 'all'>, schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): void {
+export function mountRestRoutes(router: Pick<Router, 'get' | 'post' | 'patch' | 'delete' | 'all'>, schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): void {
   const paths = new Map<string, string[]>();
   for (const route of REST_ROUTES.map((route) => prepare(schema, route))) {
     paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
@@ -52,6 +55,7 @@ export function mountRestRoutes(router: Pick<Router, 'get' | 'post' | 'delete' |
       run(schema, route, createContext, options, req, res).catch(next);
     if (route.method === 'GET') router.get(route.path, requirePrincipal, handler);
     else if (route.method === 'DELETE') router.delete(route.path, requirePrincipal, handler);
+    else if (route.method === 'PATCH') router.patch(route.path, requirePrincipal, spendCreate(options.limits), requireMergePatchBody, options.bodyParser, handler);
     else router.post(route.path, requirePrincipal, spendCreate(options.limits), requireJsonBody, options.bodyParser, handler);
   }
   for (const [path, methods] of paths) {
@@ -69,7 +73,7 @@ export function mountRestRoutes(router: Pick<Router, 'get' | 'post' | 'delete' |
 /** Every REST route needs a principal: without one, the 401 comes before the body is read. */
 const requirePrincipal = requireAuthentication({ surface: 'rest' });
 
-/** A POST creates: charged to the caller's creates budget (shared by all instances). */
+/** A POST creates, a PATCH changes: each is charged to the caller's creates budget (shared by all instances). */
 function spendCreate(limits: RateLimits) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const { principal } = res.locals.authentication as RequestAuthentication;
@@ -88,11 +92,24 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
   next();
 }
 
+/** A PATCH carries a JSON merge patch (RFC 7396), as `application/merge-patch+json` or plain JSON: anything else is 415. */
+function requireMergePatchBody(req: Request, res: Response, next: NextFunction): void {
+  if (!req.is(REST_BODY_TYPES)) {
+    return sendError(req, res, new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/merge-patch+json or application/json.'));
+  }
+  next();
+}
+
+/** A create (POST) or a change (PATCH): its body is a variable. */
+function hasBody<R extends RestRoute>(route: R): route is Extract<R, PostRoute<any>> {
+  return route.method === 'POST' || route.method === 'PATCH';
+}
+
 function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
   const prepared = prepareDocument(schema, route.document, `The REST document for ${route.method} ${route.path}`);
-  if (route.method !== 'POST') return { ...route, ...prepared };
+  if (!hasBody(route)) return { ...route, ...prepared };
   const bodyType = variableTypes(schema, prepared.operation).find((variable) => variable.name === route.bodyVariable)?.type;
-  if (!bodyType) throw new Error(`REST document for POST ${route.path} declares no $${route.bodyVariable}`);
+  if (!bodyType) throw new Error(`REST document for ${route.method} ${route.path} declares no $${route.bodyVariable}`);
   return { ...route, ...prepared, bodyType };
 }
 
@@ -114,7 +131,7 @@ async function run(
       creates: (count) => options.limits.spendCreates(authentication.principal!.sub, count, res),
     },
   });
-  const key = route.method === 'POST' ? req.get('idempotency-key') : undefined;
+  const key = hasBody(route) ? req.get('idempotency-key') : undefined;
   // A request that waited its turn past its deadline is answered without being run.
   const work = context.deadline.expired
     ? Promise.resolve(errorAnswer(context, [context.deadline.error()]))
@@ -123,7 +140,7 @@ async function run(
       );
   // The caller's place in flight is held until this work settles, even if the answer goes first.
   res.locals.holdSlot?.(work);
-  let answer = await context.deadline.race(work, () => errorAnswer(context, [context.deadline.error()]));
+  let answer = withEtag(route, await context.deadline.race(work, () => errorAnswer(context, [context.deadline.error()])));
   if (Buffer.byteLength(answer.body) > options.responseMaxBytes) {
     context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
     answer = errorAnswer(context, [responseTooLarge(options.responseMaxBytes)]);
@@ -148,7 +165,8 @@ async function answerIdempotently(
   const variables = await checkedVariables(schema, route, req, context.principal!);
   const { response, replayed } = await options.idempotency.run(
     context.em,
-    { principal: context.principal!, operation: idempotencyOperation(route, req), key, request: req.body },
+    // A change's If-Match is part of what it asks: the same key with another precondition is another request.
+    { principal: context.principal!, operation: idempotencyOperation(route, req), key, request: route.method === 'PATCH' ? { body: req.body, ifMatch: req.get('if-match') ?? null } : req.body },
     {
       execute: (recorder) => {
         context.idempotency = recorder;
@@ -168,7 +186,7 @@ async function answerIdempotently(
  */
 function idempotencyOperation(route: PreparedRoute, req: Request): string {
   const operation = `${route.method} ${route.path}`;
-  return route.method === 'POST' && route.pathVariables ? `${operation} ${JSON.stringify(route.pathVariables(req.params))}` : operation;
+  return hasBody(route) && route.pathVariables ? `${operation} ${JSON.stringify(route.pathVariables(req.params))}` : operation;
 }
 
 /** Runs the route's document for this request; expected failures are answers too. */
@@ -211,7 +229,7 @@ async function rebuildAnswer(
   variables: Record<string, unknown>,
   created: CreatedRecord,
 ): Promise<Answer> {
-  if (route.method === 'POST' && route.rebuild) {
+  if (hasBody(route) && route.rebuild) {
     const body = await route.rebuild(context, created);
     if (body === null) return errorAnswer(context, [notFound('What this request created is gone.')]);
     return { status: 200, contentType: 'application/json', body: JSON.stringify(body), headers: {} };
@@ -224,18 +242,28 @@ async function rebuildAnswer(
 
 /** The route's refused fields present in the body (variablesOf has checked it is an object). */
 function refusedFieldErrors(route: PreparedRoute, body: Record<string, unknown>): FieldError[] {
-  if (route.method !== 'POST' || !route.refusedFields) return [];
+  if (!hasBody(route) || !route.refusedFields) return [];
   return Object.entries(route.refusedFields)
     .filter(([field]) => Object.hasOwn(body, field))
     .map(([path, message]) => ({ path, message }));
 }
 
 function variablesOf(route: PreparedRoute, req: Request, principal: Principal): Record<string, unknown> {
-  if (route.method !== 'POST') return route.variables(req, principal);
+  if (!hasBody(route)) return route.variables(req, principal);
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }
-  return { ...route.pathVariables?.(req.params), [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
+  return { ...route.pathVariables?.(req.params), ...route.headerVariables?.(req), [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
+}
+
+/**
+ * A 200 of a route whose body carries the record's version gets `ETag: "<version>"` (contract
+ * section 15), also when replayed: a kept answer keeps its body, not its headers.
+ */
+function withEtag(route: PreparedRoute, answer: Answer): Answer {
+  if (!route.etag || answer.status !== 200) return answer;
+  const version = (JSON.parse(answer.body) as { version?: unknown }).version;
+  return typeof version === 'number' ? { ...answer, headers: { ...answer.headers, ETag: `"${version}"` } } : answer;
 }
 
 /** One problem for the request: the error with the highest status decides. */

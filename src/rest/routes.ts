@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { policyNotFound } from '../policies/policy.reads.js';
-import { badUserInput } from '../errors/errors.js';
+import { badUserInput, preconditionFailed } from '../errors/errors.js';
 import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
 import { PolicyStatus } from '../policies/policy-status.js';
@@ -17,6 +17,7 @@ import type {
   CreatePolicyMutation,
   CreateQuoteMutation,
   CreateWebhookEndpointMutation,
+  UpdateOrganizationMutation,
   DeleteWebhookEndpointMutation,
   EventQuery,
   EventsQuery,
@@ -50,6 +51,7 @@ import {
   QUOTE,
   REINSTATE_POLICY,
   RENEW_POLICY,
+  UPDATE_ORGANIZATION,
   WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINTS,
 } from './operations.js';
@@ -65,6 +67,8 @@ interface RouteOf<Data> {
   document: string;
   /** The operation's data as the REST body. */
   response: (data: Data) => unknown;
+  /** The body carries the record's `version`, sent as `ETag: "<version>"` on a 200 (contract section 15). */
+  etag?: boolean;
 }
 
 /**
@@ -77,9 +81,9 @@ export interface GetRoute<Data = never> extends RouteOf<Data> {
   variables: (request: Pick<Request, 'params' | 'query'>, principal: Principal) => Record<string, unknown>;
 }
 
-/** A create: the JSON body becomes this variable (mapped onto its input type). */
+/** A create (POST) or a change (PATCH): the JSON body becomes this variable (mapped onto its input type). */
 export interface PostRoute<Data = never> extends RouteOf<Data> {
-  method: 'POST';
+  method: 'POST' | 'PATCH';
   bodyVariable: string;
   /**
    * The answer of a create that already happened, when reading it back through the schema
@@ -93,6 +97,8 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
   refusedFields?: Readonly<Record<string, string>>;
   /** Variables from the path (a policy's number), besides the body's. */
   pathVariables?: (params: Request['params']) => Record<string, unknown>;
+  /** Variables from the request's headers (a change's If-Match); may throw its error. */
+  headerVariables?: (request: Pick<Request, 'get'>) => Record<string, unknown>;
 }
 
 export type RestRoute = GetRoute<any> | PostRoute<any>;
@@ -100,17 +106,15 @@ export type RestRoute = GetRoute<any> | PostRoute<any>;
 const get = <Data>(route: Omit<GetRoute<Data>, 'method'>): GetRoute<Data> => ({ method: 'GET', ...route });
 const del = <Data>(route: Omit<GetRoute<Data>, 'method' | 'response'>): GetRoute<Data> => ({ method: 'DELETE', response: () => null, ...route });
 const post = <Data>(route: Omit<PostRoute<Data>, 'method'>): PostRoute<Data> => ({ method: 'POST', ...route });
+const patch = <Data>(route: Omit<PostRoute<Data>, 'method'>): PostRoute<Data> => ({ method: 'PATCH', ...route });
 
 export const REST_ROUTES: RestRoute[] = [
   post<CreateOrganizationMutation>({
     path: '/api/v1/organization',
     document: CREATE_ORGANIZATION,
     bodyVariable: 'input',
-    response: ({ createOrganization: organization }) => ({
-      ...organization,
-      address: flattenAddress(organization.address),
-      owners: organization.owners.map((owner) => ({ ...owner, address: flattenAddress(owner.address) })),
-    }),
+    etag: true,
+    response: ({ createOrganization: organization }) => organizationBody(organization),
   }),
   get<OrganizationsQuery>({
     path: '/api/v1/organization',
@@ -125,8 +129,22 @@ export const REST_ROUTES: RestRoute[] = [
   get<OrganizationQuery>({
     path: '/api/v1/organization/:id',
     document: ORGANIZATION,
+    etag: true,
     variables: ({ params }) => ({ id: params.id }),
     response: (data) => data.organization,
+  }),
+  patch<UpdateOrganizationMutation>({
+    path: '/api/v1/organization/:id',
+    document: UPDATE_ORGANIZATION,
+    bodyVariable: 'input',
+    etag: true,
+    refusedFields: {
+      id: 'cannot be changed: the organization is the one in the path',
+      parentId: 'cannot be changed: an organization stays under the parent it was created under',
+    },
+    pathVariables: (params) => ({ id: params.id }),
+    headerVariables: (request) => ({ ifVersion: ifMatchVersion(request.get('if-match')) }),
+    response: ({ updateOrganization: organization }) => organizationBody(organization),
   }),
   post<CreatePolicyMutation>({
     path: '/api/v1/policy',
@@ -245,6 +263,32 @@ export const REST_ROUTES: RestRoute[] = [
     variables: ({ params }) => ({ id: params.id }),
   }),
 ];
+
+/** The create's and the change's answer: addresses flat, as REST clients send them. */
+function organizationBody(organization: CreateOrganizationMutation['createOrganization']) {
+  return {
+    ...organization,
+    address: flattenAddress(organization.address),
+    owners: organization.owners.map((owner) => ({ ...owner, address: flattenAddress(owner.address) })),
+  };
+}
+
+/**
+ * `If-Match` (RFC 9110) as the version a change was made against: absent is none (the last write
+ * wins), `*` any (the organization exists), `"<version>"` or a list of them that one version
+ * (a list of several can only match one: it is refused unless they agree). A weak tag never
+ * matches (If-Match compares strongly), nor does anything malformed: 412, nothing written.
+ */
+export function ifMatchVersion(header: string | undefined): number | null {
+  if (header === undefined || header.trim() === '*') return null;
+  const tags = header.split(',').map((tag) => tag.trim());
+  const versions = new Set(tags.map((tag) => (/^"([1-9][0-9]{0,9})"$/.exec(tag)?.[1] ?? null)));
+  const [version] = versions;
+  if (versions.size !== 1 || version === null || Number(version) > 2_147_483_647) {
+    throw preconditionFailed('If-Match must be the ETag of a read, e.g. "3" (quotes included).');
+  }
+  return Number(version);
+}
 
 /** The policy number of the path; not a policy number at all is the same 404 as a missing policy, without a query. */
 function policyNumberParameter(params: Request['params']): number {

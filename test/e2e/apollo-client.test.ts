@@ -123,4 +123,59 @@ describe('Apollo Client 4 against the service', () => {
     watching.unsubscribe();
     client.stop();
   });
+  // Issue 24: updateOrganization answers the Organization, normalized by id: the screen shows the change without a refetch.
+  it('changes an organization through updateOrganization and sees every changed field in the normalized cache, with no refetch', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({ name: 'Before', email: 'old@example.com', address: { city: 'Springfield' } }),
+    });
+    expect(created.status).toBe(200);
+    const operations: string[] = [];
+    const client = new ApolloClient({
+      link: new HttpLink({
+        uri: `${service.url}/graphql`,
+        headers: { authorization: `Bearer ${token}` },
+        fetch: (input, init) => {
+          operations.push(JSON.parse(String(init?.body)).operationName);
+          return fetch(input, init);
+        },
+      }),
+      cache: new InMemoryCache(),
+    });
+    const ORGANIZATION = gql`
+      query OrganizationDetails($id: ID!) {
+        organization(id: $id) { id version name email address { city } }
+      }
+    `;
+    const UPDATE = gql`
+      mutation UpdateOrganization($id: ID!, $input: UpdateOrganizationInput!, $ifVersion: Int) {
+        updateOrganization(id: $id, input: $input, ifVersion: $ifVersion) { id version name email address { city } }
+      }
+    `;
+    type Data = { organization: { id: string; version: number; name: string; email: string | null; address: { city: string | null } | null } };
+    const shownResults: Data[] = [];
+    const watching = client.watchQuery<Data>({ query: ORGANIZATION, variables: { id: created.body.id } }).subscribe((result) => {
+      if (result.dataState === 'complete') shownResults.push(result.data as Data);
+    });
+    const nextShown = async (matches: (data: Data) => boolean) => {
+      for (let waited = 0; waited < 10_000; waited += 10) {
+        const found = shownResults.find(matches);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`no such result among ${JSON.stringify(shownResults)}`);
+    };
+    const before = await nextShown(() => true);
+    expect(before.organization).toMatchObject({ version: 1, name: 'Before', email: 'old@example.com', address: { city: 'Springfield' } });
+    await client.mutate({
+      mutation: UPDATE,
+      variables: { id: created.body.id, input: { name: 'After', email: null, address: { city: 'Shelbyville' } }, ifVersion: 1 },
+    });
+    const shown = await nextShown((data) => data.organization.version === 2);
+    expect(shown.organization).toEqual({ __typename: 'Organization', id: created.body.id, version: 2, name: 'After', email: null, address: { __typename: 'Address', city: 'Shelbyville' } });
+    // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
+    expect(operations).toEqual(['OrganizationDetails', 'UpdateOrganization']);
+    watching.unsubscribe();
+    client.stop();
+  });
 });

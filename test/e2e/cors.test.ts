@@ -3,8 +3,8 @@ import { useTestService } from '../support/test-service.js';
 
 /** CORS, spec section 9: what a browser on another origin needs, and nothing for other origins. */
 const APP = 'http://localhost:5173';
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'apollo-require-preflight'];
-const EXPOSED = ['x-request-id', 'idempotent-replayed', 'retry-after', 'www-authenticate', 'ratelimit', 'ratelimit-policy'];
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'if-match', 'x-request-id', 'apollo-require-preflight'];
+const EXPOSED = ['x-request-id', 'etag', 'idempotent-replayed', 'retry-after', 'www-authenticate', 'ratelimit', 'ratelimit-policy'];
 
 const list = (value: string | null) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
 const corsHeaders = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith('access-control-'));
@@ -25,7 +25,7 @@ describe('CORS outside production (any local origin by default)', () => {
       const response = await preflight(service.url, path, APP, path === '/api/v1/organization' ? 'POST' : 'GET');
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe(APP);
-      expect(list(response.headers.get('access-control-allow-methods'))).toEqual(expect.arrayContaining(['get', 'post']));
+      expect(list(response.headers.get('access-control-allow-methods'))).toEqual(expect.arrayContaining(['get', 'post', 'patch']));
       expect(list(response.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(ALLOWED_HEADERS));
       expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
       expect(list(response.headers.get('vary'))).toContain('origin');

@@ -59,7 +59,7 @@ describe('errors', () => {
   it('405 with Allow for a known path and another method', async () => {
     const cases: Array<[string, string, string]> = [
       ['DELETE', '/api/v1/organization', 'POST, GET, HEAD'],
-      ['DELETE', '/api/v1/organization/5f0c6f3e-8a5b-4a43-9df1-3c1c7b5a2f10', 'GET, HEAD'],
+      ['DELETE', '/api/v1/organization/5f0c6f3e-8a5b-4a43-9df1-3c1c7b5a2f10', 'GET, PATCH, HEAD'],
       ['PUT', '/api/v1/policy', 'POST, GET, HEAD'],
       ['PATCH', '/api/v1/policy/12', 'GET, HEAD'],
     ];

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
-import { ALL, accessMatrix, buildTestTree, policyReadPaths, policyWritePaths } from '../support/access-matrix.js';
+import { ALL, accessMatrix, buildTestTree, organizationWritePaths, policyReadPaths, policyWritePaths } from '../support/access-matrix.js';
 
 /**
  * The access matrix of contract section 3 on a tree five levels deep (through REST here; through
@@ -93,6 +93,33 @@ describe('organization hierarchy', () => {
       }
       expect(await service.sql('select count(*)::int as n from policy_transaction')).toEqual(before);
       expect(await service.sql('select count(*)::int as n from policy')).toEqual(policiesBefore);
+    });
+
+    it('REST changes exactly the organizations it may read: a descendant cannot change an ancestor, 404 elsewhere, and nothing written', async () => {
+      const token = await service.token(claims());
+      const before = await service.sql('select id, version from organization order by id');
+      const events = await service.sql("select count(*)::int as n from event where type = 'organization.updated'");
+      for (const name of ALL) {
+        for (const [method, path, body] of organizationWritePaths(org[name])) {
+          const response = await request(service.url, method, path, { token, body });
+          expect(response.status, `${method} ${path} (organization ${name})`).toBe(readable.includes(name) ? 200 : 404);
+          if (readable.includes(name)) expect(response.body).toMatchObject({ id: org[name], version: 1 });
+          else expect(response.body.code).toBe('NOT_FOUND');
+        }
+        // A real change, refused where out of reach (the empty patch above would write nothing anyway).
+        if (!readable.includes(name)) {
+          const refused = await request(service.url, 'PATCH', `/api/v1/organization/${org[name]}`, { token, body: { description: 'taken over' } });
+          expect(refused.status, `PATCH organization ${name}`).toBe(404);
+        }
+      }
+      // GraphQL updateOrganization follows the same rule: the organization, or NOT_FOUND and nothing written.
+      // (A real change where allowed is organization-update.test.ts's: here every principal must find version 1.)
+      for (const name of ALL.filter((candidate) => !readable.includes(candidate))) {
+        const response = await graphql(service.url, `mutation { updateOrganization(id: "${org[name]}", input: { description: "taken over" }) { id } }`, {}, token);
+        expect(response.body.errors?.[0]?.extensions?.code, `updateOrganization ${name}`).toBe('NOT_FOUND');
+      }
+      expect(await service.sql('select id, version from organization order by id')).toEqual(before);
+      expect(await service.sql("select count(*)::int as n from event where type = 'organization.updated'")).toEqual(events);
     });
 
     // What these GraphQL answers hold (each allowed read, each refused one NOT_FOUND) is checked

@@ -38,6 +38,19 @@ describe('the OpenAPI document', () => {
     const alice = await service.token({ sub: 'openapi-example' });
     const organization = await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: example('/api/v1/organization') });
     expect(organization.status, JSON.stringify(organization.body)).toBe(200);
+    // The change's example, as a merge patch against the created version (both media types show the same one).
+    const change = document.paths['/api/v1/organization/{id}'].patch.requestBody.content;
+    expect(change['application/json'].examples.typical.value).toEqual(change['application/merge-patch+json'].examples.typical.value);
+    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, {
+      token: alice,
+      body: change['application/merge-patch+json'].examples.typical.value,
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': '"1"' },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.headers.get('etag')).toBe('"2"');
+    expect(changed.body).toMatchObject({ version: 2, email: null, address: { line1: '200 Elm St', city: 'Springfield' } });
+    expect(changed.body.address).not.toHaveProperty('suite');
+    expect(changed.body.owners).toHaveLength(2);
     const actingForIt = await service.token({ sub: 'openapi-example', org: organization.body.id });
     const policy = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: example('/api/v1/policy') });
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
@@ -52,9 +65,9 @@ describe('the OpenAPI document', () => {
     expect(reinstated.status, JSON.stringify(reinstated.body)).toBe(200);
     expect(reinstated.body).toMatchObject({ status: 'active', cancellation: null });
     // Then a new pet name and plan from the third billing date.
-    const changed = await request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token: actingForIt, body: example('/api/v1/policy/{id}/changes') });
-    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect(changed.body.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
+    const policyChanged = await request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token: actingForIt, body: example('/api/v1/policy/{id}/changes') });
+    expect(policyChanged.status, JSON.stringify(policyChanged.body)).toBe(200);
+    expect(policyChanged.body.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
     // Renewing: the create's `renewable` example ends within the window, and renews as sent on the plan the example names.
     const examples = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples;
     const renewable = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: examples('/api/v1/policy').renewable.value });
@@ -72,7 +85,7 @@ describe('the OpenAPI document', () => {
 
   it('describes request bodies closed (typos caught by generated clients) but for the address, and accepts extras at run time', async () => {
     const { components } = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
-    for (const name of ['CreateOrganizationRequest', 'CreatePolicyRequest', 'CreateQuoteRequest']) expect(components.schemas[name].additionalProperties, name).toBe(false);
+    for (const name of ['CreateOrganizationRequest', 'UpdateOrganizationRequest', 'CreatePolicyRequest', 'CreateQuoteRequest']) expect(components.schemas[name].additionalProperties, name).toBe(false);
     expect(components.schemas.CreateOrganizationRequest.properties.bankAccounts.items.additionalProperties).toBe(false);
     expect(components.schemas.AddressInput.additionalProperties).toBe(true);
     const token = await service.token({ sub: 'openapi-typo' });

@@ -48,7 +48,7 @@ describe('organizations', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const body = response.body;
     expect(Object.keys(body).sort()).toEqual(
-      ['id', 'name', 'parentId', 'legalName', 'legalType', 'taxId', 'description', 'logo', 'type', 'descriptor', 'phone', 'email', 'website', 'address', 'bankAccounts', 'owners'].sort(),
+      ['id', 'name', 'parentId', 'version', 'legalName', 'legalType', 'taxId', 'description', 'logo', 'type', 'descriptor', 'phone', 'email', 'website', 'address', 'bankAccounts', 'owners'].sort(),
     );
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body).toMatchObject({
@@ -91,19 +91,19 @@ describe('organizations', () => {
     expect(response.text).not.toContain('ignoredTopLevelField');
   });
 
-  it('reads an organization with exactly id, name and parentId', async () => {
+  it('reads an organization with exactly id, name, parentId and version', async () => {
     const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
     const response = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token });
     expect(response.status).toBe(200);
     // name defaults to legalName; a root has parentId null.
-    expect(response.body).toEqual({ id: created.body.id, name: 'Paws & Claws LLC', parentId: null });
+    expect(response.body).toEqual({ id: created.body.id, name: 'Paws & Claws LLC', parentId: null, version: 1 });
 
     const child = await request(service.url, 'POST', '/api/v1/organization', {
       token,
       body: organizationBody({ parentId: created.body.id, name: 'Child' }),
     });
     const read = await request(service.url, 'GET', `/api/v1/organization/${child.body.id}`, { token });
-    expect(read.body).toEqual({ id: child.body.id, name: 'Child', parentId: created.body.id });
+    expect(read.body).toEqual({ id: child.body.id, name: 'Child', version: 1, parentId: created.body.id });
   });
 
   it('reads an id in upper case as the same organization', async () => {
@@ -124,7 +124,7 @@ describe('organizations', () => {
     const organization = created.body.data!.createOrganization;
     expect(organization).toMatchObject({ name: 'Via GraphQL', parentId: null, address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ taxIdLast4: '7777' }] });
     const read = await request(service.url, 'GET', `/api/v1/organization/${organization.id}`, { token });
-    expect(read.body).toEqual({ id: organization.id, name: 'Via GraphQL', parentId: null });
+    expect(read.body).toEqual({ id: organization.id, name: 'Via GraphQL', parentId: null, version: 1 });
   });
 
   it('creates through REST and reads through GraphQL', async () => {

@@ -51,8 +51,18 @@ describe("the README's calls", () => {
     expect(run.code, run.stderr()).toBe(0);
 
     // Each read prints one line (curl -w '\n'); the creates go to stderr through tee.
-    const [organization, policy, transactions, list, graphql, quote, issuedQuote] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    expect(organization).toMatchObject({ name: 'Paws & Claws LLC', parentId: null });
+    const [organization, policy, transactions, list, graphql, quote, issuedQuote, changedOrganization] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(organization).toMatchObject({ name: 'Paws & Claws LLC', parentId: null, version: 1 });
+    // The change (contract section 15): merged, its accounts replaced, one version more.
+    expect(changedOrganization).toMatchObject({
+      id: organization.id,
+      version: 2,
+      email: 'billing@pawsandclaws.example',
+      address: { line1: '1 Main St', city: 'Round Rock', country: 'US' },
+      bankAccounts: [{ nickname: 'payroll', routing: '110000000', accountLast4: '4321' }],
+      owners: [{ firstname: 'Ada', taxIdLast4: '6789' }],
+    });
+    expect(changedOrganization.address).not.toHaveProperty('dock');
     expect(policy).toMatchObject({ coverage: { slug: 'accident-illness-basic' }, organization: { id: organization.id } });
     expect(policy.charges.length).toBeGreaterThan(0);
     expect(policy.status).toEqual(expect.any(String));

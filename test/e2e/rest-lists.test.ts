@@ -19,7 +19,7 @@ describe('GET /api/v1/organization', () => {
     await create('list-alice', { name: 'Alice Child', parentId: root });
     const response = await request(service.url, 'GET', '/api/v1/organization', { token: await service.token({ sub: 'list-alice' }) });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: [{ id: root, name: 'Alice Root', parentId: null }], hasMore: false, nextCursor: null });
+    expect(response.body).toEqual({ data: [{ id: root, name: 'Alice Root', parentId: null, version: 1 }], hasMore: false, nextCursor: null });
   });
 
   it('with parentId: pages through the children with no repeats or gaps while others are inserted between pages', async () => {

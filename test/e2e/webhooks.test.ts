@@ -116,7 +116,7 @@ describe('events and webhooks', () => {
     const branchEndpoint = await createEndpoint({ url: branchHooks.url, organizationId: org.branch });
     await createEndpoint({ url: siblingHooks.url, organizationId: org.sibling });
     expect(branchEndpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    expect(branchEndpoint.events).toEqual(['organization.created', 'policy.created', 'policy.changed', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created']);
+    expect(branchEndpoint.events).toEqual(['organization.created', 'organization.updated', 'policy.created', 'policy.changed', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created']);
 
     const leaf = await createOrganization({
       legalName: 'Leaf',
@@ -125,16 +125,27 @@ describe('events and webhooks', () => {
       owners: [{ firstname: 'Ada', lastname: 'Lovelace', taxId: '123-45-6789', ownership: 100 }],
     });
     const numbers = [await createPolicy(org.branch), await createPolicy(leaf), await createPolicy(leaf)];
+    // A change (contract section 15): its event carries the earlier values, masked as reads mask them.
+    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${leaf}`, {
+      token,
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { bankAccounts: [{ routing: '110000000', account: '000987654321' }] },
+    });
+    expect(changed.status, changed.text).toBe(200);
 
-    await until(() => branchHooks.received.length >= 4 || undefined, 'four deliveries');
+    await until(() => branchHooks.received.length >= 5 || undefined, 'five deliveries');
     await new Promise((resolve) => setTimeout(resolve, 1500)); // nothing more may come
-    expect(branchHooks.received).toHaveLength(4);
+    expect(branchHooks.received).toHaveLength(5);
     expect(siblingHooks.received).toHaveLength(0);
 
     const verifier = new Webhook(branchEndpoint.secret);
     const events = branchHooks.received.map(({ headers, body }) => verifier.verify(body, headers as Record<string, string>) as any);
     // At least once, possibly out of order (receivers deduplicate by webhook-id).
-    expect(events.map((event) => event.type).sort()).toEqual(['organization.created', 'policy.created', 'policy.created', 'policy.created']);
+    expect(events.map((event) => event.type).sort()).toEqual(['organization.created', 'organization.updated', 'policy.created', 'policy.created', 'policy.created']);
+    expect(events.find((event) => event.type === 'organization.updated').data).toMatchObject({
+      object: { id: leaf, version: 2, bankAccounts: [{ nickname: null, routing: '110000000', accountLast4: '4321' }] },
+      previousAttributes: { bankAccounts: [{ nickname: 'ops', routing: '110000000', accountLast4: '6789' }] },
+    });
     expect(events.filter((event) => event.type === 'policy.created').map((event) => event.data.object.number).sort()).toEqual([...numbers].sort());
     expect(events.find((event) => event.type === 'organization.created').data.object).toMatchObject({
       id: leaf,
@@ -142,7 +153,7 @@ describe('events and webhooks', () => {
       bankAccounts: [{ nickname: 'ops', routing: '110000000', accountLast4: '6789' }],
       owners: [{ firstname: 'Ada', taxIdLast4: '6789' }],
     });
-    expect(new Set(events.map((event) => event.id)).size).toBe(4);
+    expect(new Set(events.map((event) => event.id)).size).toBe(5);
     for (const { headers } of branchHooks.received) expect(headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
 
     // Never a cvc, an account number or an owner tax id, on the wire.
@@ -150,6 +161,7 @@ describe('events and webhooks', () => {
       expect(body).not.toMatch(/"cvc"|"account"|"taxId":"\d{3}-\d{2}-/);
       expect(body).not.toContain('000123456789');
       expect(body).not.toContain('123-45-6789');
+      expect(body).not.toContain('000987654321');
     }
 
     // A tampered body, or an old timestamp, fails the same verification.
@@ -162,7 +174,7 @@ describe('events and webhooks', () => {
     // The delivery state is on the event.
     const delivered = new Set(events.map((event) => event.id));
     const listed = (await eventsOf(org.branch)).filter((event) => delivered.has(event.id));
-    expect(listed).toHaveLength(4);
+    expect(listed).toHaveLength(5);
     for (const event of listed) {
       expect(event.deliveries).toEqual([expect.objectContaining({ endpointId: branchEndpoint.id, status: 'delivered', attempts: 1, lastStatus: 200 })]);
     }

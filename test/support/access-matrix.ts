@@ -49,6 +49,15 @@ export function policyWritePaths(number: number | string): Array<[string, object
   ];
 }
 
+/**
+ * Every REST write on one organization, with a body that changes nothing: where the organization
+ * is in reach each answers 200 with its version unchanged (and no event), elsewhere 404, as the
+ * reads do. A new write route on an organization joins this list.
+ */
+export function organizationWritePaths(id: string): Array<[method: string, path: string, body: object]> {
+  return [['PATCH', `/api/v1/organization/${id}`, {}]];
+}
+
 type Create = (name: string, claims: { sub: string; org?: string }, parentId?: string) => Promise<void>;
 
 /** Builds the test tree through `create` (which records each id in the `org` map it closes over). */

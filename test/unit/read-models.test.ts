@@ -64,9 +64,13 @@ describe('read models', () => {
     expect(fieldsOf(typeName).filter((field) => !served.has(field))).toEqual([]);
   });
 
-  it('every column of an organization but its id can be sent when creating one', () => {
+  it('every column of an organization but its id and version can be sent when creating one, and all but those and parentId when changing one', () => {
     const input = inputFieldsOf('CreateOrganizationInput');
-    expect(Object.keys(ORGANIZATION_COLUMNS).filter((field) => field !== 'id' && !input.includes(field))).toEqual([]);
+    const serverMade = ['id', 'version'];
+    expect(Object.keys(ORGANIZATION_COLUMNS).filter((field) => !serverMade.includes(field) && !input.includes(field))).toEqual([]);
+    const change = inputFieldsOf('UpdateOrganizationInput');
+    expect(Object.keys(ORGANIZATION_COLUMNS).filter((field) => ![...serverMade, 'parentId'].includes(field) && !change.includes(field))).toEqual([]);
+    expect(change).not.toContain('parentId');
   });
 
   it('every column of a policy but its id and coverage snapshot can be sent when creating one', () => {

@@ -29,6 +29,11 @@ const organizationPolicies = graphql\`
 const viewer = graphql\`
   query OrganizationViewerQuery { viewer { sub organization { ...OrganizationPolicies_organization } } }
 \`;
+const updateOrganization = graphql\`
+  mutation OrganizationUpdateMutation($id: ID!, $input: UpdateOrganizationInput!, $ifVersion: Int) {
+    updateOrganization(id: $id, input: $input, ifVersion: $ifVersion) { id version name email address { city } ...OrganizationPolicies_organization }
+  }
+\`;
 const node = graphql\`
   query PolicyNodeQuery($id: ID!) { node(id: $id) { id ... on Policy { number } } }
 \`;
@@ -40,7 +45,7 @@ const renew = graphql\`
 `;
 
 describe('relay-compiler', () => {
-  it('compiles @connection and @refetchable on Organization against the schema', () => {
+  it('compiles @connection and @refetchable on Organization, and the updateOrganization mutation, against the schema', () => {
     const app = mkdtempSync(join(tmpdir(), 'relay-app-'));
     mkdirSync(join(app, 'src', '__generated__'), { recursive: true });
     writeFileSync(join(app, 'src', 'Organization.ts'), DOCUMENTS);
@@ -53,6 +58,7 @@ describe('relay-compiler', () => {
     expect(readdirSync(join(app, 'src', '__generated__')).sort()).toEqual([
       'OrganizationPoliciesRefetchQuery.graphql.ts',
       'OrganizationPolicies_organization.graphql.ts',
+      'OrganizationUpdateMutation.graphql.ts',
       'OrganizationViewerQuery.graphql.ts',
       'PolicyNodeQuery.graphql.ts',
       'PolicyRenewMutation.graphql.ts',

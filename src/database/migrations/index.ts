@@ -13,6 +13,7 @@ import { Migration20261126010000_webhook_endpoint_health } from './Migration2026
 import { Migration20261126120000_organization_depth } from './Migration20261126120000_organization_depth.js';
 import { Migration20261127100000_policy_ledger } from './Migration20261127100000_policy_ledger.js';
 import { Migration20261127500000_quotes } from './Migration20261127500000_quotes.js';
+import { Migration20261128100000_org_update } from './Migration20261128100000_org_update.js';
 import { Migration20261128200000_life_renew_renewal_of } from './Migration20261128200000_life_renew_renewal_of.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
@@ -31,5 +32,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126120000_organization_depth', class: Migration20261126120000_organization_depth },
   { name: 'Migration20261127100000_policy_ledger', class: Migration20261127100000_policy_ledger },
   { name: 'Migration20261127500000_quotes', class: Migration20261127500000_quotes },
+  { name: 'Migration20261128100000_org_update', class: Migration20261128100000_org_update },
   { name: 'Migration20261128200000_life_renew_renewal_of', class: Migration20261128200000_life_renew_renewal_of },
 ];

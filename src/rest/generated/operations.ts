@@ -111,7 +111,7 @@ export type CreateQuoteInput = {
 
 export type CreateWebhookEndpointInput = {
   description: string | null | undefined;
-  /** Event types to receive (organization.created, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created); all when absent */
+  /** Event types to receive (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created); all when absent */
   events: Array<string> | null | undefined;
   /** Whose subtree's events; defaults to the token's org */
   organizationId: string | number | null | undefined;
@@ -152,19 +152,52 @@ export type RenewPolicyInput = {
   number: number | null | undefined;
 };
 
+export type UpdateOrganizationInput = {
+  /** Merged into the stored address (RFC 7396): a field set to null is removed, an absent one kept; null removes the address */
+  address: AddressInput | null | undefined;
+  /** Replaces every bank account (at most 10); null or [] removes them */
+  bankAccounts: Array<BankAccountInput> | null | undefined;
+  description: string | null | undefined;
+  descriptor: string | null | undefined;
+  email: string | null | undefined;
+  /** Required: cannot be null */
+  legalName: string | null | undefined;
+  /** Required: cannot be null */
+  legalType: string | null | undefined;
+  logo: string | null | undefined;
+  /** null: back to legalName */
+  name: string | null | undefined;
+  /** Replaces every owner (at most 25; ownership adds up to at most 100); null or [] removes them */
+  owners: Array<OwnerInput> | null | undefined;
+  phone: string | null | undefined;
+  /** Required: cannot be null */
+  taxId: string | null | undefined;
+  type: string | null | undefined;
+  website: string | null | undefined;
+};
+
 export type CreateOrganizationMutationVariables = Exact<{
   input: CreateOrganizationInput;
 }>;
 
 
-export type CreateOrganizationMutation = { createOrganization: { id: string, name: string, parentId: string | null, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> } };
+export type CreateOrganizationMutation = { createOrganization: { id: string, name: string, parentId: string | null, version: number, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> } };
+
+export type UpdateOrganizationMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateOrganizationInput;
+  ifVersion: number | null | undefined;
+}>;
+
+
+export type UpdateOrganizationMutation = { updateOrganization: { id: string, name: string, parentId: string | null, version: number, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> } };
 
 export type OrganizationQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type OrganizationQuery = { organization: { id: string, name: string, parentId: string | null } | null };
+export type OrganizationQuery = { organization: { id: string, name: string, parentId: string | null, version: number } | null };
 
 export type OrganizationsQueryVariables = Exact<{
   children: boolean;
@@ -174,7 +207,7 @@ export type OrganizationsQueryVariables = Exact<{
 }>;
 
 
-export type OrganizationsQuery = { organization?: { children: { edges: Array<{ node: { id: string, name: string, parentId: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null, viewer?: { organizations: { edges: Array<{ node: { id: string, name: string, parentId: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
+export type OrganizationsQuery = { organization?: { children: { edges: Array<{ node: { id: string, name: string, parentId: string | null, version: number } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null, viewer?: { organizations: { edges: Array<{ node: { id: string, name: string, parentId: string | null, version: number } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
 
 export type CreatePolicyMutationVariables = Exact<{
   input: CreatePolicyInput;
