@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
  * The schema as Relay sees it (spec section 10): relay-compiler (the npm package ships its
  * binary) compiles a small app's documents against schema/schema.graphql: a paginated
  * `@connection` of an organization's policies, made `@refetchable` (which needs Node,
- * `node(id:)` and ids on what is cached), and a mutation of the policy's life (renewPolicy).
+ * `node(id:)` and ids on what is cached), and the mutations that change things (updateOrganization, changePolicy, cancelPolicy,
+ * reinstatePolicy, renewPolicy).
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -42,10 +43,25 @@ const renew = graphql\`
     renewPolicy(number: $number, input: $input) { id number renewalOf renewedBy status }
   }
 \`;
+const change = graphql\`
+  mutation PolicyChangeMutation($number: SafeInt!, $input: ChangePolicyInput!) {
+    changePolicy(number: $number, input: $input) { id number petName coverage { slug } charges { id type amount transactionId } }
+  }
+\`;
+const cancel = graphql\`
+  mutation PolicyCancelMutation($number: SafeInt!, $input: CancelPolicyInput!) {
+    cancelPolicy(number: $number, input: $input) { id status cancellation { effectiveDate reason method credited fee } }
+  }
+\`;
+const reinstate = graphql\`
+  mutation PolicyReinstateMutation($number: SafeInt!, $input: ReinstatePolicyInput!) {
+    reinstatePolicy(number: $number, input: $input) { id status cancellation { effectiveDate } }
+  }
+\`;
 `;
 
 describe('relay-compiler', () => {
-  it('compiles @connection and @refetchable on Organization, and the updateOrganization mutation, against the schema', () => {
+  it('compiles @connection and @refetchable on Organization, and the mutations that change organizations and policies, against the schema', () => {
     const app = mkdtempSync(join(tmpdir(), 'relay-app-'));
     mkdirSync(join(app, 'src', '__generated__'), { recursive: true });
     writeFileSync(join(app, 'src', 'Organization.ts'), DOCUMENTS);
@@ -60,7 +76,10 @@ describe('relay-compiler', () => {
       'OrganizationPolicies_organization.graphql.ts',
       'OrganizationUpdateMutation.graphql.ts',
       'OrganizationViewerQuery.graphql.ts',
+      'PolicyCancelMutation.graphql.ts',
+      'PolicyChangeMutation.graphql.ts',
       'PolicyNodeQuery.graphql.ts',
+      'PolicyReinstateMutation.graphql.ts',
       'PolicyRenewMutation.graphql.ts',
     ]);
   });
