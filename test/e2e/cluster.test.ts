@@ -189,7 +189,7 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
       slow = ids.map((requestId) => send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody({ legalName: 'Slow' }), requestId }));
       // All six are inside their insert when the signal comes.
       await waitFor(async () => {
-        const { rows } = await client.query(`select count(*)::int as n from pg_stat_activity where query like 'insert into "organization"%' and wait_event = 'PgSleep'`);
+        const { rows } = await client.query(`select count(*)::int as n from pg_stat_activity where query like '%insert into organization (%' and wait_event = 'PgSleep'`);
         return rows[0].n === ids.length;
       }, 'the six slow inserts');
     } finally {

@@ -35,7 +35,7 @@ describe('starting the service as npm start does', () => {
       // The development secret persists too, so the first token still works.
       const read = await request(second.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: first.token });
       expect(read.status).toBe(200);
-      expect(read.body).toEqual({ id: created.body.id, name: 'Paws & Claws LLC', parentId: null });
+      expect(read.body).toEqual({ id: created.body.id, version: 1, name: 'Paws & Claws LLC', parentId: null });
     } finally {
       expect((await stopMain(second.child)).code).toBe(0);
     }
