@@ -68,7 +68,7 @@ export function badUserInput(errors: FieldError[], message?: string): ServiceErr
   const summary =
     message ??
     (errors.length === 1
-      ? `Invalid ${errors[0].path}: ${errors[0].message}`
+      ? `Invalid ${errors[0].path || 'body'}: ${errors[0].message}`
       : errors.length >= MAX_REPORTED_ERRORS
         ? `At least ${MAX_REPORTED_ERRORS} fields are invalid; the first ${MAX_REPORTED_ERRORS} are listed.`
         : `${errors.length} fields are invalid.`);

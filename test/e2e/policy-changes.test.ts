@@ -186,6 +186,8 @@ describe('changing a policy mid-term', () => {
     const nothing = await change(number, { effectiveDate });
     expect(nothing.status).toBe(400);
     expect(nothing.body.errors).toEqual([{ path: '', message: expect.stringContaining('at least one of') }]);
+    // The summary names the body when the error is about no one field.
+    expect(nothing.body.detail).toBe('Invalid body: must change at least one of petName, petDOB, ownerFirstname, ownerLastname, ownerDOB, coverageSlug');
     const nulls = await change(number, { effectiveDate, petName: null });
     expect(nulls.status).toBe(400);
     expect(nulls.body.errors.map((error: { path: string }) => error.path)).toEqual(['petName']);
