@@ -143,16 +143,39 @@ const ASSETS: Record<string, string> = {
 
 /** The pages' own start-up scripts: files of their own, so the policy needs no inline script. */
 const SCRIPTS: Record<string, string> = {
+  // The schema is public while this page is served (an introspection-only query needs no token,
+  // spec section 2), so GraphiQL fetches it without the Authorization header: the page opens
+  // with its Docs and completion ready whatever the headers editor holds (the placeholder, an
+  // expired token). Every other operation is sent with the headers as written. Should the schema
+  // still fail to load (the service restarting), an edit of the headers fetches it again.
   'graphiql-start.js': `
-const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).href });
-ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, {
+const send = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).href });
+const withoutAuthorization = (headers) =>
+  Object.fromEntries(Object.entries(headers || {}).filter(([name]) => name.toLowerCase() !== 'authorization'));
+const makeFetcher = () => (params, options) =>
+  params.operationName === 'IntrospectionQuery'
+    ? send(params, { ...options, headers: withoutAuthorization(options && options.headers) })
+    : send(params, options);
+let fetcher = makeFetcher();
+let schemaLoaded = false;
+let refetch;
+const root = ReactDOM.createRoot(document.getElementById('graphiql'));
+const render = () => root.render(React.createElement(GraphiQL, {
   fetcher,
   defaultQuery: ${JSON.stringify(EXAMPLE_OPERATION)},
   variables: ${JSON.stringify(JSON.stringify(EXAMPLE_VARIABLES, null, 2))},
   defaultHeaders: ${JSON.stringify(JSON.stringify(EXAMPLE_HEADERS, null, 2))},
   defaultEditorToolsVisibility: 'headers',
   shouldPersistHeaders: false,
+  onSchemaChange: () => { schemaLoaded = true; },
+  // A new fetcher is what makes GraphiQL introspect again.
+  onEditHeaders: () => {
+    if (schemaLoaded) return;
+    clearTimeout(refetch);
+    refetch = setTimeout(() => { fetcher = makeFetcher(); render(); }, 300);
+  },
 }));
+render();
 `,
   'swagger-ui-start.js': `
 window.ui = SwaggerUIBundle({

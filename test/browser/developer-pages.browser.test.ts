@@ -79,6 +79,68 @@ describe('developer pages in headless Chromium', () => {
       [marker, JSON.stringify(value)] as const,
     );
 
+  /** Opens the Docs pane and answers its text once it has loaded the schema (or failed to). */
+  const docsText = async (tab: Page) => {
+    await tab.click('button[aria-label="Show Documentation Explorer"]');
+    await tab.waitForFunction(() => /Root Types|Error fetching schema/.test((document.querySelector('.graphiql-doc-explorer') as any)?.textContent ?? ''));
+    return tab.textContent('.graphiql-doc-explorer');
+  };
+
+  /** Types into the headers editor as a person does: select all, paste. */
+  const pasteHeaders = async (tab: Page, text: string) => {
+    await tab.click('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror');
+    await tab.keyboard.press('Control+A');
+    await tab.keyboard.insertText(text);
+  };
+
+  /** The HTTP statuses of the page's GraphQL requests, each with its operation name. */
+  const graphqlStatuses = (tab: Page) => {
+    const statuses: Array<{ operationName: string | undefined; status: number }> = [];
+    tab.on('response', (response) => {
+      if (!response.url().endsWith('/graphql') || response.request().method() !== 'POST') return;
+      statuses.push({ operationName: (response.request().postDataJSON() as { operationName?: string }).operationName, status: response.status() });
+    });
+    return statuses;
+  };
+
+  it('GraphiQL opens ready (issue 25, F1): the Docs pane lists Query with the placeholder header, and pasting a token is all it takes to run the example', async () => {
+    await visit('/graphiql', 'graphiql-opens-ready', async (tab) => {
+      const statuses = graphqlStatuses(tab);
+      await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
+      const docs = await docsText(tab);
+      expect(docs).not.toContain('Error fetching schema');
+      expect(docs).toContain('Query');
+      expect(statuses.filter(({ status }) => status !== 200)).toEqual([]);
+
+      const token = await service.token({ sub: 'graphiql-paster' });
+      await pasteHeaders(tab, JSON.stringify({ Authorization: `Bearer ${token}` }));
+      const example = await runOperation(tab, 'Example');
+      expect(example.data.viewer.sub).toBe('graphiql-paster');
+      expect(statuses.filter(({ operationName }) => operationName === 'Example')).toEqual([{ operationName: 'Example', status: 200 }]);
+    });
+  });
+
+  it('GraphiQL fetches its schema again when the headers change, should the first fetch have failed (issue 25, F1)', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    let introspections = 0;
+    // The first introspection is lost, as when the service is restarting.
+    await tab.route('**/graphql', (route) => {
+      if ((route.request().postData() ?? '').includes('IntrospectionQuery') && introspections++ === 0) return route.abort();
+      return route.continue();
+    });
+    try {
+      await tab.goto(service.url + '/graphiql', { waitUntil: 'load' });
+      await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
+      expect(await docsText(tab)).toContain('Error fetching schema');
+      await pasteHeaders(tab, JSON.stringify({ Authorization: `Bearer ${await service.token({ sub: 'graphiql-paster' })}` }));
+      await tab.waitForFunction(() => /Root Types/.test((document.querySelector('.graphiql-doc-explorer') as any)?.textContent ?? ''));
+      expect(await tab.textContent('.graphiql-doc-explorer')).toContain('Query');
+      expect(introspections).toBe(2);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('GraphiQL renders from the service alone and runs its examples as written: Example, then a quote issued, cancelled and reinstated, and a policy renewed', async () => {
     await visit('/graphiql', 'graphiql', async (tab) => {
       await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
