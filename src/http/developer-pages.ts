@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ServiceVersion } from './version.js';
+import { favicon } from './favicon.js';
 import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js';
 
 /**
@@ -273,5 +274,7 @@ export function developerPages(version: ServiceVersion): Router {
     router.get(`/assets/${name}`, (_req, res) => res.set('cache-control', 'no-cache').type('js').send(source));
   }
   router.get('/assets/pages.css', (_req, res) => res.type('css').send(PAGES_CSS));
+  const icon = favicon();
+  router.get('/favicon.ico', (_req, res) => res.set('cache-control', 'public, max-age=86400').type('image/x-icon').send(icon));
   return router;
 }

@@ -40,8 +40,14 @@ describe('developer pages in headless Chromium', () => {
     const requests: string[] = [];
     const complaints: string[] = [];
     tab.on('request', (request) => requests.push(request.url()));
+    const failures: string[] = [];
     tab.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) complaints.push(message.text());
+      // A page opens with no error in the console: a 404 (the favicon, F17) is one.
+      if (message.type() === 'error') failures.push(message.text());
+    });
+    tab.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
     });
     try {
       await tab.goto(service.url + path, { waitUntil: 'load' });
@@ -49,6 +55,7 @@ describe('developer pages in headless Chromium', () => {
       await tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
       expect(requests.filter((url) => !url.startsWith(service.url + '/') && !/^(data|blob):/.test(url))).toEqual([]);
       expect(complaints).toEqual([]);
+      expect(failures).toEqual([]);
     } finally {
       await tab.close();
     }

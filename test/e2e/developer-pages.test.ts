@@ -38,6 +38,16 @@ describe('developer pages outside production', () => {
     }
   });
 
+  it('serves a favicon, an ICO the browser asks every page for (issue 25, F17)', async () => {
+    const response = await fetch(service.url + '/favicon.ico');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/x-icon');
+    const icon = Buffer.from(await response.arrayBuffer());
+    // ICONDIR: reserved 0, type 1 (icon), one image of 16x16 at 32 bits, whose bytes follow it whole.
+    expect([icon.readUInt16LE(0), icon.readUInt16LE(2), icon.readUInt16LE(4), icon[6], icon[7], icon.readUInt16LE(12)]).toEqual([0, 1, 1, 16, 16, 32]);
+    expect(icon.readUInt32LE(18) + icon.readUInt32LE(14)).toBe(icon.length);
+  });
+
   it('preloads GraphiQL with the example operation and a header placeholder, never a token', async () => {
     const script = await (await fetch(service.url + '/assets/graphiql-start.js')).text();
     expect(script).toContain('query Example');
