@@ -156,7 +156,8 @@ export async function createApp(deps: ServiceDependencies) {
     res.json(openApi);
   });
   mountRestRoutes(app, schema, createContext, { bodyParser: jsonBody(REST_BODY_TYPES), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes });
-  app.use(
+  // `/graphql` alone (and `/graphql/`): a path below it is a 404, not a second endpoint.
+  app.all(
     '/graphql',
     ...graphqlRoute(schema, apollo, createContext, {
       production: deps.production,
