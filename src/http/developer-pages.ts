@@ -178,7 +178,29 @@ const render = () => root.render(React.createElement(GraphiQL, {
 }));
 render();
 `,
+  // Issue 25, F6: a policy or a quote must name its organization when the token carries no org
+  // claim, as the start-up banner's does not, and an example cannot know an id in advance. Once
+  // "Try it out" has created an organization on this page, the policy and quote examples carry
+  // its id (shown in the body editor, nothing added behind the user's back), so each then runs
+  // as shown with any token. The operations' descriptions say so.
   'swagger-ui-start.js': `
+const NAMING_AN_ORGANIZATION = [['/api/v1/policy', ['typical', 'renewable']], ['/api/v1/quote', ['typical']]];
+const useOrganization = (organizationId) => {
+  const spec = window.ui.specSelectors.specJson().toJS();
+  for (const [path, names] of NAMING_AN_ORGANIZATION) {
+    const examples = spec.paths[path].post.requestBody.content['application/json'].examples;
+    for (const name of names) {
+      const { organizationId: previous, ...rest } = examples[name].value;
+      examples[name].value = { organizationId, ...rest };
+    }
+  }
+  window.ui.specActions.updateJsonSpec(spec);
+  // A body editor already open shows the new example too.
+  for (const [path] of NAMING_AN_ORGANIZATION) {
+    const example = spec.paths[path].post.requestBody.content['application/json'].examples.typical.value;
+    window.ui.oas3Actions.setRequestBodyValue({ pathMethod: [path, 'post'], value: JSON.stringify(example, null, 2) });
+  }
+};
 window.ui = SwaggerUIBundle({
   url: '/api/v1/openapi.json',
   dom_id: '#swagger-ui',
@@ -186,6 +208,12 @@ window.ui = SwaggerUIBundle({
   tryItOutEnabled: true,
   persistAuthorization: false,
   validatorUrl: null,
+  responseInterceptor: (response) => {
+    // An organization created (the list answers { items }, a create the organization itself).
+    const created = response.ok && new URL(response.url, location.href).pathname === '/api/v1/organization' && response.body && typeof response.body.id === 'string';
+    if (created) setTimeout(() => useOrganization(response.body.id));
+    return response;
+  },
 });
 `,
 };

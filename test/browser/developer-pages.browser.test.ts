@@ -194,6 +194,35 @@ describe('developer pages in headless Chromium', () => {
     });
   });
 
+  it("the REST reference's examples run as shown with the start-up banner's kind of token, sub only (issue 25, F6): the organization, then a policy and a quote in it", async () => {
+    await visit('/api/v1/docs', 'rest-reference-try-it-out', async (tab) => {
+      await tab.waitForSelector('.opblock');
+      await tab.click('.btn.authorize');
+      await tab.fill('.auth-container input[type=text], .auth-container input:not([type])', await service.token({ sub: 'swagger-dev' }));
+      await tab.click('.auth-btn-wrapper .btn.authorize');
+      await tab.click('.auth-btn-wrapper .btn-done');
+      /** Opens the operation, runs Try it out's Execute with the body shown, and answers the status and body. */
+      const execute = async (operation: string) => {
+        const block = tab.locator(`#operations-${operation}`);
+        await block.locator('.opblock-summary').first().click();
+        const shown = await block.locator('.body-param__text').inputValue();
+        await block.locator('.btn.execute').click();
+        await block.locator('.live-responses-table .response .response-col_status').first().waitFor();
+        const status = Number((await block.locator('.live-responses-table .response .response-col_status').first().textContent())?.trim());
+        const body = JSON.parse((await block.locator('.live-responses-table .response .response-col_description pre').first().textContent()) ?? 'null');
+        return { status, body, shown: JSON.parse(shown) };
+      };
+      const organization = await execute('Organizations-createOrganization');
+      expect(organization.status, JSON.stringify(organization.body)).toBe(200);
+      const policy = await execute('Policies-createPolicy');
+      expect(policy.shown.organizationId).toBe(organization.body.id);
+      expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+      const quote = await execute('Quotes-createQuote');
+      expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+      expect(quote.body.organizationId).toBe(organization.body.id);
+    });
+  });
+
   it('the index links every page, from the service alone', async () => {
     await visit('/', 'index', async (tab) => {
       const links = await tab.$$eval('a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
