@@ -97,7 +97,7 @@ export function beforeExecution<E extends GraphQLError>(error: E): E {
  */
 export function servedByGraphql(req: Request): boolean {
   const path = req.originalUrl.split('?')[0].toLowerCase();
-  return path === '/graphql' || path.startsWith('/graphql/');
+  return path === '/graphql' || path === '/graphql/';
 }
 
 /**
