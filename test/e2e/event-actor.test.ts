@@ -130,6 +130,63 @@ describe('event actor and apiVersion', () => {
     }
   });
 
+  it("lists each event with its deliveries' latest state (only endpoints the caller may read), read in one statement per page", async () => {
+    await until(() => (received.length >= 8 ? true : undefined), 'eight deliveries');
+    const [endpoint] = await service.sql<{ id: string }>('select id from webhook_endpoint');
+    const statements: string[] = [];
+    const knex = service.orm.em.getConnection().getKnex();
+    const listen = (query: { sql: string }) => statements.push(query.sql);
+    knex.on('query', listen);
+    let listed;
+    try {
+      listed = await until(async () => {
+        const page = await request(service.url, 'GET', `/api/v1/events?organizationId=${rootId}&limit=100`, { token: tokens.alice });
+        const delivered = page.body.data.filter((event: { deliveries: Array<{ status: string }> }) => event.deliveries[0]?.status === 'delivered');
+        return delivered.length === 8 ? page : undefined;
+      }, 'eight events listed as delivered');
+    } finally {
+      knex.off('query', listen);
+    }
+    const events = listed.body.data as Array<{ id: string; type: string; organizationId: string; deliveries: unknown[] }>;
+    for (const event of events) {
+      // The same state as the event's own read shows (the root's creation preceded the endpoint: none).
+      const read = await request(service.url, 'GET', `/api/v1/events/${event.id}`, { token: tokens.alice });
+      expect(event.deliveries, event.type).toEqual(read.body.deliveries);
+      if (event.type !== 'organization.created' || event.deliveries.length > 0) {
+        expect(event.deliveries).toEqual([expect.objectContaining({ endpointId: endpoint.id, status: 'delivered', attempts: 1, lastStatus: 200 })]);
+      }
+    }
+    // The last page read (9 events) asked for the deliveries of all of them at once.
+    const lastPage = statements.slice(statements.findLastIndex((sql) => /from event_ancestor/.test(sql)));
+    expect(lastPage.filter((sql) => /from webhook_delivery/.test(sql))).toHaveLength(1);
+
+    // A caller who may read the leaf, not the root, sees the leaf's events without the root's endpoint's deliveries.
+    const leafId = events.find((event) => event.type === 'organization.updated')!.organizationId;
+    const dave = await service.token({ sub: 'dave', org: leafId });
+    const own = await request(service.url, 'GET', '/api/v1/events?limit=100', { token: dave });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.data.length).toBeGreaterThan(0);
+    for (const event of own.body.data) expect(event.deliveries).toEqual([]);
+
+    // GraphQL lists them too, in one statement per page.
+    statements.length = 0;
+    knex.on('query', listen);
+    try {
+      const answer = await graphql(
+        service.url,
+        `query ($id: ID!) { organization(id: $id) { events(first: 20) { edges { node { type deliveries { endpointId status } } } } } }`,
+        { id: rootId },
+        tokens.alice,
+      );
+      expect(answer.body.errors, answer.text).toBeUndefined();
+      const nodes = answer.body.data.organization.events.edges.map((edge: { node: { deliveries: unknown[] } }) => edge.node);
+      expect(nodes.filter((node: { deliveries: unknown[] }) => node.deliveries.length === 1)).toHaveLength(8);
+    } finally {
+      knex.off('query', listen);
+    }
+    expect(statements.filter((sql) => /from webhook_delivery/.test(sql))).toHaveLength(1);
+  });
+
   it('stores the actor with the event (event.actor_sub), written by the request', async () => {
     const rows = await service.sql<{ type: string; actor_sub: string }>('select type, actor_sub from event');
     expect(rows).toHaveLength(9);
