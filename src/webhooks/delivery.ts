@@ -208,8 +208,16 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         const failed = Boolean(outcome.error) || outcome.status! >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
-        metrics?.observeDelivery(await record(job, delivery, outcome));
-        if (failed) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
+        const result = await record(job, delivery, outcome);
+        metrics?.observeDelivery(result);
+        // An operator's first clue (F9): which endpoint, where, which event, which attempt, why,
+        // and whether another follows. The host only, never the URL (its path or query can hold a credential).
+        if (failed) {
+          logger.warn(
+            { endpointId: delivery.endpoint_id, host: new URL(delivery.url).host, eventId: delivery.event_id, deliveryId: job.deliveryId, attempt: job.attempt, ...outcome, result },
+            'webhook attempt failed',
+          );
+        }
       } finally {
         span.end();
       }
