@@ -185,6 +185,15 @@ describe('event actor and apiVersion', () => {
       knex.off('query', listen);
     }
     expect(statements.filter((sql) => /from webhook_delivery/.test(sql))).toHaveLength(1);
+
+    // Bounded: each event's deliveries are charged as their maximum (25), so a page of 100 with them is over the query cost limit.
+    const costly = await graphql(
+      service.url,
+      `query ($id: ID!) { organization(id: $id) { events(first: 100) { edges { node { id deliveries { status } } } } } }`,
+      { id: rootId },
+      tokens.alice,
+    );
+    expect(costly.body.errors?.[0]?.message, costly.text).toMatch(/cost limit/);
   });
 
   it('stores the actor with the event (event.actor_sub), written by the request', async () => {
