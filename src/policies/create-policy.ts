@@ -36,7 +36,7 @@ const INSERT_POLICY = `with made as (
   ), charges as (
     ${INSERT_CHARGES}
   ), recorded as (
-    ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,number}', to_jsonb(made.number)), ? from made
+    ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,number}', to_jsonb(made.number)), ?, ? from made
   )
   select number::text as number from made`;
 
@@ -140,7 +140,7 @@ export function draftPolicy(
     JSON.stringify([policy]),
     JSON.stringify([first]),
     JSON.stringify(charges),
-    ...eventRow({ type: origin.event, organizationId: organization.id, object: policyEventObject(created) }),
+    ...eventRow({ type: origin.event, organizationId: organization.id, actorSub: principal.sub, object: policyEventObject(created) }),
   ];
   return { policy, created, values };
 }

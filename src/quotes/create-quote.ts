@@ -50,7 +50,7 @@ const INSERT_QUOTE = `with made as (
     ${insertStatement('quote', QUOTE_WRITE)}
     returning ${rfc3339('expires_at')} as "expiresAt"
   ), recorded as (
-    ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,expiresAt}', to_jsonb(made."expiresAt")), ? from made
+    ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,expiresAt}', to_jsonb(made."expiresAt")), ?, ? from made
   )
   select "expiresAt" from made`;
 
@@ -85,7 +85,7 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
     pickColumns(QUOTE_COLUMNS, { ...quote, status: 'open', expiresAt, policyNumber: null }) as QuoteRead;
   const values = [
     JSON.stringify([{ ...quote, validDays: scope.validDays }]),
-    ...eventRow({ type: 'quote.created', organizationId: quote.organizationId, object: created(null) }),
+    ...eventRow({ type: 'quote.created', organizationId: quote.organizationId, actorSub: principal.sub, object: created(null) }),
   ];
   // Past the request's deadline (its 503 has gone), no write starts.
   scope.deadline.assertOpen();

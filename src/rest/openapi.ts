@@ -541,8 +541,10 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       '/api/v1/events': {
         get: {
           operationId: 'listEvents',
-          summary: 'List the events the caller may access, oldest first',
-          description: 'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`.',
+          summary: 'List the events the caller may access, oldest first, each with the state of its deliveries',
+          description:
+            'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`. ' +
+            "Each event carries `actor` (`{ sub }` of the caller whose request made it) and `apiVersion`, and its `deliveries` (at most 25, to endpoints the caller may access) as `GET /api/v1/events/{id}` shows them.",
           tags: ['Events'],
           parameters: [
             { name: 'organizationId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: "Only this organization's subtree" },
