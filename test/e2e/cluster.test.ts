@@ -253,6 +253,7 @@ describe('Ctrl-C under load (issue 25 F2)', () => {
   it.each(['2', '1'])('WEB_CONCURRENCY=%s: answers 200 to every request it answers while SIGINT reaches the whole process group; PostgreSQL stops last', async (concurrency) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
     const service = await startMain({ ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir }, { detached: true });
+    let postmaster = 0;
     try {
       if (concurrency === '2') await waitFor(() => listeningWorkers(service).length === 2, 'two workers listening');
       const closed = new Promise<number | null>((resolve) => service.child.once('close', resolve));
@@ -292,7 +293,7 @@ describe('Ctrl-C under load (issue 25 F2)', () => {
         return rows[0].n === 2;
       }, 'two slow inserts in flight');
       await client.end();
-      const postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
       // PostgreSQL is in a process group of its own: the group's SIGINT does not reach it.
       expect(processGroupOf(postmaster)).not.toBe(service.child.pid);
 
@@ -323,7 +324,45 @@ describe('Ctrl-C under load (issue 25 F2)', () => {
       expect(isAlive(postmaster)).toBe(false);
       expect(processesUsing(dataDir)).toEqual([]);
     } finally {
-      if (service.child.exitCode === null) process.kill(-service.child.pid!, 'SIGKILL');
+      if (service.child.exitCode === null && service.child.signalCode === null) process.kill(-service.child.pid!, 'SIGKILL');
+      // Only when the test failed: the PostgreSQL it left running.
+      if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+describe('Ctrl-C during start-up', () => {
+  // PostgreSQL runs in a process group of its own, so only the service stops it: a Ctrl-C before
+  // the service has started must stop it too, not end the service and leave it running.
+  it.each(['2', '1'])('WEB_CONCURRENCY=%s: SIGINT to the group while the embedded PostgreSQL is up but nothing listens yet stops everything, exit 0', async (concurrency) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    let postmaster = 0;
+    try {
+      // PostgreSQL is up (its pid file names its port once it listens); the migrations follow.
+      postmaster = await waitFor(async () => {
+        const lines = (await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n');
+        return lines.length > 7 && /ready/.test(lines[7]) && Number(lines[0]);
+      }, 'the embedded PostgreSQL', 60_000);
+      expect(output).not.toMatch(/listening/);
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await closed, output).toBe(0);
+      expect(isAlive(postmaster)).toBe(false);
+      expect(processesUsing(dataDir)).toEqual([]);
+      expect(output).not.toMatch(/Unhandled|uncaught|Start-up failed|57P01/i);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+      // Only when the test failed: the PostgreSQL it left running.
+      if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
