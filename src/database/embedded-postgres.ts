@@ -64,15 +64,9 @@ export async function startEmbeddedPostgres(
   const postgres = await startPostgres(databaseDir, port, note).catch((error: Error) => {
     throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error.message}\n${recent.join('\n')}`);
   });
-  // Every way out of this process short of SIGKILL (an error, process.exit, the stop deadline)
-  // stops PostgreSQL too: kill() signals synchronously, as an `exit` listener must. After a
-  // SIGKILL, the next start stops the orphan (stopOrphan).
-  const stopOnExit = () => void postgres.kill('SIGINT');
-  process.once('exit', stopOnExit);
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      process.removeListener('exit', stopOnExit);
       if (postgres.exitCode !== null || postgres.signalCode !== null) return;
       const exited = new Promise((resolve) => postgres.once('exit', resolve));
       // SIGINT: PostgreSQL's fast shutdown (open transactions roll back). The service calls this
@@ -102,6 +96,12 @@ async function startPostgres(databaseDir: string, port: number, log: (line: stri
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
   });
+  // From its first moment, every way out of this process short of SIGKILL (an error,
+  // process.exit, the stop deadline) stops it too: kill() signals synchronously, as an `exit`
+  // listener must. After a SIGKILL, the next start stops the orphan (stopOrphan).
+  const stopOnExit = () => void child.kill('SIGINT');
+  process.once('exit', stopOnExit);
+  child.once('exit', () => process.removeListener('exit', stopOnExit));
   await new Promise<void>((resolve, reject) => {
     let ready = false;
     child.stderr!.setEncoding('utf8');
