@@ -29,10 +29,19 @@ const STOP_DEADLINE_MS = 10_000;
 export async function runPrimary(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   const count = config.webConcurrency;
+  // The signals are taken before anything starts (see `stop` below): a Ctrl-C while the embedded
+  // PostgreSQL or the migrations start would otherwise end this process at once and leave that
+  // PostgreSQL, in a process group of its own, running.
+  let stopRequested: string | undefined;
+  let onSignal: (signal: string) => void = (signal) => {
+    stopRequested ??= signal;
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+
   // Loaded only when used, as in service.ts: production (DATABASE_URL) never runs its code.
   const embedded: EmbeddedDatabase | null = config.databaseUrl
     ? null
-    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
+    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger, { ownProcessGroup: true });
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   try {
     // Once, here: workers starting together would race to apply the same migrations.
@@ -40,6 +49,11 @@ export async function runPrimary(config: Config): Promise<void> {
   } catch (error) {
     await embedded?.stop().catch(() => undefined);
     throw error;
+  }
+  if (stopRequested) {
+    logger.info({ signal: stopRequested }, 'stopped before the workers started');
+    await embedded?.stop();
+    process.exit(0);
   }
   answerScrapes();
 
@@ -112,13 +126,13 @@ export async function runPrimary(config: Config): Promise<void> {
     // its servers from outside its drain. In a terminal, Ctrl-C has signalled them already.
     for (const worker of live) worker.process.kill('SIGTERM');
     if (live.size > 0) await stopped;
+    // Last, once no worker uses it: it runs in a process group of its own, so Ctrl-C's SIGINT
+    // to the terminal's group has not stopped it under the draining workers.
     await embedded?.stop();
     logger.info('stopped');
     process.exit(exitCode);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGHUP', () => void stop('SIGHUP'));
+  onSignal = (signal) => void stop(signal);
 
   // A worker whose primary is gone (even killed with SIGKILL) sees its IPC channel close and
   // exits at once: node:cluster does that in every worker, so none outlives the primary.

@@ -38,7 +38,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   // Loaded only when used: production (DATABASE_URL) never runs the embedded server's code.
   const embedded: EmbeddedDatabase | null = config.databaseUrl
     ? null
-    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
+    : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger, { ownProcessGroup: true });
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   let orm: MikroORM | undefined;
   try {

