@@ -372,7 +372,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   // The pool listens for errors on idle clients only: a connection lost while checked out (the
-  // database restarted, or a Ctrl-C stopped the embedded one) would be an uncaught 'error' and
+  // database restarted, or was stopped under the service) would be an uncaught 'error' and
   // end the process. The query in flight fails anyway, and the pool drops the client.
   const lost = () => undefined;
   client.on('error', lost);
