@@ -298,7 +298,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Organizations'],
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' }],
           responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders }, content: json(ref('OrganizationSummary')) },
+            200: { description: 'Found', headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders }, content: json(ref('Organization')) },
             404: problem('No such organization, or the caller may not access it'),
             ...ERRORS,
           },
@@ -658,15 +658,15 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         AddressInput: addressInput,
         Address: { ...addressInput, description: 'As sent: the named properties that were given, and every other one.' },
         CreateOrganizationRequest: {
-          ...requestSchema(schema, 'CreateOrganizationInput', OVERLAYS),
+          ...requestSchema(schema, 'CreateOrganizationInput', OVERLAYS, 'open'),
           description:
             'Strings at most 255 characters (description 2,000, descriptor 22); required strings not blank; email valid; ' +
             'logo and website absolute http(s) URLs; phone 7–20 of digits, spaces and +-(). ; at most 10 bank accounts and ' +
-            '25 owners whose ownership adds up to at most 100. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos.',
+            '25 owners whose ownership adds up to at most 100. Unknown properties are accepted and ignored (the interface document allows them).',
         },
         OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
         UpdateOrganizationRequest: {
-          ...requestSchema(schema, 'UpdateOrganizationInput', OVERLAYS),
+          ...requestSchema(schema, 'UpdateOrganizationInput', OVERLAYS, 'open'),
           not: { anyOf: [{ required: ['id'] }, { required: ['parentId'] }] },
           description:
             'A JSON merge patch (RFC 7396) of the create’s fields: an absent field is kept, null removes an optional one (`name` goes back to ' +
@@ -674,10 +674,10 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'a property), `bankAccounts` and `owners` are replaced whole (null or [] removes them all). `id` and `parentId` are refused ' +
             '(400 naming them). The result follows every rule of the create, all errors listed at once. Other unknown properties are ignored.',
         },
-        OrganizationSummary: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
-        OrganizationList: listSchema('OrganizationSummary'),
+        Organization: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
+        OrganizationList: listSchema('Organization'),
         CreatePolicyRequest: {
-          ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS),
+          ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS, 'closed'),
           // A new policy's body, or a quote to issue: GraphQL cannot say "required unless quoteId".
           oneOf: [
             { required: [...REQUIRED_UNLESS_QUOTED], not: { required: ['quoteId'] } },
@@ -686,7 +686,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           description:
             'Either a new policy (its required fields, no `quoteId`) or a quote to issue (`quoteId`, optionally `number`, `cvc` ' +
             'and `internalID`, and none of the quoted fields). Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
-            'not in the future, petDOB not after effectiveDate. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos. Without `organizationId` the policy goes to the token’s org.',
+            'not in the future, petDOB not after effectiveDate. An unknown property is 400, listed with the other errors as `is not a field of this request`, with `; did you mean "<field>"?` when a field is within two edits of it. Without `organizationId` the policy goes to the token’s org.',
         },
         PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),
         Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
@@ -694,25 +694,25 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         PolicyList: listSchema('PolicyListItem'),
         PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, ['transactions', 'edges', 'node']),
         PolicyTransactionList: listSchema('PolicyTransaction'),
-        ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS),
-        CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS),
-        ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS), description: 'Send `{}`' },
+        ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS, 'closed'),
+        CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS, 'closed'),
+        ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS, 'closed'), description: 'Send `{}`' },
         RenewPolicyRequest: {
-          ...requestSchema(schema, 'RenewPolicyInput', OVERLAYS),
+          ...requestSchema(schema, 'RenewPolicyInput', OVERLAYS, 'closed'),
           description: 'Both optional: `{}` renews on the current plan with a number the server assigns',
         },
         CreateQuoteRequest: {
-          ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS),
+          ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS, 'closed'),
           description:
             'The policy create’s rules: dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ' +
             'ownerDOB and petDOB not in the future, petDOB not after effectiveDate. `number`, `cvc` and `internalID` are refused ' +
-            '(400 naming each): they are sent when issuing. Other unknown properties are ignored. Without `organizationId` the quote goes to the token’s org.',
+            '(400 naming each): they are sent when issuing. Any other unknown property is 400 (`is not a field of this request`, with a "did you mean" when a field is within two edits). Without `organizationId` the quote goes to the token’s org.',
         },
         Quote: responseSchema(schema, documentOf('GET', '/api/v1/quote/:id'), OVERLAYS),
         EventListItem: responseSchema(schema, documentOf('GET', '/api/v1/events'), OVERLAYS, ['edges', 'node']),
         EventList: listSchema('EventListItem'),
         Event: responseSchema(schema, documentOf('GET', '/api/v1/events/:id'), OVERLAYS),
-        CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS),
+        CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS, 'open'),
         WebhookEndpointCreated: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints'), OVERLAYS),
         WebhookEndpoint: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id'), OVERLAYS),
         WebhookEndpointList: listSchema('WebhookEndpoint'),
