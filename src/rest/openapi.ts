@@ -339,10 +339,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       '/api/v1/policy': {
         get: {
           operationId: 'listPolicies',
-          summary: 'List the policies of an organization, or of its whole subtree',
+          summary: 'List the policies of an organization, or of its whole subtree; or find policies by internalID',
           description:
             'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
-            'every organization below it. Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
+            'every organization below it. With `internalID` instead: the policies created with that internalID (exact) among ' +
+            'every policy the caller may access, wherever they are (one out of reach is not listed; none found is an empty page); ' +
+            '`organizationId`, `includeDescendants` and `status` cannot be combined with it (400). ' +
+            'Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
             `With \`status\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
             `with \`hasMore\` true and a \`nextCursor\` past it; keep following \`nextCursor\` while \`hasMore\`.`,
           tags: ['Policies'],
@@ -355,6 +358,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               description: 'Whose policies; without it, the token’s org (a token without one must send it)',
             },
             { name: 'includeDescendants', in: 'query', required: false, schema: { type: 'boolean', default: false }, description: 'Also every descendant’s policies' },
+            {
+              name: 'internalID',
+              in: 'query',
+              required: false,
+              schema: { type: 'string' },
+              description: 'Find by the integrator’s own key (exact), among every policy the caller may access; alone (with `limit` and `after`)',
+            },
             {
               name: 'status',
               in: 'query',

@@ -162,11 +162,37 @@ export const RENEW_POLICY = /* GraphQL */ `
   }
 `;
 
-/** A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec section 10). */
+/**
+ * A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec
+ * section 10); or, with \`$byInternalID\`, those with that internalID among every policy the caller
+ * may access (contract section 18). One document, the branch chosen by \`@include\`/\`@skip\`.
+ */
 export const POLICIES = /* GraphQL */ `
-  query Policies($organizationId: ID!, $includeDescendants: Boolean!, $status: PolicyStatus, $first: Int!, $after: String) {
-    organization(id: $organizationId) {
+  query Policies(
+    $byInternalID: Boolean!
+    $internalID: String!
+    $organizationId: ID!
+    $includeDescendants: Boolean!
+    $status: PolicyStatus
+    $first: Int!
+    $after: String
+  ) {
+    organization(id: $organizationId) @skip(if: $byInternalID) {
       policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status) {
+        edges {
+          node {
+            id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
+            coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+            charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
+            organization { id name parentId }
+            status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+          }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+    viewer @include(if: $byInternalID) {
+      policies(internalID: $internalID, first: $first, after: $after) {
         edges {
           node {
             id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug

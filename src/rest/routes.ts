@@ -180,15 +180,26 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/policy',
     document: POLICIES,
     // organizationId defaults to the token's org claim; with neither there is nothing to list.
+    // internalID looks among every policy the caller may access instead (contract section 18).
     variables: ({ query }, principal) => {
+      const internalID = singleParameter(query, 'internalID');
+      if (internalID !== undefined) {
+        const alongside = ['organizationId', 'includeDescendants', 'status'].filter((name) => query[name] !== undefined);
+        if (alongside.length > 0) {
+          throw badUserInput(alongside.map((path) => ({ path, message: 'cannot be combined with internalID, which looks among every policy the caller may see' })));
+        }
+        return { byInternalID: true, internalID, organizationId: '', includeDescendants: false, status: null, ...pageVariables(query) };
+      }
       return {
+        byInternalID: false,
+        internalID: '',
         organizationId: targetOrganizationId(singleParameter(query, 'organizationId'), principal),
         includeDescendants: booleanParameter(query, 'includeDescendants'),
         status: statusParameter(query),
         ...pageVariables(query),
       };
     },
-    response: (data) => listBody(data.organization!.policies),
+    response: (data) => listBody((data.organization?.policies ?? data.viewer?.policies)!),
   }),
   get<PolicyQuery>({
     path: '/api/v1/policy/:id',
