@@ -73,7 +73,7 @@ const POLICY_POST_ERRORS = {
   ...POST_ERRORS,
   403: problem('The organization tree already has its quota of policies (code QUOTA_EXCEEDED)'),
   400: problem(
-    'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`); with `quoteId`, each quoted field sent again is listed by name',
+    'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`, an unknown `coverageSlug` among them); a field the body does not have is listed as `is not a field of this request`, with `; did you mean "<field>"?` when one is within two edits; with `quoteId`, each quoted field sent again is listed by name',
   ),
   404: problem('`organizationId` (or the token’s org) names no organization the caller may access; with `quoteId`, no such quote or one the caller may not access'),
   409: problem(
@@ -83,6 +83,9 @@ const POLICY_POST_ERRORS = {
 
 const POLICY_LIFECYCLE_ERRORS = {
   ...POST_ERRORS,
+  400: problem(
+    'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`); a field the body does not have is listed as `is not a field of this request`, with `; did you mean "<field>"?` when one is within two edits',
+  ),
   404: problem('No such policy, or the caller may not access it'),
   409: problem(
     'Code INVALID_STATE: the policy is not in a state for it (see the route), or `effectiveDate` is outside the term or before its latest transaction; or a request with the same Idempotency-Key is still running',
@@ -92,7 +95,7 @@ const POLICY_LIFECYCLE_ERRORS = {
 const QUOTE_POST_ERRORS = {
   ...POST_ERRORS,
   400: problem(
-    'The body is not valid JSON, not an object, or breaks the policy create’s rules (at most 100 listed in `errors`); `number`, `cvc` or `internalID` sent (they belong to issuing) is listed by name',
+    'The body is not valid JSON, not an object, or breaks the policy create’s rules (at most 100 listed in `errors`); `number`, `cvc` or `internalID` sent (they belong to issuing) is listed by name, any other unknown field as `is not a field of this request` (with a "did you mean" when one is within two edits)',
   ),
   404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
   409: problem('A request with the same Idempotency-Key is still running'),
