@@ -20,10 +20,18 @@ export function readCatalogFrom(em: EntityManager): void {
   known = new Set();
 }
 
-/** Whether the catalog has this plan; true when no catalog is connected (pure unit tests): pricing judges it then. */
+/**
+ * Whether the catalog has this plan. True when it cannot be told here, so that pricing, which reads
+ * the plan's row anyway, judges it: no catalog connected (pure unit tests), or the read failed (the
+ * database is away: pricing then answers 503 as any read would, instead of a rule failing on it).
+ */
 export async function isCatalogPlan(slug: string): Promise<boolean> {
   if (readSlugs === null || known.has(slug)) return true;
-  known = new Set(await readSlugs());
+  try {
+    known = new Set(await readSlugs());
+  } catch {
+    return true;
+  }
   return known.has(slug);
 }
 
