@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliOptions } from './cli.js';
-import { mintToken } from '../src/auth/token-minter.js';
+import { developmentTokenSeconds, mintToken } from '../src/auth/token-minter.js';
 import { verificationKeys } from '../src/auth/verification-keys.js';
 import { ConfigError, loadConfig, usesDevelopmentSecret } from '../src/config.js';
 
@@ -11,7 +11,8 @@ Usage: npm run -s token -- [--sub SUB] [--org ORGANIZATION_ID] [--expires-in SEC
 
   --sub         the token's subject (default: dev)
   --org         the organization the token acts for (optional)
-  --expires-in  lifetime in seconds, up to JWT_MAX_LIFETIME_SECONDS (default: 3600)
+  --expires-in  lifetime in seconds, up to JWT_MAX_LIFETIME_SECONDS (default: 86400, 24 h,
+                as the start-up banner's token; less when JWT_MAX_LIFETIME_SECONDS is)
   --help        this text
 
 Signs with JWT_SECRET, else with the development secret the service keeps in DATA_DIR
@@ -21,7 +22,7 @@ Signs with JWT_SECRET, else with the development secret the service keeps in DAT
 const cli = cliOptions<{ sub?: string; org?: string; 'expires-in'?: string }>('token', USAGE, {
   sub: { type: 'string', default: 'dev' },
   org: { type: 'string' },
-  'expires-in': { type: 'string', default: '3600' },
+  'expires-in': { type: 'string' },
 });
 const { values } = cli;
 // Annotated, so that TypeScript narrows after a call (a `never` function must be declared so).
@@ -41,7 +42,7 @@ if (!config.jwt.secret && usesDevelopmentSecret(config) && !existsSync(join(conf
 }
 const { secret, issuer, audience } = verificationKeys(config);
 if (!secret) fail('it signs with JWT_SECRET or the development secret, and neither is available here (JWT_PUBLIC_KEY/JWKS_URL tokens come from your identity provider)');
-const expiresIn = Number(values['expires-in']);
+const expiresIn = values['expires-in'] === undefined ? developmentTokenSeconds(config.jwt.maxLifetimeSeconds) : Number(values['expires-in']);
 if (!Number.isInteger(expiresIn) || expiresIn <= 0 || expiresIn > config.jwt.maxLifetimeSeconds) {
   // The service refuses tokens that live longer than JWT_MAX_LIFETIME_SECONDS.
   fail(`--expires-in must be a number of seconds from 1 to ${config.jwt.maxLifetimeSeconds} (JWT_MAX_LIFETIME_SECONDS)`);

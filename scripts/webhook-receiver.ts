@@ -4,9 +4,11 @@ import { Webhook } from 'standardwebhooks';
 
 const USAGE = `Receives webhooks locally and prints each one verified with the standardwebhooks package.
 
-Usage: npm run -s webhook-receiver -- --secret whsec_... [--port 4100]
+Usage: WEBHOOK_SECRET=whsec_... npm run -s webhook-receiver -- [--port 4100]
+       npm run -s webhook-receiver -- --secret whsec_... [--port 4100]
 
-  --secret  the endpoint's secret, from the answer that created it (required)
+  --secret  the endpoint's secret, from the answer that created it; else WEBHOOK_SECRET
+            (which, unlike an argument, other users' ps does not show)
   --port    where to listen on 127.0.0.1 (default 4100)
   --fail    answer 500 to this many deliveries first, to watch the retries (default 0)
   --help    this text
@@ -23,13 +25,15 @@ const cli = cliOptions<{ secret?: string; port?: string; fail?: string }>('webho
 const { values } = cli;
 // Annotated, so that TypeScript narrows after a call (a `never` function must be declared so).
 const fail: (reason: string) => never = cli.fail;
-if (!values.secret?.startsWith('whsec_')) fail('--secret must be the endpoint secret (whsec_...)');
+// The environment keeps the secret out of the process list (issue 25, F18); --secret still wins.
+const secret = values.secret ?? process.env.WEBHOOK_SECRET;
+if (!secret?.startsWith('whsec_')) fail('the endpoint secret (whsec_...) is needed, in WEBHOOK_SECRET or --secret');
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 1 || port > 65535) fail('--port must be a port number');
 let failures = Number(values.fail);
 if (!Number.isInteger(failures) || failures < 0) fail('--fail must be a whole number');
 
-const verifier = new Webhook(values.secret!);
+const verifier = new Webhook(secret!);
 createServer((req, res) => {
   let body = '';
   req.setEncoding('utf8');

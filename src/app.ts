@@ -58,7 +58,7 @@ export interface ServiceDependencies {
 }
 
 /** Paths served outside the REST route table, as metrics count them when no route matched. */
-const FIXED_ROUTES = ['/graphql', '/metrics', '/healthz', '/readyz', '/version', '/api/v1/openapi.json', '/api/v1/docs', '/graphiql', '/'];
+const FIXED_ROUTES = ['/graphql', '/metrics', '/healthz', '/readyz', '/version', '/api/v1/openapi.json', '/api/v1/docs', '/graphiql', '/favicon.ico', '/'];
 
 /** Request bodies larger than this are refused with 413 (spec section 6). */
 const BODY_LIMIT = '100kb';
@@ -159,7 +159,8 @@ export async function createApp(deps: ServiceDependencies) {
     res.json(openApi);
   });
   mountRestRoutes(app, schema, createContext, { bodyParser: jsonBody(REST_BODY_TYPES), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes });
-  app.use(
+  // `/graphql` alone (and `/graphql/`): a path below it is a 404, not a second endpoint.
+  app.all(
     '/graphql',
     ...graphqlRoute(schema, apollo, createContext, {
       production: deps.production,

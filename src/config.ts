@@ -55,7 +55,7 @@ export interface Config {
   /**
    * Spec section 9: the browser origins allowed to call the service. `'*'` is any origin;
    * `'localhost'` (the default outside production) any http://localhost:<port> or
-   * http://127.0.0.1:<port>; a list, those exact origins; empty (production's default), none.
+   * http://127.0.0.1:<port> or http://[::1]:<port>; a list, those exact origins; empty (production's default), none.
    */
   corsOrigins: '*' | 'localhost' | string[];
   /** Spec section 9: GraphiQL, the REST reference, Sandbox and the index; on outside production unless DEVELOPER_PAGES=false. */

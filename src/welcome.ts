@@ -1,4 +1,4 @@
-import { mintToken } from './auth/token-minter.js';
+import { developmentTokenSeconds, mintToken } from './auth/token-minter.js';
 import { verificationKeys } from './auth/verification-keys.js';
 import { usesDevelopmentSecret, type Config } from './config.js';
 
@@ -25,13 +25,20 @@ export async function printWelcome(config: Config, url: string): Promise<void> {
   }
   if (usesDevelopmentSecret(config)) {
     const { secret, issuer, audience } = verificationKeys(config);
-    const token = await mintToken(secret!, { sub: 'dev', expiresIn: 24 * 3600, issuer, audience });
+    const expiresIn = developmentTokenSeconds(config.jwt.maxLifetimeSeconds);
+    const token = await mintToken(secret!, { sub: 'dev', expiresIn, issuer, audience });
     lines.push(
-      `  Development token (sub "dev", valid 24 h; more with TOKEN=$(npm run -s token -- --sub alice --org <id>)):`,
+      `  Development token (sub "dev", valid ${lifetime(expiresIn)}; more with TOKEN=$(npm run -s token -- --sub alice --org <id>)):`,
       ``,
       `export TOKEN=${token}`,
       ``,
     );
   }
   console.log(lines.join('\n'));
+}
+
+/** A lifetime as the banner says it: `24 h`, or in minutes or seconds when shorter. */
+function lifetime(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
 }

@@ -17,6 +17,8 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  */
 export async function authenticate(header: string | undefined, verify: TokenVerifier): Promise<Authentication> {
   if (!header) return refuse(null);
+  // The developer pages preload this placeholder (spec section 9): say what to do with it.
+  if (header.includes('<token>')) return refuse('the Authorization header still holds the placeholder <token>: replace <token> with a token (npm run -s token)');
   const match = BEARER.exec(header);
   if (!match) return refuse('the Authorization header must be "Bearer <token>"');
   try {

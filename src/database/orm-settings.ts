@@ -19,7 +19,10 @@ export interface ConnectionSettings {
  * level, never their values: they carry tax ids and kept responses) instead of the console.
  */
 export function ormSettings(clientUrl: string, logger?: Logger, settings: ConnectionSettings = {}): Options {
-  const log = (level: 'debug' | 'warn' | 'error') => (message: unknown) => logger?.[level]({ database: String(message) });
+  // The text is the line's message (pino's msg), so a terminal reads `INFO: [migrator] Applied
+  // ...`, not `INFO: undefined` with the text on a line of its own (issue 25, F4). The driver's
+  // own lines (knex: pool and connection warnings) carry no prefix: they get `[database]`.
+  const log = (level: 'debug' | 'warn' | 'error') => (message: unknown) => logger?.[level](`[database] ${databaseText(message)}`);
   return {
     clientUrl,
     extensions: [Migrator],
@@ -49,9 +52,14 @@ export function ormSettings(clientUrl: string, logger?: Logger, settings: Connec
       ? {
           colors: false,
           debug: logger.isLevelEnabled('debug') ? ['query', 'info', 'discovery'] : ['info'],
-          logger: (message: string) =>
-            message.startsWith('[migrator]') ? logger.info({ database: message }) : logger.debug({ database: message }),
+          logger: (message: string) => (message.startsWith('[migrator]') ? logger.info(message) : logger.debug(message)),
         }
       : {}),
   };
+}
+
+/** A driver log entry as text: knex passes strings, and now and then an Error or an object. */
+function databaseText(message: unknown): string {
+  if (message instanceof Error) return message.message;
+  return typeof message === 'string' ? message : JSON.stringify(message) ?? String(message);
 }

@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { Knex } from '@mikro-orm/postgresql';
+import { summarizeStatement, type StatementSummary } from './statement-summary.js';
 
 const tracer = trace.getTracer('org-policy-service');
 
@@ -61,10 +62,13 @@ function startStatementSpan(sql: string): Span | undefined {
   const database = tracedDatabase;
   // Only inside a sampled piece of work: an unsampled request's statements cost this check.
   if (database === undefined || !trace.getActiveSpan()?.isRecording()) return undefined;
-  const { operation, text } = described(sql);
+  const { operation, collection, text } = described(sql);
   const attributes: Attributes = { 'db.system.name': 'postgresql', 'db.namespace': database, 'db.query.text': text };
   if (operation) attributes['db.operation.name'] = operation;
-  return tracer.startSpan(operation ? `${operation} ${database}` : database, { kind: SpanKind.CLIENT, attributes });
+  if (collection) attributes['db.collection.name'] = collection;
+  // The conventions' name: `{db.operation.name} {target}`, the target being the table when the
+  // statement names one (`SELECT policy`), else the database (`BEGIN postgres`).
+  return tracer.startSpan(operation ? `${operation} ${collection ?? database}` : database, { kind: SpanKind.CLIENT, attributes });
 }
 
 function failed(span: Span, error: { code?: unknown }): void {
@@ -74,17 +78,20 @@ function failed(span: Span, error: { code?: unknown }): void {
 }
 
 /**
- * A statement's first keyword and its text without literals, kept: the service's reads are a
- * few dozen texts of up to a kilobyte. MikroORM writes its inserts' values into the SQL, so
- * texts are not a bounded set: a full cache starts again empty.
+ * A statement's operation and main table (database/statement-summary.ts) and its text without
+ * literals, kept: the service's reads are a few dozen texts of up to a kilobyte. MikroORM writes
+ * its inserts' values into the SQL, so texts are not a bounded set: a full cache starts again empty.
  */
-const descriptions = new Map<string, { operation: string | undefined; text: string }>();
+interface Description extends StatementSummary {
+  text: string;
+}
+const descriptions = new Map<string, Description>();
 const DESCRIPTIONS_KEPT = 500;
 
-function described(sql: string): { operation: string | undefined; text: string } {
+function described(sql: string): Description {
   let description = descriptions.get(sql);
   if (!description) {
-    description = { operation: /^\s*([a-z]+)/i.exec(sql)?.[1].toUpperCase(), text: withoutLiterals(sql) };
+    description = { ...summarizeStatement(sql), text: withoutLiterals(sql) };
     if (descriptions.size >= DESCRIPTIONS_KEPT) descriptions.clear();
     descriptions.set(sql, description);
   }

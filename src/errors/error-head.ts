@@ -97,7 +97,7 @@ export function beforeExecution<E extends GraphQLError>(error: E): E {
  */
 export function servedByGraphql(req: Request): boolean {
   const path = req.originalUrl.split('?')[0].toLowerCase();
-  return path === '/graphql' || path.startsWith('/graphql/');
+  return path === '/graphql' || path === '/graphql/';
 }
 
 /**
@@ -117,6 +117,8 @@ export function sendError(req: Request, res: Response, error: GraphQLError): voi
     return;
   }
   const { errors } = safe.extensions as { errors?: [] };
+  // For the access line, as /graphql's carries its codes (spec section 13; review F15).
+  res.locals.codes = [safe.extensions.code];
   const requestId = status === 500 ? (res.locals.requestId as string | undefined) : undefined;
   res.type(PROBLEM_JSON).send(problemBody({ status, code: safe.extensions.code, detail: safe.message, errors, requestId }));
 }

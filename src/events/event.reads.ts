@@ -6,12 +6,24 @@ import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
 import { pageOf } from '../graphql/connection.js';
 import type { Event, WebhookDelivery } from './event.type.js';
+import { EVENT_API_VERSION } from './record-event.js';
 
 /** RFC 3339 in UTC, with milliseconds, from a timestamptz. */
 export const rfc3339 = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** An event as reads serve it and as webhooks carry it (over the row alias `e`). */
-export const EVENT_SELECT = `e.id, e.type, ${rfc3339('e.created_at')} as "createdAt", e.organization_id as "organizationId", e.data`;
+/** An event's `actor` from its stored `actor_sub` (over the row alias `e`): `{ sub }`, or null when unknown (events older than the column: its migration). */
+const EVENT_ACTOR = `case when e.actor_sub is not null then json_build_object('sub', e.actor_sub) end`;
+
+/** An event as reads serve it (over the row alias `e`). */
+export const EVENT_SELECT = `e.id, e.type, '${EVENT_API_VERSION}'::text as "apiVersion", ${rfc3339('e.created_at')} as "createdAt",
+  e.organization_id as "organizationId", ${EVENT_ACTOR} as actor, e.data`;
+
+/**
+ * An event as webhooks carry it (over the row alias `e`), as JSON text: the fields of EVENT_SELECT
+ * in the order the REST answer has them (json keeps its keys' order, jsonb would not).
+ */
+export const EVENT_BODY = `json_build_object('id', e.id, 'type', e.type, 'apiVersion', '${EVENT_API_VERSION}'::text,
+  'createdAt', ${rfc3339('e.created_at')}, 'organizationId', e.organization_id, 'actor', ${EVENT_ACTOR}, 'data', e.data)::text`;
 
 export type EventRead = Event;
 
@@ -83,7 +95,7 @@ export const ACCESSIBLE_EVENTS_PAGE = perAccess((parentAccess) => `with entry as
   where (o.id = ?::uuid or o.owner_sub = ?) and (parent.id is null or not coalesce(${parentAccess}, false))
 ), position as (select ?::bigint as after, ?::text[] as types, ?::int as size)
 select ${EVENT_SELECT}, e.seq from entry cross join position cross join lateral (
-  select e.id, e.type, e.created_at, e.organization_id, e.data, e.seq from event_ancestor a join event e on e.seq = a.event_seq
+  select e.id, e.type, e.created_at, e.organization_id, e.actor_sub, e.data, e.seq from event_ancestor a join event e on e.seq = a.event_seq
   where (a.ancestor_id, a.event_seq) > (entry.id, position.after) and a.ancestor_id <= entry.id
     and (position.types is null or e.type = any(position.types))
   order by a.ancestor_id, a.event_seq limit position.size

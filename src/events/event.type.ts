@@ -29,6 +29,13 @@ export class WebhookDelivery {
   deliveredAt!: string | null;
 }
 
+/** Who made an event: the caller whose request made it (contract section 18). */
+@ObjectType('EventActor', { simpleResolvers: true })
+export class EventActor {
+  @Field(() => String, { description: "The caller's token's `sub`" })
+  sub!: string;
+}
+
 /** Something that happened (spec section 11), as delivered to webhook endpoints. */
 @ObjectType('Event', { simpleResolvers: true })
 export class Event {
@@ -38,11 +45,17 @@ export class Event {
   @Field(() => String, { description: 'organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed or quote.created' })
   type!: string;
 
+  @Field(() => String, { description: 'The version of this shape (its fields and data.object): v1' })
+  apiVersion!: string;
+
   @Field(() => String, { description: 'RFC 3339' })
   createdAt!: string;
 
   @Field(() => ID)
   organizationId!: string;
+
+  @Field(() => EventActor, { nullable: true, description: 'The caller whose request made the event; null for events older than the actor was recorded and not known then (organization.updated)' })
+  actor!: EventActor | null;
 
   // Charged as what it holds: a policy's object has about 130 values (12 charges of 8).
   @Field(() => GraphQLJSONObject, { description: '{ object }: the record as its create or change answered it; a change (organization.updated) adds previousAttributes, the changed fields\' earlier values', complexity: 200 })

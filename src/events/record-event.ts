@@ -15,27 +15,32 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * the request's `traceparent` is kept with it: its deliveries continue the request's trace.
  */
 export async function recordEvent(em: EntityManager, event: RecordedEvent): Promise<void> {
-  await querySql(em, `${EVENT_INSERT} values (?, ?, ?, ?::json, ?)`, eventRow(event));
+  await querySql(em, `${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`, eventRow(event));
 }
 
 export interface RecordedEvent {
   type: EventType;
   organizationId: string;
+  /** The `sub` of the caller whose request made the event: its `actor` (contract section 18). */
+  actorSub: string;
   object: object;
   /** A change's earlier values of the fields it changed, masked as reads mask them (Stripe's previous_attributes). */
   previousAttributes?: object;
 }
 
 /** The columns an event is written with, in the order of `eventRow`'s values. */
-export const EVENT_INSERT = 'insert into event (id, type, organization_id, data, trace_parent)';
+export const EVENT_INSERT = 'insert into event (id, type, organization_id, data, trace_parent, actor_sub)';
+
+/** The version of the event's shape (its top-level fields and `data.object`), carried as `apiVersion`. */
+export const EVENT_API_VERSION = 'v1';
 
 /**
  * An event's values for EVENT_INSERT (a create that writes in one statement puts them in it).
  * `data` is JSON text for a `json` column, which keeps it as written: the object's keys stay in
  * the order its builder gave them, the REST answer's (contract section 18; jsonb would sort them).
  */
-export function eventRow(event: RecordedEvent): [string, EventType, string, string, string | null] {
-  return [randomUUID(), event.type, event.organizationId, JSON.stringify(eventData(event)), traceHeaders().traceparent ?? null];
+export function eventRow(event: RecordedEvent): [string, EventType, string, string, string | null, string] {
+  return [randomUUID(), event.type, event.organizationId, JSON.stringify(eventData(event)), traceHeaders().traceparent ?? null, event.actorSub];
 }
 
 function eventData(event: RecordedEvent): object {
@@ -49,12 +54,12 @@ function eventData(event: RecordedEvent): object {
  * after that value. A statement writes `(before || to_json(value)::text || after)::json`
  * (FILLED_IN_DATA). The value is marked by a fresh UUID, which nothing else in the text can hold.
  */
-export function eventRowFilledIn(event: RecordedEvent, key: string): [string, EventType, string, string, string, string | null] {
+export function eventRowFilledIn(event: RecordedEvent, key: string): [string, EventType, string, string, string, string | null, string] {
   const marker = randomUUID();
-  const [id, type, organizationId, , traceparent] = eventRow(event);
+  const [id, type, organizationId, , traceparent, actorSub] = eventRow(event);
   const text = JSON.stringify(eventData({ ...event, object: { ...event.object, [key]: marker } }));
   const [before, after] = text.split(`"${marker}"`);
-  return [id, type, organizationId, before, after, traceparent];
+  return [id, type, organizationId, before, after, traceparent, actorSub];
 }
 
 /** The data column's value in an insert that fills in `value` (an SQL expression): see eventRowFilledIn. */

@@ -91,6 +91,7 @@ export function graphqlRoute(
    * with an Idempotency-Key either way through the key's record.
    */
   const run = async (req: Request, context: RequestContext): Promise<GraphqlAnswer> => {
+    if (bareGet(req, options.developerPages)) throw new GraphQLError(bareGetHint(options.developerPages), { extensions: { code: 'BAD_REQUEST' } });
     const trusted = options.trustedDocuments.find(req);
     const execute = trusted
       ? () => executeTrusted(schema, trusted, context, req, options.checks)
@@ -102,6 +103,22 @@ export function graphqlRoute(
   };
 
   return [refuseUnauthenticated, options.bodyParser, (req, res, next) => void answer(req, res).catch(next)];
+}
+
+/**
+ * A GET with no query string at all (curl, a link) that Apollo would not answer with Sandbox: it
+ * asks for nothing, so it gets one line on what to send, not Apollo's CSRF paragraph (issue 25,
+ * F11). A GET that sends a query still meets the CSRF rule. Sandbox is Apollo's answer to a
+ * GET that prefers HTML, as Apollo decides it (text/html before JSON in Accept).
+ */
+function bareGet(req: Request, developerPages: boolean): boolean {
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url.includes('?')) return false;
+  return !(developerPages && req.accepts(['application/json', 'text/html']) === 'text/html');
+}
+
+function bareGetHint(developerPages: boolean): string {
+  const send = 'Send a GraphQL operation: POST /graphql with a JSON body {"query": "{ viewer { sub } }"} and Authorization: Bearer <token>.';
+  return developerPages ? `${send} In a browser: GraphiQL at /graphiql, Apollo Sandbox at /graphql.` : send;
 }
 
 /** The mutation a POST body asks for, when it is one; anything else goes to Apollo as it is. */

@@ -2,8 +2,8 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 
-/** Any http://localhost:<port> or http://127.0.0.1:<port>: a developer's own pages. */
-const LOCAL_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
+/** Any http://localhost:<port>, http://127.0.0.1:<port> or http://[::1]:<port>: a developer's own pages. */
+const LOCAL_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
 /**
  * CORS as spec section 9 says, with the `cors` package, before anything else (a preflight

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ServiceVersion } from './version.js';
+import { favicon } from './favicon.js';
 import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js';
 
 /**
@@ -143,18 +144,63 @@ const ASSETS: Record<string, string> = {
 
 /** The pages' own start-up scripts: files of their own, so the policy needs no inline script. */
 const SCRIPTS: Record<string, string> = {
+  // The schema is public while this page is served (an introspection-only query needs no token,
+  // spec section 2), so GraphiQL fetches it without the Authorization header: the page opens
+  // with its Docs and completion ready whatever the headers editor holds (the placeholder, an
+  // expired token). Every other operation is sent with the headers as written. Should the schema
+  // still fail to load (the service restarting), an edit of the headers fetches it again.
   'graphiql-start.js': `
-const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).href });
-ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, {
+const send = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).href });
+const withoutAuthorization = (headers) =>
+  Object.fromEntries(Object.entries(headers || {}).filter(([name]) => name.toLowerCase() !== 'authorization'));
+const makeFetcher = () => (params, options) =>
+  params.operationName === 'IntrospectionQuery'
+    ? send(params, { ...options, headers: withoutAuthorization(options && options.headers) })
+    : send(params, options);
+let fetcher = makeFetcher();
+let schemaLoaded = false;
+let refetch;
+const root = ReactDOM.createRoot(document.getElementById('graphiql'));
+const render = () => root.render(React.createElement(GraphiQL, {
   fetcher,
   defaultQuery: ${JSON.stringify(EXAMPLE_OPERATION)},
   variables: ${JSON.stringify(JSON.stringify(EXAMPLE_VARIABLES, null, 2))},
   defaultHeaders: ${JSON.stringify(JSON.stringify(EXAMPLE_HEADERS, null, 2))},
   defaultEditorToolsVisibility: 'headers',
   shouldPersistHeaders: false,
+  onSchemaChange: () => { schemaLoaded = true; },
+  // A new fetcher is what makes GraphiQL introspect again.
+  onEditHeaders: () => {
+    if (schemaLoaded) return;
+    clearTimeout(refetch);
+    refetch = setTimeout(() => { fetcher = makeFetcher(); render(); }, 300);
+  },
 }));
+render();
 `,
+  // Issue 25, F6: a policy or a quote must name its organization when the token carries no org
+  // claim, as the start-up banner's does not, and an example cannot know an id in advance. Once
+  // "Try it out" has created an organization on this page, the policy and quote examples carry
+  // its id (shown in the body editor, nothing added behind the user's back), so each then runs
+  // as shown with any token. The operations' descriptions say so.
   'swagger-ui-start.js': `
+const NAMING_AN_ORGANIZATION = [['/api/v1/policy', ['typical', 'renewable']], ['/api/v1/quote', ['typical']]];
+const useOrganization = (organizationId) => {
+  const spec = window.ui.specSelectors.specJson().toJS();
+  for (const [path, names] of NAMING_AN_ORGANIZATION) {
+    const examples = spec.paths[path].post.requestBody.content['application/json'].examples;
+    for (const name of names) {
+      const { organizationId: previous, ...rest } = examples[name].value;
+      examples[name].value = { organizationId, ...rest };
+    }
+  }
+  window.ui.specActions.updateJsonSpec(spec);
+  // A body editor already open shows the new example too.
+  for (const [path] of NAMING_AN_ORGANIZATION) {
+    const example = spec.paths[path].post.requestBody.content['application/json'].examples.typical.value;
+    window.ui.oas3Actions.setRequestBodyValue({ pathMethod: [path, 'post'], value: JSON.stringify(example, null, 2) });
+  }
+};
 window.ui = SwaggerUIBundle({
   url: '/api/v1/openapi.json',
   dom_id: '#swagger-ui',
@@ -162,6 +208,12 @@ window.ui = SwaggerUIBundle({
   tryItOutEnabled: true,
   persistAuthorization: false,
   validatorUrl: null,
+  responseInterceptor: (response) => {
+    // An organization created (the list answers { items }, a create the organization itself).
+    const created = response.ok && new URL(response.url, location.href).pathname === '/api/v1/organization' && response.body && typeof response.body.id === 'string';
+    if (created) setTimeout(() => useOrganization(response.body.id));
+    return response;
+  },
 });
 `,
 };
@@ -250,5 +302,7 @@ export function developerPages(version: ServiceVersion): Router {
     router.get(`/assets/${name}`, (_req, res) => res.set('cache-control', 'no-cache').type('js').send(source));
   }
   router.get('/assets/pages.css', (_req, res) => res.type('css').send(PAGES_CSS));
+  const icon = favicon();
+  router.get('/favicon.ico', (_req, res) => res.set('cache-control', 'public, max-age=86400').type('image/x-icon').send(icon));
   return router;
 }

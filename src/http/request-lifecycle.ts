@@ -59,6 +59,8 @@ export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, t
           route,
           traceId: span?.span.spanContext().traceId,
           sub: res.locals.sub,
+          // A REST error's code (its problem+json `code`), as /graphql's below (review F15).
+          codes: res.locals.codes,
           // On /graphql: operationName, operationType and the error codes answered (spec section 13).
           ...res.locals.graphql,
           res: { statusCode: status },

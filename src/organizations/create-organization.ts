@@ -82,7 +82,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
     await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
     const created = organizationReadOf(organization, bankAccounts, owners);
     // Masked as every read is: account and tax id last fours only (organization.reads.ts).
-    await recordEvent(em, { type: 'organization.created', organizationId: organization.id, object: organizationEventObject(created) });
+    await recordEvent(em, { type: 'organization.created', organizationId: organization.id, actorSub: principal.sub, object: organizationEventObject(created) });
     return created;
   })));
 }

@@ -143,7 +143,7 @@ export async function updateOrganization(
     // The earlier values of what changed, as reads show them: lists with last fours only.
     const shownBefore: Record<string, unknown> = { ...before, bankAccounts: shownAccounts, owners: shownOwners };
     const previousAttributes = Object.fromEntries(changed.map((key) => [key, shownBefore[key] ?? null]));
-    await recordEvent(em, { type: 'organization.updated', organizationId: current.id, object: organizationEventObject(answer), previousAttributes });
+    await recordEvent(em, { type: 'organization.updated', organizationId: current.id, actorSub: principal.sub, object: organizationEventObject(answer), previousAttributes });
     return answer;
   });
 }

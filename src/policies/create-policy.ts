@@ -36,7 +36,7 @@ const INSERT_POLICY = `with made as (
   ), charges as (
     ${INSERT_CHARGES}
   ), recorded as (
-    ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made.number')}, ? from made
+    ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made.number')}, ?, ? from made
   )
   select number::text as number from made`;
 
@@ -140,7 +140,7 @@ export function draftPolicy(
     JSON.stringify([policy]),
     JSON.stringify([first]),
     JSON.stringify(charges),
-    ...eventRowFilledIn({ type: origin.event, organizationId: organization.id, object: policyEventObject(created) }, 'number'),
+    ...eventRowFilledIn({ type: origin.event, organizationId: organization.id, actorSub: principal.sub, object: policyEventObject(created) }, 'number'),
   ];
   return { policy, created, values };
 }

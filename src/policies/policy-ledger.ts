@@ -89,7 +89,7 @@ const LEDGER = `select ${POLICY_SELECT}, ${ORGANIZATION_JSON} as organization,
 
 /** A transaction, its charges and its event: one statement. */
 const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES})
-  ${EVENT_INSERT} values (?, ?, ?, ?::json, ?)`;
+  ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
 
 /**
  * Runs `work` in a database transaction holding the policy's row lock, with the ledger as it is
@@ -211,7 +211,7 @@ export async function writeTransaction(
   await querySql(em, WRITE_TRANSACTION, [
     JSON.stringify([transaction]),
     JSON.stringify(rows),
-    ...eventRow({ type: write.event, organizationId: policy.organizationId, object: policyEventObject(read) }),
+    ...eventRow({ type: write.event, organizationId: policy.organizationId, actorSub: scope.principal.sub, object: policyEventObject(read) }),
   ]);
   await scope.idempotency?.recordCreated(em, { type: 'policy', number: policy.number });
   return read;

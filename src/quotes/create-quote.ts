@@ -51,7 +51,7 @@ const INSERT_QUOTE = `with made as (
     ${insertStatement('quote', QUOTE_WRITE)}
     returning ${rfc3339('expires_at')} as "expiresAt"
   ), recorded as (
-    ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made."expiresAt"')}, ? from made
+    ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made."expiresAt"')}, ?, ? from made
   )
   select "expiresAt" from made`;
 
@@ -86,7 +86,7 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
     pickColumns(QUOTE_COLUMNS, { ...quote, status: 'open', expiresAt, policyNumber: null }) as QuoteRead;
   const values = [
     JSON.stringify([{ ...quote, validDays: scope.validDays }]),
-    ...eventRowFilledIn({ type: 'quote.created', organizationId: quote.organizationId, object: inKeyOrder(QUOTE_KEY_ORDER, created(null)) as object }, 'expiresAt'),
+    ...eventRowFilledIn({ type: 'quote.created', organizationId: quote.organizationId, actorSub: principal.sub, object: inKeyOrder(QUOTE_KEY_ORDER, created(null)) as object }, 'expiresAt'),
   ];
   // Past the request's deadline (its 503 has gone), no write starts.
   scope.deadline.assertOpen();

@@ -101,7 +101,11 @@ const QUOTE_POST_ERRORS = {
   409: problem('A request with the same Idempotency-Key is still running'),
 };
 
-/** Request bodies that succeed as they are (the policy one with a token that carries `org`). */
+/**
+ * Request bodies that succeed as they are. The policy and quote ones need the token's `org`, or
+ * an `organizationId`: the REST reference page puts in the id of the organization its "Try it
+ * out" created (developer-pages.ts), so that they run with the start-up banner's token too.
+ */
 const ORGANIZATION_EXAMPLE = {
   name: 'Paws & Claws',
   legalName: 'Paws & Claws LLC',
@@ -389,7 +393,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           description:
             'With `quoteId` (and optionally `number`, `cvc`, `internalID`), issues that open quote: the policy’s fields, coverage ' +
             'and charges are the quote’s, at the quoted price even if the catalog has changed since; the quote then reads `issued` ' +
-            'with its `policyNumber`. Sending a quoted field again is 400 naming it; a quote already issued or expired is 409 `INVALID_STATE`.',
+            'with its `policyNumber`. Sending a quoted field again is 400 naming it; a quote already issued or expired is 409 `INVALID_STATE`.' +
+            ' The organization is `organizationId`, else the token’s `org` claim; with neither, 400 (the start-up banner’s token has no claim: on /api/v1/docs, run the organization create first and this example carries its id).',
           parameters: [idempotencyKey],
           tags: ['Policies'],
           requestBody: { required: true, content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, { issueQuote: ISSUE_EXAMPLE, renewable: RENEWABLE_POLICY_EXAMPLE }) },
@@ -525,7 +530,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'The policy create’s body without `number`, `cvc` and `internalID`, under the same rules. `charges` is the schedule a ' +
             'policy with this body gets (without ids), `totalPremium` their sum. The quote is `open` until `expiresAt` ' +
             '(creation + QUOTE_VALID_DAYS, default 30), then `expired`; `issued` once a policy is made from it. Records a ' +
-            '`quote.created` event.',
+            '`quote.created` event.' +
+            ' The organization is `organizationId`, else the token’s `org` claim; with neither, 400 (the start-up banner’s token has no claim: on /api/v1/docs, run the organization create first and this example carries its id).',
           parameters: [idempotencyKey],
           tags: ['Quotes'],
           requestBody: { required: true, content: withExample(ref('CreateQuoteRequest'), QUOTE_EXAMPLE) },
@@ -548,8 +554,10 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       '/api/v1/events': {
         get: {
           operationId: 'listEvents',
-          summary: 'List the events the caller may access, oldest first',
-          description: 'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`.',
+          summary: 'List the events the caller may access, oldest first, each with the state of its deliveries',
+          description:
+            'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`. ' +
+            "Each event carries `actor` (`{ sub }` of the caller whose request made it) and `apiVersion`, and its `deliveries` (at most 25, to endpoints the caller may access) as `GET /api/v1/events/{id}` shows them.",
           tags: ['Events'],
           parameters: [
             { name: 'organizationId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: "Only this organization's subtree" },

@@ -224,7 +224,12 @@ export const POLICY_TRANSACTIONS = /* GraphQL */ `
 export const EVENTS = /* GraphQL */ `
   query Events($organizationId: ID, $types: [String!], $first: Int!, $after: String) {
     events(organizationId: $organizationId, types: $types, first: $first, after: $after) {
-      edges { node { id type createdAt organizationId data } }
+      edges {
+        node {
+          id type apiVersion createdAt organizationId actor { sub } data
+          deliveries { endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
+        }
+      }
       pageInfo { hasNextPage endCursor }
     }
   }
@@ -233,7 +238,7 @@ export const EVENTS = /* GraphQL */ `
 export const EVENT = /* GraphQL */ `
   query Event($id: ID!) {
     event(id: $id) {
-      id type createdAt organizationId data
+      id type apiVersion createdAt organizationId actor { sub } data
       deliveries { endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
     }
   }

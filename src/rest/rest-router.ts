@@ -146,7 +146,20 @@ async function run(
     context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
     answer = errorAnswer(context, [responseTooLarge(options.responseMaxBytes)]);
   }
+  // The access line carries the answer's code, as /graphql's carries its codes (spec section 13;
+  // review F15). Read from the body: a replayed answer is only what was kept.
+  if (answer.contentType === PROBLEM_JSON) res.locals.codes = [problemCode(answer.body)];
   res.status(answer.status).set(answer.headers).type(answer.contentType).send(answer.body);
+}
+
+/** A problem+json body's `code` (the service wrote it; a problem body is small). */
+function problemCode(body: string): string | undefined {
+  try {
+    const { code } = JSON.parse(body) as { code?: unknown };
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

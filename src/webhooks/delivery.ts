@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
-import { rfc3339 } from '../events/event.reads.js';
+import { EVENT_BODY } from '../events/event.reads.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { traceHeaders } from '../observability/trace-context.js';
 import { checkedLookup, literalUrlProblem } from './webhook-url.js';
@@ -170,8 +170,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       `select d.endpoint_id, o.path[1] as root_id, w.disabled_reason, case when w.retry_at > now() then w.retry_at end as retry_at,
          d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
          e.created_at < now() - make_interval(secs => $2) as expired, e.trace_parent,
-         json_build_object('id', e.id, 'type', e.type, 'createdAt', ${rfc3339('e.created_at')},
-           'organizationId', e.organization_id, 'data', e.data)::text as body
+         ${EVENT_BODY} as body
        from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
          join organization o on o.id = w.organization_id
        where d.id = $1`,
@@ -209,8 +208,16 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         const failed = Boolean(outcome.error) || outcome.status! >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
-        metrics?.observeDelivery(await record(job, delivery, outcome));
-        if (failed) logger.info({ deliveryId: job.deliveryId, attempt: job.attempt, ...outcome }, 'webhook attempt failed');
+        const result = await record(job, delivery, outcome);
+        metrics?.observeDelivery(result);
+        // An operator's first clue (F9): which endpoint, where, which event, which attempt, why,
+        // and whether another follows. The host only, never the URL (its path or query can hold a credential).
+        if (failed) {
+          logger.warn(
+            { endpointId: delivery.endpoint_id, host: new URL(delivery.url).host, eventId: delivery.event_id, deliveryId: job.deliveryId, attempt: job.attempt, ...outcome, result },
+            'webhook attempt failed',
+          );
+        }
       } finally {
         span.end();
       }

@@ -40,8 +40,14 @@ describe('developer pages in headless Chromium', () => {
     const requests: string[] = [];
     const complaints: string[] = [];
     tab.on('request', (request) => requests.push(request.url()));
+    const failures: string[] = [];
     tab.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) complaints.push(message.text());
+      // A page opens with no error in the console: a 404 (the favicon, F17) is one.
+      if (message.type() === 'error') failures.push(message.text());
+    });
+    tab.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
     });
     try {
       await tab.goto(service.url + path, { waitUntil: 'load' });
@@ -49,6 +55,7 @@ describe('developer pages in headless Chromium', () => {
       await tab.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
       expect(requests.filter((url) => !url.startsWith(service.url + '/') && !/^(data|blob):/.test(url))).toEqual([]);
       expect(complaints).toEqual([]);
+      expect(failures).toEqual([]);
     } finally {
       await tab.close();
     }
@@ -78,6 +85,68 @@ describe('developer pages in headless Chromium', () => {
       },
       [marker, JSON.stringify(value)] as const,
     );
+
+  /** Opens the Docs pane and answers its text once it has loaded the schema (or failed to). */
+  const docsText = async (tab: Page) => {
+    await tab.click('button[aria-label="Show Documentation Explorer"]');
+    await tab.waitForFunction(() => /Root Types|Error fetching schema/.test((document.querySelector('.graphiql-doc-explorer') as any)?.textContent ?? ''));
+    return tab.textContent('.graphiql-doc-explorer');
+  };
+
+  /** Types into the headers editor as a person does: select all, paste. */
+  const pasteHeaders = async (tab: Page, text: string) => {
+    await tab.click('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror');
+    await tab.keyboard.press('Control+A');
+    await tab.keyboard.insertText(text);
+  };
+
+  /** The HTTP statuses of the page's GraphQL requests, each with its operation name. */
+  const graphqlStatuses = (tab: Page) => {
+    const statuses: Array<{ operationName: string | undefined; status: number }> = [];
+    tab.on('response', (response) => {
+      if (!response.url().endsWith('/graphql') || response.request().method() !== 'POST') return;
+      statuses.push({ operationName: (response.request().postDataJSON() as { operationName?: string }).operationName, status: response.status() });
+    });
+    return statuses;
+  };
+
+  it('GraphiQL opens ready (issue 25, F1): the Docs pane lists Query with the placeholder header, and pasting a token is all it takes to run the example', async () => {
+    await visit('/graphiql', 'graphiql-opens-ready', async (tab) => {
+      const statuses = graphqlStatuses(tab);
+      await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
+      const docs = await docsText(tab);
+      expect(docs).not.toContain('Error fetching schema');
+      expect(docs).toContain('Query');
+      expect(statuses.filter(({ status }) => status !== 200)).toEqual([]);
+
+      const token = await service.token({ sub: 'graphiql-paster' });
+      await pasteHeaders(tab, JSON.stringify({ Authorization: `Bearer ${token}` }));
+      const example = await runOperation(tab, 'Example');
+      expect(example.data.viewer.sub).toBe('graphiql-paster');
+      expect(statuses.filter(({ operationName }) => operationName === 'Example')).toEqual([{ operationName: 'Example', status: 200 }]);
+    });
+  });
+
+  it('GraphiQL fetches its schema again when the headers change, should the first fetch have failed (issue 25, F1)', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    let introspections = 0;
+    // The first introspection is lost, as when the service is restarting.
+    await tab.route('**/graphql', (route) => {
+      if ((route.request().postData() ?? '').includes('IntrospectionQuery') && introspections++ === 0) return route.abort();
+      return route.continue();
+    });
+    try {
+      await tab.goto(service.url + '/graphiql', { waitUntil: 'load' });
+      await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
+      expect(await docsText(tab)).toContain('Error fetching schema');
+      await pasteHeaders(tab, JSON.stringify({ Authorization: `Bearer ${await service.token({ sub: 'graphiql-paster' })}` }));
+      await tab.waitForFunction(() => /Root Types/.test((document.querySelector('.graphiql-doc-explorer') as any)?.textContent ?? ''));
+      expect(await tab.textContent('.graphiql-doc-explorer')).toContain('Query');
+      expect(introspections).toBe(2);
+    } finally {
+      await tab.close();
+    }
+  });
 
   it('GraphiQL renders from the service alone and runs its examples as written: Example, then a quote issued, cancelled and reinstated, and a policy renewed', async () => {
     await visit('/graphiql', 'graphiql', async (tab) => {
@@ -122,6 +191,35 @@ describe('developer pages in headless Chromium', () => {
       const document = (await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
       const documented = Object.values(document.paths).reduce((count, methods) => count + Object.keys(methods).length, 0);
       expect(operations.length).toBe(documented);
+    });
+  });
+
+  it("the REST reference's examples run as shown with the start-up banner's kind of token, sub only (issue 25, F6): the organization, then a policy and a quote in it", async () => {
+    await visit('/api/v1/docs', 'rest-reference-try-it-out', async (tab) => {
+      await tab.waitForSelector('.opblock');
+      await tab.click('.btn.authorize');
+      await tab.fill('.auth-container input[type=text], .auth-container input:not([type])', await service.token({ sub: 'swagger-dev' }));
+      await tab.click('.auth-btn-wrapper .btn.authorize');
+      await tab.click('.auth-btn-wrapper .btn-done');
+      /** Opens the operation, runs Try it out's Execute with the body shown, and answers the status and body. */
+      const execute = async (operation: string) => {
+        const block = tab.locator(`#operations-${operation}`);
+        await block.locator('.opblock-summary').first().click();
+        const shown = await block.locator('.body-param__text').inputValue();
+        await block.locator('.btn.execute').click();
+        await block.locator('.live-responses-table .response .response-col_status').first().waitFor();
+        const status = Number((await block.locator('.live-responses-table .response .response-col_status').first().textContent())?.trim());
+        const body = JSON.parse((await block.locator('.live-responses-table .response .response-col_description pre').first().textContent()) ?? 'null');
+        return { status, body, shown: JSON.parse(shown) };
+      };
+      const organization = await execute('Organizations-createOrganization');
+      expect(organization.status, JSON.stringify(organization.body)).toBe(200);
+      const policy = await execute('Policies-createPolicy');
+      expect(policy.shown.organizationId).toBe(organization.body.id);
+      expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+      const quote = await execute('Quotes-createQuote');
+      expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+      expect(quote.body.organizationId).toBe(organization.body.id);
     });
   });
 

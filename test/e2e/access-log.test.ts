@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { graphql } from '../support/http.js';
+import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
 
 /** The `/graphql` access line names the operation and the codes it answered (spec section 13). */
@@ -26,6 +26,33 @@ describe('the /graphql access line', () => {
 
     const unauthenticated = await graphql(service.url, '{ viewer { sub } }', {}, 'not-a-token');
     expect(await waitFor(() => accessLine(unauthenticated.headers.get('x-request-id')!))).toMatchObject({ res: { statusCode: 401 }, codes: ['UNAUTHENTICATED'] });
+  });
+});
+
+/** A REST access line carries its error code too (review F15), as the /graphql line does. */
+describe('the REST access line', () => {
+  const logLines: string[] = [];
+  const service = useTestService({}, { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) });
+  const accessLine = (requestId: string) =>
+    waitFor(() => logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId));
+
+  it('carries the code of the problem it answered, and none on success', async () => {
+    const token = await service.token({ sub: 'rest-logged' });
+    const missing = await request(service.url, 'GET', '/api/v1/policy/987654', { token });
+    expect(missing.status).toBe(404);
+    expect(await accessLine(missing.headers.get('x-request-id')!)).toMatchObject({ route: '/api/v1/policy/:id', codes: ['NOT_FOUND'], res: { statusCode: 404 } });
+
+    const invalid = await request(service.url, 'POST', '/api/v1/organization', { token, body: { legalName: '' } });
+    expect(invalid.status).toBe(400);
+    expect(await accessLine(invalid.headers.get('x-request-id')!)).toMatchObject({ codes: ['BAD_USER_INPUT'], res: { statusCode: 400 } });
+
+    const anonymous = await request(service.url, 'GET', '/api/v1/organization');
+    expect(anonymous.status).toBe(401);
+    expect(await accessLine(anonymous.headers.get('x-request-id')!)).toMatchObject({ codes: ['UNAUTHENTICATED'], res: { statusCode: 401 } });
+
+    const fine = await request(service.url, 'GET', '/api/v1/organization', { token });
+    expect(fine.status).toBe(200);
+    expect((await accessLine(fine.headers.get('x-request-id')!)).codes).toBeUndefined();
   });
 });
 

@@ -252,7 +252,7 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
       const workers = await waitFor(() => listeningWorkers(service).length === 2 && listeningWorkers(service), 'two workers listening');
       expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
       // The migrations were applied by the primary alone.
-      const applied = logLines(service).filter((line) => /\[migrator\] Applied/.test(line.database ?? ''));
+      const applied = logLines(service).filter((line) => /\[migrator\] Applied/.test(line.msg ?? ''));
       expect(applied.length).toBeGreaterThan(0);
       expect(new Set(applied.map((line) => line.pid))).toEqual(new Set([service.child.pid]));
       expect(await send(service.url, 'GET', '/readyz')).toMatchObject({ status: 200 });

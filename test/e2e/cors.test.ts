@@ -56,7 +56,11 @@ describe('CORS outside production (any local origin by default)', () => {
 
   it('accepts 127.0.0.1 on any port too, and sends no Access-Control header to another origin (served as usual)', async () => {
     expect((await preflight(service.url, '/graphql', 'http://127.0.0.1:8080')).headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080');
-    for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'https://localhost:5173', 'null']) {
+    // IPv6 loopback as IPv4's (issue 25, F16), with or without a port.
+    for (const origin of ['http://[::1]:5173', 'http://[::1]']) {
+      expect((await preflight(service.url, '/graphql', origin)).headers.get('access-control-allow-origin'), origin).toBe(origin);
+    }
+    for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'https://localhost:5173', 'https://[::1]:5173', 'http://[::2]:5173', 'http://[::1].evil.example', 'null']) {
       const refused = await preflight(service.url, '/graphql', origin);
       expect(corsHeaders(refused.headers), origin).toEqual([]);
       const served = await fetch(new URL('/healthz', service.url), { headers: { origin } });

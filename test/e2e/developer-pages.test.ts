@@ -38,6 +38,16 @@ describe('developer pages outside production', () => {
     }
   });
 
+  it('serves a favicon, an ICO the browser asks every page for (issue 25, F17)', async () => {
+    const response = await fetch(service.url + '/favicon.ico');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/x-icon');
+    const icon = Buffer.from(await response.arrayBuffer());
+    // ICONDIR: reserved 0, type 1 (icon), one image of 16x16 at 32 bits, whose bytes follow it whole.
+    expect([icon.readUInt16LE(0), icon.readUInt16LE(2), icon.readUInt16LE(4), icon[6], icon[7], icon.readUInt16LE(12)]).toEqual([0, 1, 1, 16, 16, 32]);
+    expect(icon.readUInt32LE(18) + icon.readUInt32LE(14)).toBe(icon.length);
+  });
+
   it('preloads GraphiQL with the example operation and a header placeholder, never a token', async () => {
     const script = await (await fetch(service.url + '/assets/graphiql-start.js')).text();
     expect(script).toContain('query Example');
@@ -87,6 +97,36 @@ describe('developer pages outside production', () => {
     expect(page).toContain('"includeCookies":false');
   });
 
+  it('answers a plain GET /graphql (curl, no query) with a one-line hint, while a GET with a query still meets the CSRF rule (issue 25, F11)', async () => {
+    for (const headers of [{}, { accept: '*/*' }, { accept: 'application/json' }]) {
+      const response = await fetch(service.url + '/graphql', { headers });
+      expect(response.status).toBe(400);
+      const { errors } = (await response.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+      expect(errors).toEqual([
+        {
+          message:
+            'Send a GraphQL operation: POST /graphql with a JSON body {"query": "{ viewer { sub } }"} and Authorization: Bearer <token>. In a browser: GraphiQL at /graphiql, Apollo Sandbox at /graphql.',
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ]);
+    }
+    const token = await service.token({ sub: 'curl-user' });
+    const query = await fetch(service.url + '/graphql?query=' + encodeURIComponent('{ viewer { sub } }'), { headers: { authorization: `Bearer ${token}` } });
+    expect(query.status).toBe(400);
+    expect(await query.text()).toContain('Cross-Site Request Forgery');
+    const preflighted = await fetch(service.url + '/graphql?query=' + encodeURIComponent('{ viewer { sub } }'), { headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' } });
+    expect(await preflighted.json()).toEqual({ data: { viewer: { sub: 'curl-user' } } });
+  });
+
+  it('answers 404 below /graphql: /graphql/<more> is not a second GraphQL endpoint (issue 25, F11)', async () => {
+    const token = await service.token({ sub: 'curl-user' });
+    for (const [method, path] of [['POST', '/graphql/foo'], ['GET', '/graphql/schema'], ['POST', '/graphql/graphql']] as const) {
+      const response = await request(service.url, method, path, { token, body: method === 'POST' ? { query: '{ viewer { sub } }' } : undefined });
+      expect(response.status, path).toBe(404);
+      expect(response.body, path).toMatchObject({ code: 'NOT_FOUND', detail: `No route for ${method} ${path}.` });
+    }
+  });
+
   it('answers / with JSON for a tool and HTML for a browser, both linking every page', async () => {
     const json = (await (await fetch(service.url + '/')).json()) as { links: Record<string, string> };
     expect(json.links).toEqual({
@@ -117,6 +157,14 @@ describe('developer pages in production', () => {
     expect(await sandbox.text()).not.toContain('embeddable-sandbox');
     // The rest of what is public stays public.
     for (const path of ['/version', '/healthz', '/api/v1/openapi.json']) expect((await fetch(off.url + path)).status, path).toBe(200);
+  });
+
+  it('hint at what to send on a plain GET /graphql, naming no page that is not served (issue 25, F11)', async () => {
+    const response = await fetch(off.url + '/graphql', { headers: { authorization: `Bearer ${await off.token({ sub: 'curl-user' })}` } });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { errors: Array<{ message: string }> }).errors[0].message).toBe(
+      'Send a GraphQL operation: POST /graphql with a JSON body {"query": "{ viewer { sub } }"} and Authorization: Bearer <token>.',
+    );
   });
 
   it('are served with DEVELOPER_PAGES=true', async () => {

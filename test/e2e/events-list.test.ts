@@ -96,7 +96,11 @@ describe('the events list without organizationId', () => {
         const response = await request(service.url, 'GET', `/api/v1/events?${query}`, { token });
         expect(response.status, response.text).toBe(200);
         expect(response.body.data.length).toBeLessThanOrEqual(4);
-        listed.push(...response.body.data);
+        // Each item with its deliveries (none here: no endpoints), besides what the oracle reads.
+        for (const { deliveries, ...event } of response.body.data) {
+          expect(deliveries).toEqual([]);
+          listed.push(event);
+        }
         if (!response.body.hasMore) break;
         expect(response.body.data).toHaveLength(4);
         cursor = response.body.nextCursor;
@@ -116,7 +120,7 @@ describe('the events list without organizationId', () => {
       const response = await graphql(
         service.url,
         `query ($after: String) { events(first: 3, after: $after, types: ["organization.created"]) {
-          edges { node { id type createdAt organizationId data } } pageInfo { hasNextPage endCursor } } }`,
+          edges { node { id type apiVersion createdAt organizationId actor { sub } data } } pageInfo { hasNextPage endCursor } } }`,
         { after },
         token,
       );

@@ -83,6 +83,35 @@ describe('the OpenAPI document', () => {
     expect(issued.status).toBe(404);
   });
 
+  it("has request examples that succeed with the start-up banner's kind of token, sub only, the policy and quote ones naming the organization as the REST reference page fills it in (issue 25, F6)", async () => {
+    const document = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
+    const examples = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples;
+    const dev = await service.token({ sub: 'openapi-dev' });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: dev, body: examples('/api/v1/organization').typical.value });
+    expect(organization.status, JSON.stringify(organization.body)).toBe(200);
+    // As sent, without an organization, a sub-only token is told what is missing; the descriptions say so.
+    const bare = await request(service.url, 'POST', '/api/v1/policy', { token: dev, body: examples('/api/v1/policy').typical.value });
+    expect([bare.status, bare.body.code]).toEqual([400, 'BAD_USER_INPUT']);
+    for (const path of ['/api/v1/policy', '/api/v1/quote']) expect(document.paths[path].post.description).toContain('on /api/v1/docs, run the organization create first');
+    // What the page sends once "Try it out" has created the organization (developer-pages.ts).
+    const named = (value: object) => ({ organizationId: organization.body.id, ...value });
+    const policy = await request(service.url, 'POST', '/api/v1/policy', { token: dev, body: named(examples('/api/v1/policy').typical.value) });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    const quote = await request(service.url, 'POST', '/api/v1/quote', { token: dev, body: named(examples('/api/v1/quote').typical.value) });
+    expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+    const renewable = await request(service.url, 'POST', '/api/v1/policy', { token: dev, body: named(examples('/api/v1/policy').renewable.value) });
+    expect(renewable.status, JSON.stringify(renewable.body)).toBe(200);
+    // The rest name a policy by number: the token needs no claim for them.
+    const number = policy.body.number;
+    for (const [path, kind] of [[`/api/v1/policy/${number}/cancellation`, '/api/v1/policy/{id}/cancellation'], [`/api/v1/policy/${number}/reinstatement`, '/api/v1/policy/{id}/reinstatement'], [`/api/v1/policy/${number}/changes`, '/api/v1/policy/{id}/changes'], [`/api/v1/policy/${renewable.body.number}/renewal`, '/api/v1/policy/{id}/renewal']]) {
+      const answer = await request(service.url, 'POST', path, { token: dev, body: examples(kind).typical.value });
+      expect(answer.status, `${kind}: ${JSON.stringify(answer.body)}`).toBe(200);
+    }
+    const change = document.paths['/api/v1/organization/{id}'].patch.requestBody.content['application/merge-patch+json'].examples.typical.value;
+    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, { token: dev, body: change, headers: { 'content-type': 'application/merge-patch+json', 'if-match': '"1"' } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+  });
+
   it('says what the server does with unknown body fields: policy bodies closed (400), organization bodies open (ignored)', async () => {
     const { components, paths } = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
     const closed = ['CreatePolicyRequest', 'CreateQuoteRequest', 'ChangePolicyRequest', 'CancelPolicyRequest', 'ReinstatePolicyRequest', 'RenewPolicyRequest'];

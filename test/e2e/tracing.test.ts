@@ -104,6 +104,13 @@ describe('tracing', () => {
     const statements = trace.filter((span) => span.attributes['db.system.name'] === 'postgresql');
     expect(statements.length).toBeGreaterThan(0);
     for (const statement of statements) expect(ancestors(statement, trace)).toContain(operation);
+    // SQL spans are named `{db.operation.name} {db.collection.name}` (F14), never after a prepared
+    // statement's hash or the database alone: the read of the policy is `SELECT policy`.
+    expect(statements.find((span) => span.name === 'SELECT policy')?.attributes).toMatchObject({ 'db.operation.name': 'SELECT', 'db.collection.name': 'policy' });
+    for (const statement of statements) {
+      expect(statement.name).toBe(`${statement.attributes['db.operation.name']} ${statement.attributes['db.collection.name']}`);
+      expect(statement.name).not.toMatch(/q_[0-9a-f]{16}/);
+    }
     // No span per field: the resolvers of `policy`, `petName` and `organization` have none.
     expect(trace.filter((span) => span.name.startsWith('graphql.resolve'))).toEqual([]);
 
@@ -158,7 +165,9 @@ describe('tracing', () => {
     const operation = trace.find((span) => span.name === 'mutation CreatePolicy')!;
     expect(ancestors(operation, trace)).toContain(http);
     const statements = trace.filter((span) => span.attributes['db.system.name'] === 'postgresql');
-    expect(statements.map((span) => span.attributes['db.operation.name'])).toContain('WITH');
+    // Named as OpenTelemetry's database conventions ask, `{db.operation.name} {db.collection.name}`
+    // (F14): the create's one statement (policy, transaction, charges and event, as CTEs) is named after its first write.
+    expect(statements.find((span) => span.name === 'INSERT policy')?.attributes).toMatchObject({ 'db.operation.name': 'INSERT', 'db.collection.name': 'policy' });
     for (const statement of statements) expect(ancestors(statement, trace)).toContain(operation);
   });
 

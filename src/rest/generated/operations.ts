@@ -285,14 +285,14 @@ export type EventsQueryVariables = Exact<{
 }>;
 
 
-export type EventsQuery = { events: { edges: Array<{ node: { id: string, type: string, createdAt: string, organizationId: string, data: Record<string, unknown> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type EventsQuery = { events: { edges: Array<{ node: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type EventQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type EventQuery = { event: { id: string, type: string, createdAt: string, organizationId: string, data: Record<string, unknown>, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } | null };
+export type EventQuery = { event: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } | null };
 
 export type CreateWebhookEndpointMutationVariables = Exact<{
   input: CreateWebhookEndpointInput;

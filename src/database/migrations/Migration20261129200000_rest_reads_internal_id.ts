@@ -9,7 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   an event's `data.object` must keep the REST answer's key order. Nothing queries inside it;
  *   it is written once and served as stored. Events written before keep jsonb's order.
  */
-export class Migration20261129100000_rest_reads_internal_id extends Migration {
+export class Migration20261129200000_rest_reads_internal_id extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
       create index policy_internal_id_index on policy (internal_id, seq) where internal_id is not null;

@@ -1,0 +1,57 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * `npm run webhook-receiver` as a developer runs it (issue 25, F18): the secret from
+ * WEBHOOK_SECRET, out of the process list, as well as from --secret.
+ */
+const SECRET = `whsec_${Buffer.alloc(24, 5).toString('base64')}`;
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const result: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (!('WEBHOOK_SECRET' in env)) delete result.WEBHOOK_SECRET;
+  return result;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+describe('npm run webhook-receiver', () => {
+  it('verifies deliveries with the secret in WEBHOOK_SECRET, never shown on its command line', async () => {
+    const port = await freePort();
+    const receiver = spawn(process.execPath, ['--import', 'tsx', 'scripts/webhook-receiver.ts', '--port', String(port)], { env: childEnv({ WEBHOOK_SECRET: SECRET }) });
+    let stdout = '';
+    receiver.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    try {
+      // It says where it listens on stderr once ready.
+      await new Promise<void>((resolve, reject) => {
+        receiver.stderr.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('listening') && resolve());
+        receiver.on('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      const body = JSON.stringify({ type: 'organization.created', data: { object: { id: 'x' } } });
+      const date = new Date();
+      const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(date.getTime() / 1000)), 'webhook-signature': new Webhook(SECRET).sign('msg_1', date, body) };
+      const delivered = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body, headers });
+      expect(delivered.status).toBe(200);
+      const forged = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: body.replace('x', 'y'), headers });
+      expect(forged.status).toBe(400);
+      expect(stdout).toContain('"verified":true');
+    } finally {
+      receiver.kill();
+    }
+  });
+
+  it('names both ways to give the secret when it has neither, in one line and exit 2', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/webhook-receiver.ts'], { env: childEnv({}), encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe('npm run webhook-receiver: the endpoint secret (whsec_...) is needed, in WEBHOOK_SECRET or --secret (--help for usage)');
+  });
+});
