@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { accessPredicate } from '../src/auth/access-rule.js';
 import { ORGANIZATION_BY_ID } from '../src/organizations/organization.reads.js';
-import { POLICIES_PAGE, POLICY_BY_NUMBER, SUBTREE_POLICIES_PAGE, SUBTREE_POLICIES_WALK_END } from '../src/policies/policy.reads.js';
+import { POLICIES_BY_INTERNAL_ID, POLICIES_PAGE, POLICY_BY_NUMBER, SUBTREE_POLICIES_PAGE, SUBTREE_POLICIES_WALK_END } from '../src/policies/policy.reads.js';
 import { PolicyStatus } from '../src/policies/policy-status.js';
 import { loadConfig } from '../src/config.js';
 import { positional, uuidArray } from '../src/database/sql.js';
@@ -43,6 +43,8 @@ try {
     ["a page of the root's subtree policies, status cancelled", SUBTREE_POLICIES_PAGE(PolicyStatus.cancelled)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
     ['where that walk stopped', SUBTREE_POLICIES_WALK_END(access.sql), [uuidArray([tree.rootId]), ...access.params, 0]],
     ["a page of the root's subtree policies, status active", SUBTREE_POLICIES_PAGE(PolicyStatus.active)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
+    // Contract section 18: by the integrator's own key, walked by policy_internal_id_index.
+    ['policies by internalID', POLICIES_BY_INTERNAL_ID(access.sql), ['ext-1', 0, ...access.params, 21]],
   ] as const) {
     const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [...params]);
     console.log(`-- ${name}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);

@@ -32,6 +32,7 @@ import type { ServiceMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/metrics-route.js';
 import { routeNamer } from './observability/route-names.js';
 import { REST_ROUTES } from './rest/routes.js';
+import { readCatalogFrom } from './policies/coverage-catalog.js';
 
 export interface ServiceDependencies {
   orm: MikroORM;
@@ -71,6 +72,8 @@ export async function createApp(deps: ServiceDependencies) {
   const { limits } = deps;
   const schema = await buildServiceSchema();
   const createContext = createContextFactory({ ...deps, deadlineSeconds: limits.requestDeadlineSeconds });
+  // A body's coverageSlug is judged with its other rules, against the catalog (policies/coverage-catalog.ts).
+  readCatalogFrom(deps.orm.em);
   const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger, (policy) => deps.metrics.observeRateLimited(policy));
   const idempotency = new IdempotencyKeys({
     fingerprints: deps.fingerprints,

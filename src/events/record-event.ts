@@ -15,7 +15,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * the request's `traceparent` is kept with it: its deliveries continue the request's trace.
  */
 export async function recordEvent(em: EntityManager, event: RecordedEvent): Promise<void> {
-  await querySql(em, `${EVENT_INSERT} values (?, ?, ?, ?::jsonb, ?, ?)`, eventRow(event));
+  await querySql(em, `${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`, eventRow(event));
 }
 
 export interface RecordedEvent {
@@ -34,14 +34,33 @@ export const EVENT_INSERT = 'insert into event (id, type, organization_id, data,
 /** The version of the event's shape (its top-level fields and `data.object`), carried as `apiVersion`. */
 export const EVENT_API_VERSION = 'v1';
 
-/** An event's values for EVENT_INSERT (a create that writes in one statement puts them in it). */
+/**
+ * An event's values for EVENT_INSERT (a create that writes in one statement puts them in it).
+ * `data` is JSON text for a `json` column, which keeps it as written: the object's keys stay in
+ * the order its builder gave them, the REST answer's (contract section 18; jsonb would sort them).
+ */
 export function eventRow(event: RecordedEvent): [string, EventType, string, string, string | null, string] {
-  return [
-    randomUUID(),
-    event.type,
-    event.organizationId,
-    JSON.stringify(event.previousAttributes ? { object: event.object, previousAttributes: event.previousAttributes } : { object: event.object }),
-    traceHeaders().traceparent ?? null,
-    event.actorSub,
-  ];
+  return [randomUUID(), event.type, event.organizationId, JSON.stringify(eventData(event)), traceHeaders().traceparent ?? null, event.actorSub];
 }
+
+function eventData(event: RecordedEvent): object {
+  return event.previousAttributes ? { object: event.object, previousAttributes: event.previousAttributes } : { object: event.object };
+}
+
+/**
+ * The `data` of an event whose object has one value only its insert statement knows (a
+ * server-assigned policy number, a quote's `expiresAt` from the database clock), written where it
+ * belongs without re-ordering the keys (jsonb_set would, through jsonb): the JSON text before and
+ * after that value. A statement writes `(before || to_json(value)::text || after)::json`
+ * (FILLED_IN_DATA). The value is marked by a fresh UUID, which nothing else in the text can hold.
+ */
+export function eventRowFilledIn(event: RecordedEvent, key: string): [string, EventType, string, string, string, string | null, string] {
+  const marker = randomUUID();
+  const [id, type, organizationId, , traceparent, actorSub] = eventRow(event);
+  const text = JSON.stringify(eventData({ ...event, object: { ...event.object, [key]: marker } }));
+  const [before, after] = text.split(`"${marker}"`);
+  return [id, type, organizationId, before, after, traceparent, actorSub];
+}
+
+/** The data column's value in an insert that fills in `value` (an SQL expression): see eventRowFilledIn. */
+export const FILLED_IN_DATA = (value: string) => `(?::text || to_json(${value})::text || ?::text)::json`;

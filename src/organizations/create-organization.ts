@@ -27,6 +27,7 @@ const ABSENT_FIELDS = Object.fromEntries(Object.keys(ORGANIZATION_FIELDS_WRITE).
   [Field in keyof typeof ORGANIZATION_FIELDS_WRITE]: null;
 };
 import { inTransaction } from '../database/transaction.js';
+import { organizationEventObject } from './organization-event.js';
 
 /**
  * Creates an organization under `parentId`, else under the caller's `org`, else as a root
@@ -81,7 +82,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
     await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
     const created = organizationReadOf(organization, bankAccounts, owners);
     // Masked as every read is: account and tax id last fours only (organization.reads.ts).
-    await recordEvent(em, { type: 'organization.created', organizationId: organization.id, actorSub: principal.sub, object: created });
+    await recordEvent(em, { type: 'organization.created', organizationId: organization.id, actorSub: principal.sub, object: organizationEventObject(created) });
     return created;
   })));
 }

@@ -32,7 +32,7 @@ class PoliciesArgs extends PageArgs {
   @Field(() => PolicyStatus, { nullable: true, description: 'Only the policies in this status today (UTC)' })
   status?: PolicyStatus | null;
 }
-const PolicyConnection = ConnectionType('Policy', Policy);
+export const PolicyConnection = ConnectionType('Policy', Policy);
 
 @Resolver(() => Organization)
 export class OrganizationResolver {

@@ -9,6 +9,7 @@ import { isUuid } from '../values/identifiers.js';
 import { ADDRESS_FIELDS, type StoredAddress } from './address.type.js';
 import type { CreateOrganizationScope } from './create-organization.js';
 import { ADDRESS_EXTRAS_BOUNDS, type UpdateOrganizationInput } from './organization.input.js';
+import { organizationEventObject } from './organization-event.js';
 import {
   BANK_ACCOUNT_COLUMNS,
   ORGANIZATION_SELECT,
@@ -142,7 +143,7 @@ export async function updateOrganization(
     // The earlier values of what changed, as reads show them: lists with last fours only.
     const shownBefore: Record<string, unknown> = { ...before, bankAccounts: shownAccounts, owners: shownOwners };
     const previousAttributes = Object.fromEntries(changed.map((key) => [key, shownBefore[key] ?? null]));
-    await recordEvent(em, { type: 'organization.updated', organizationId: current.id, actorSub: principal.sub, object: answer, previousAttributes });
+    await recordEvent(em, { type: 'organization.updated', organizationId: current.id, actorSub: principal.sub, object: organizationEventObject(answer), previousAttributes });
     return answer;
   });
 }

@@ -10,7 +10,7 @@ import { querySql } from '../database/sql.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
 import { policyEventObject } from './policy-event.js';
-import { eventRow, EVENT_INSERT, type EventType } from '../events/record-event.js';
+import { eventRowFilledIn, EVENT_INSERT, FILLED_IN_DATA, type EventType } from '../events/record-event.js';
 import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
@@ -36,7 +36,7 @@ const INSERT_POLICY = `with made as (
   ), charges as (
     ${INSERT_CHARGES}
   ), recorded as (
-    ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,number}', to_jsonb(made.number)), ?, ? from made
+    ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made.number')}, ?, ? from made
   )
   select number::text as number from made`;
 
@@ -140,7 +140,7 @@ export function draftPolicy(
     JSON.stringify([policy]),
     JSON.stringify([first]),
     JSON.stringify(charges),
-    ...eventRow({ type: origin.event, organizationId: organization.id, actorSub: principal.sub, object: policyEventObject(created) }),
+    ...eventRowFilledIn({ type: origin.event, organizationId: organization.id, actorSub: principal.sub, object: policyEventObject(created) }, 'number'),
   ];
   return { policy, created, values };
 }

@@ -89,7 +89,7 @@ const LEDGER = `select ${POLICY_SELECT}, ${ORGANIZATION_JSON} as organization,
 
 /** A transaction, its charges and its event: one statement. */
 const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES})
-  ${EVENT_INSERT} values (?, ?, ?, ?::jsonb, ?, ?)`;
+  ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
 
 /**
  * Runs `work` in a database transaction holding the policy's row lock, with the ledger as it is

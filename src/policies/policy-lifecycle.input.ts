@@ -5,6 +5,7 @@ import type { FieldError } from '../errors/errors.js';
 import { CalendarDate, NotInFuture, OneOf, OptionalText, PositiveInteger, RequiredText } from '../input/rules.js';
 import { CANCELLATION_REASONS } from './cancellation-charges.js';
 import { CHANGEABLE_FIELDS } from './policy-change.js';
+import { CatalogPlan } from './coverage-catalog.js';
 
 /** POST /api/v1/policy/{number}/cancellation and cancelPolicy (contract section 14). */
 @InputType('CancelPolicyInput')
@@ -71,6 +72,7 @@ export class ChangePolicyInput {
     description: "A slug of the coverage catalog: the plan at today's catalog price from effectiveDate, which must then be a billing date",
   })
   @ChangedText()
+  @CatalogPlan()
   coverageSlug?: string | null;
 
   /** At least one field besides effectiveDate; none null (a change cannot remove a value). */
@@ -86,6 +88,7 @@ export class ChangePolicyInput {
 export class RenewPolicyInput {
   @Field(() => String, { nullable: true, description: "The successor's plan, at today's catalog price; the policy's current plan when absent" })
   @OptionalText()
+  @CatalogPlan()
   coverageSlug?: string | null;
 
   @Field(() => GraphQLSafeInt, { nullable: true, description: "The successor's number, unique (409 CONFLICT when taken); assigned by the server when absent" })

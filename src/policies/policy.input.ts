@@ -2,6 +2,7 @@ import { ValidateIf } from 'class-validator';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ID, InputType } from 'type-graphql';
 import type { FieldError } from '../errors/errors.js';
+import { CatalogPlan } from './coverage-catalog.js';
 import {
   After,
   CalendarDate,
@@ -100,6 +101,7 @@ export class CreatePolicyInput {
   @Field(() => String, { nullable: true, description: 'A slug of the coverage catalog (query coverages); required unless quoteId' })
   @Quotable({ required: true })
   @RequiredText()
+  @CatalogPlan()
   coverageSlug?: string | null;
 
   @Field(() => ID, { nullable: true, description: "Owning organization (must be accessible); defaults to the token's org" })

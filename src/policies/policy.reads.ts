@@ -10,6 +10,7 @@ import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 import { CURRENT_CANCELLATION, STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
 import { rfc3339 } from '../events/event.reads.js';
+import { pageOf } from '../graphql/connection.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */
 
@@ -234,4 +235,29 @@ async function findOne(em: EntityManager, principal: Principal, statement: (acce
   const { sql, params } = accessPredicate('o', principal);
   const [row] = await querySql(em, statement(sql), [key, ...params]);
   return row ? policyRead(row) : null;
+}
+
+/**
+ * A page of the policies with this `internalID` (the integrator's own key, contract section 18)
+ * among those the caller may access, in creation order. Walked by `policy_internal_id_index`
+ * (internal_id, seq): only the policies carrying that key are read, and the access rule is
+ * checked on each one's organization row, found by primary key; the others are not listed.
+ * Parameters: the key, the position to continue after, the access rule's, the page size + 1.
+ */
+export const POLICIES_BY_INTERNAL_ID = perAccess((access) => `select ${POLICY_SELECT}, p.seq
+  from policy p join organization o on o.id = p.organization_id
+  where p.internal_id = ? and p.seq > ?::bigint and ${access}
+  order by p.seq limit ?`);
+
+export async function policiesByInternalId(
+  em: EntityManager,
+  principal: Principal,
+  internalID: string,
+  first: number,
+  after: string,
+): Promise<{ items: Array<{ node: PolicyRead; seq: string }>; hasNextPage: boolean }> {
+  const { sql, params } = accessPredicate('o', principal);
+  const rows = await querySql<Record<string, unknown> & { seq: string }>(em, POLICIES_BY_INTERNAL_ID(sql), [internalID, after, ...params, first + 1]);
+  const page = pageOf(rows, first);
+  return { ...page, items: page.items.map(({ node, seq }) => ({ node: policyRead(node), seq })) };
 }

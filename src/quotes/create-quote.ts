@@ -5,14 +5,15 @@ import { pickColumns } from '../database/read-model.js';
 import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
 import { querySql } from '../database/sql.js';
 import { inTransaction } from '../database/transaction.js';
-import { EVENT_INSERT, eventRow } from '../events/record-event.js';
+import { EVENT_INSERT, eventRowFilledIn, FILLED_IN_DATA } from '../events/record-event.js';
+import { inKeyOrder } from '../values/key-order.js';
 import { rfc3339 } from '../events/event.reads.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
 import { priceBody, quotedFields } from '../policies/priced-body.js';
 import type { Quote } from './quote.entity.js';
 import type { CreateQuoteInput } from './quote.input.js';
-import { QUOTE_COLUMNS, type QuoteRead } from './quote.reads.js';
+import { QUOTE_COLUMNS, QUOTE_KEY_ORDER, type QuoteRead } from './quote.reads.js';
 
 /**
  * The quote's write model (database/write-model.ts), as the policy's writes are: each property
@@ -50,7 +51,7 @@ const INSERT_QUOTE = `with made as (
     ${insertStatement('quote', QUOTE_WRITE)}
     returning ${rfc3339('expires_at')} as "expiresAt"
   ), recorded as (
-    ${EVENT_INSERT} select ?, ?, ?, jsonb_set(?::jsonb, '{object,expiresAt}', to_jsonb(made."expiresAt")), ?, ? from made
+    ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made."expiresAt"')}, ?, ? from made
   )
   select "expiresAt" from made`;
 
@@ -85,7 +86,7 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
     pickColumns(QUOTE_COLUMNS, { ...quote, status: 'open', expiresAt, policyNumber: null }) as QuoteRead;
   const values = [
     JSON.stringify([{ ...quote, validDays: scope.validDays }]),
-    ...eventRow({ type: 'quote.created', organizationId: quote.organizationId, actorSub: principal.sub, object: created(null) }),
+    ...eventRowFilledIn({ type: 'quote.created', organizationId: quote.organizationId, actorSub: principal.sub, object: inKeyOrder(QUOTE_KEY_ORDER, created(null)) as object }, 'expiresAt'),
   ];
   // Past the request's deadline (its 503 has gone), no write starts.
   scope.deadline.assertOpen();

@@ -1,5 +1,6 @@
 import { Field, ID, InputType } from 'type-graphql';
 import { After, CalendarDate, NotAfter, NotInFuture, RequiredText, WithinYearsOf } from '../input/rules.js';
+import { CatalogPlan } from '../policies/coverage-catalog.js';
 
 /**
  * The policy create's body without `number`, `cvc` and `internalID` (contract section 14),
@@ -39,6 +40,7 @@ export class CreateQuoteInput {
 
   @Field(() => String, { description: 'A slug of the coverage catalog (query coverages)' })
   @RequiredText()
+  @CatalogPlan()
   coverageSlug!: string;
 
   @Field(() => ID, { nullable: true, description: "Organization the policy would belong to (must be accessible); defaults to the token's org" })

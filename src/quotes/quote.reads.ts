@@ -7,6 +7,8 @@ import { notFound } from '../errors/errors.js';
 import { rfc3339 } from '../events/event.reads.js';
 import { isUuid } from '../values/identifiers.js';
 import type { Quote } from './quote.entity.js';
+import type { KeyOrder } from '../values/key-order.js';
+import { COVERAGE_KEY_ORDER } from '../policies/policy-event.js';
 
 /** The quote's reads (see organization.reads.ts for why plain rows). */
 
@@ -39,6 +41,14 @@ export const QUOTE_COLUMNS = {
 } as const satisfies ReadColumns<Quote, HiddenQuote>;
 
 export type QuoteRead = ReadOf<Quote, HiddenQuote>;
+
+/** The REST quote answer's keys, in its order (the event's object keeps it, contract section 18). */
+export const QUOTE_KEY_ORDER: KeyOrder = [
+  ...['id', 'organizationId', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate'],
+  ['coverage', COVERAGE_KEY_ORDER],
+  ['charges', ['type', 'periodStart', 'periodEnd', 'dueDate', 'amount', 'currency', 'status']],
+  ...['totalPremium', 'currency', 'status', 'expiresAt', 'policyNumber'],
+];
 
 export const QUOTE_SELECT = selectList(QUOTE_COLUMNS);
 

@@ -97,36 +97,38 @@ function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode |
 }
 
 /**
- * The schema of a REST request body: the input type's fields. The server ignores properties it
- * does not know, but the document is closed (`additionalProperties: false`), so that a client
- * generated from it catches a misspelt field instead of sending it to be ignored.
+ * The schema of a REST request body: the input type's fields. It says what the server does
+ * (contract section 18): a closed body (the policy bodies) refuses unknown fields with 400, so
+ * its schema has `additionalProperties: false`; an open one (organizations, webhook endpoints)
+ * drops them, so its schema leaves `additionalProperties` unset, at every level.
+ * openapi-typescript generates closed types either way, so a client still catches a typo.
  */
-export function requestSchema(schema: GraphQLSchema, inputType: string, overlays: SchemaOverlays): JsonSchema {
+export function requestSchema(schema: GraphQLSchema, inputType: string, overlays: SchemaOverlays, body: 'closed' | 'open'): JsonSchema {
   const type = schema.getType(inputType);
   if (!isInputObjectType(type)) throw new Error(`${inputType} is not an input type`);
-  return inputObjectSchema(type.name, type.getFields(), overlays);
+  return inputObjectSchema(type.name, type.getFields(), overlays, body);
 }
 
-function inputObjectSchema(typeName: string, fields: Record<string, GraphQLInputField>, overlays: SchemaOverlays): JsonSchema {
+function inputObjectSchema(typeName: string, fields: Record<string, GraphQLInputField>, overlays: SchemaOverlays, body: 'closed' | 'open'): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of Object.values(fields)) {
     if (isNonNullType(field.type)) required.push(field.name);
-    properties[field.name] = { ...inputSchema(field.type, field, overlays), ...described(field.description), ...overlays.fields[`${typeName}.${field.name}`] };
+    properties[field.name] = { ...inputSchema(field.type, field, overlays, body), ...described(field.description), ...overlays.fields[`${typeName}.${field.name}`] };
   }
-  return { type: 'object', ...(required.length ? { required } : {}), properties, additionalProperties: false };
+  return { type: 'object', ...(required.length ? { required } : {}), properties, ...(body === 'closed' ? { additionalProperties: false } : {}) };
 }
 
-function inputSchema(type: GraphQLInputType, field: GraphQLInputField | undefined, overlays: SchemaOverlays): JsonSchema {
+function inputSchema(type: GraphQLInputType, field: GraphQLInputField | undefined, overlays: SchemaOverlays, body: 'closed' | 'open'): JsonSchema {
   const inner = isNonNullType(type) ? type.ofType : type;
   let schema: JsonSchema;
   if (isListType(inner)) {
     const maxItems = (field?.extensions as { maxItems?: number } | undefined)?.maxItems ?? DEFAULT_MAX_ITEMS;
-    schema = { type: 'array', maxItems, items: inputSchema(inner.ofType, undefined, overlays) };
+    schema = { type: 'array', maxItems, items: inputSchema(inner.ofType, undefined, overlays, body) };
   } else {
     const named = getNamedType(inner);
     if (overlays.types[named.name]) schema = overlays.types[named.name];
-    else if (isInputObjectType(named)) schema = inputObjectSchema(named.name, named.getFields(), overlays);
+    else if (isInputObjectType(named)) schema = inputObjectSchema(named.name, named.getFields(), overlays, body);
     else schema = { ...SCALARS[named.name] };
   }
   return nullable(schema, isNonNullType(type));

@@ -73,7 +73,7 @@ const POLICY_POST_ERRORS = {
   ...POST_ERRORS,
   403: problem('The organization tree already has its quota of policies (code QUOTA_EXCEEDED)'),
   400: problem(
-    'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`); with `quoteId`, each quoted field sent again is listed by name',
+    'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`, an unknown `coverageSlug` among them); a field the body does not have is listed as `is not a field of this request`, with `; did you mean "<field>"?` when one is within two edits; with `quoteId`, each quoted field sent again is listed by name',
   ),
   404: problem('`organizationId` (or the token’s org) names no organization the caller may access; with `quoteId`, no such quote or one the caller may not access'),
   409: problem(
@@ -83,6 +83,9 @@ const POLICY_POST_ERRORS = {
 
 const POLICY_LIFECYCLE_ERRORS = {
   ...POST_ERRORS,
+  400: problem(
+    'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`); a field the body does not have is listed as `is not a field of this request`, with `; did you mean "<field>"?` when one is within two edits',
+  ),
   404: problem('No such policy, or the caller may not access it'),
   409: problem(
     'Code INVALID_STATE: the policy is not in a state for it (see the route), or `effectiveDate` is outside the term or before its latest transaction; or a request with the same Idempotency-Key is still running',
@@ -92,7 +95,7 @@ const POLICY_LIFECYCLE_ERRORS = {
 const QUOTE_POST_ERRORS = {
   ...POST_ERRORS,
   400: problem(
-    'The body is not valid JSON, not an object, or breaks the policy create’s rules (at most 100 listed in `errors`); `number`, `cvc` or `internalID` sent (they belong to issuing) is listed by name',
+    'The body is not valid JSON, not an object, or breaks the policy create’s rules (at most 100 listed in `errors`); `number`, `cvc` or `internalID` sent (they belong to issuing) is listed by name, any other unknown field as `is not a field of this request` (with a "did you mean" when one is within two edits)',
   ),
   404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
   409: problem('A request with the same Idempotency-Key is still running'),
@@ -302,7 +305,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Organizations'],
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' }],
           responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders }, content: json(ref('OrganizationSummary')) },
+            200: { description: 'Found', headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders }, content: json(ref('Organization')) },
             404: problem('No such organization, or the caller may not access it'),
             ...ERRORS,
           },
@@ -343,10 +346,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       '/api/v1/policy': {
         get: {
           operationId: 'listPolicies',
-          summary: 'List the policies of an organization, or of its whole subtree',
+          summary: 'List the policies of an organization, or of its whole subtree; or find policies by internalID',
           description:
             'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
-            'every organization below it. Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
+            'every organization below it. With `internalID` instead: the policies created with that internalID (exact) among ' +
+            'every policy the caller may access, wherever they are (one out of reach is not listed; none found is an empty page); ' +
+            '`organizationId`, `includeDescendants` and `status` cannot be combined with it (400). ' +
+            'Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
             `With \`status\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
             `with \`hasMore\` true and a \`nextCursor\` past it; keep following \`nextCursor\` while \`hasMore\`.`,
           tags: ['Policies'],
@@ -359,6 +365,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               description: 'Whose policies; without it, the token’s org (a token without one must send it)',
             },
             { name: 'includeDescendants', in: 'query', required: false, schema: { type: 'boolean', default: false }, description: 'Also every descendant’s policies' },
+            {
+              name: 'internalID',
+              in: 'query',
+              required: false,
+              schema: { type: 'string' },
+              description: 'Find by the integrator’s own key (exact), among every policy the caller may access; alone (with `limit` and `after`)',
+            },
             {
               name: 'status',
               in: 'query',
@@ -666,15 +679,15 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         AddressInput: addressInput,
         Address: { ...addressInput, description: 'As sent: the named properties that were given, and every other one.' },
         CreateOrganizationRequest: {
-          ...requestSchema(schema, 'CreateOrganizationInput', OVERLAYS),
+          ...requestSchema(schema, 'CreateOrganizationInput', OVERLAYS, 'open'),
           description:
             'Strings at most 255 characters (description 2,000, descriptor 22); required strings not blank; email valid; ' +
             'logo and website absolute http(s) URLs; phone 7–20 of digits, spaces and +-(). ; at most 10 bank accounts and ' +
-            '25 owners whose ownership adds up to at most 100. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos.',
+            '25 owners whose ownership adds up to at most 100. Unknown properties are accepted and ignored (the interface document allows them).',
         },
         OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
         UpdateOrganizationRequest: {
-          ...requestSchema(schema, 'UpdateOrganizationInput', OVERLAYS),
+          ...requestSchema(schema, 'UpdateOrganizationInput', OVERLAYS, 'open'),
           not: { anyOf: [{ required: ['id'] }, { required: ['parentId'] }] },
           description:
             'A JSON merge patch (RFC 7396) of the create’s fields: an absent field is kept, null removes an optional one (`name` goes back to ' +
@@ -682,10 +695,10 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'a property), `bankAccounts` and `owners` are replaced whole (null or [] removes them all). `id` and `parentId` are refused ' +
             '(400 naming them). The result follows every rule of the create, all errors listed at once. Other unknown properties are ignored.',
         },
-        OrganizationSummary: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
-        OrganizationList: listSchema('OrganizationSummary'),
+        Organization: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
+        OrganizationList: listSchema('Organization'),
         CreatePolicyRequest: {
-          ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS),
+          ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS, 'closed'),
           // A new policy's body, or a quote to issue: GraphQL cannot say "required unless quoteId".
           oneOf: [
             { required: [...REQUIRED_UNLESS_QUOTED], not: { required: ['quoteId'] } },
@@ -694,7 +707,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           description:
             'Either a new policy (its required fields, no `quoteId`) or a quote to issue (`quoteId`, optionally `number`, `cvc` ' +
             'and `internalID`, and none of the quoted fields). Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
-            'not in the future, petDOB not after effectiveDate. The server ignores unknown properties; the schema lists only the known ones so that generated clients catch typos. Without `organizationId` the policy goes to the token’s org.',
+            'not in the future, petDOB not after effectiveDate. An unknown property is 400, listed with the other errors as `is not a field of this request`, with `; did you mean "<field>"?` when a field is within two edits of it. Without `organizationId` the policy goes to the token’s org.',
         },
         PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),
         Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
@@ -702,25 +715,25 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         PolicyList: listSchema('PolicyListItem'),
         PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, ['transactions', 'edges', 'node']),
         PolicyTransactionList: listSchema('PolicyTransaction'),
-        ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS),
-        CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS),
-        ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS), description: 'Send `{}`' },
+        ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS, 'closed'),
+        CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS, 'closed'),
+        ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS, 'closed'), description: 'Send `{}`' },
         RenewPolicyRequest: {
-          ...requestSchema(schema, 'RenewPolicyInput', OVERLAYS),
+          ...requestSchema(schema, 'RenewPolicyInput', OVERLAYS, 'closed'),
           description: 'Both optional: `{}` renews on the current plan with a number the server assigns',
         },
         CreateQuoteRequest: {
-          ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS),
+          ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS, 'closed'),
           description:
             'The policy create’s rules: dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ' +
             'ownerDOB and petDOB not in the future, petDOB not after effectiveDate. `number`, `cvc` and `internalID` are refused ' +
-            '(400 naming each): they are sent when issuing. Other unknown properties are ignored. Without `organizationId` the quote goes to the token’s org.',
+            '(400 naming each): they are sent when issuing. Any other unknown property is 400 (`is not a field of this request`, with a "did you mean" when a field is within two edits). Without `organizationId` the quote goes to the token’s org.',
         },
         Quote: responseSchema(schema, documentOf('GET', '/api/v1/quote/:id'), OVERLAYS),
         EventListItem: responseSchema(schema, documentOf('GET', '/api/v1/events'), OVERLAYS, ['edges', 'node']),
         EventList: listSchema('EventListItem'),
         Event: responseSchema(schema, documentOf('GET', '/api/v1/events/:id'), OVERLAYS),
-        CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS),
+        CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS, 'open'),
         WebhookEndpointCreated: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints'), OVERLAYS),
         WebhookEndpoint: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id'), OVERLAYS),
         WebhookEndpointList: listSchema('WebhookEndpoint'),

@@ -35,7 +35,15 @@ export const UPDATE_ORGANIZATION = /* GraphQL */ `
 
 export const ORGANIZATION = /* GraphQL */ `
   query Organization($id: ID!) {
-    organization(id: $id) { id name parentId version }
+    organization(id: $id) {
+      id name parentId version legalName legalType taxId description logo type descriptor phone email website
+      address { line1 line2 division city postal country additionalFields }
+      bankAccounts { id nickname routing accountLast4 }
+      owners {
+        id firstname lastname birthdate taxIdLast4 email phone ownership
+        address { line1 line2 division city postal country additionalFields }
+      }
+    }
   }
 `;
 
@@ -47,13 +55,33 @@ export const ORGANIZATIONS = /* GraphQL */ `
   query Organizations($children: Boolean!, $parentId: ID!, $first: Int!, $after: String) {
     organization(id: $parentId) @include(if: $children) {
       children(first: $first, after: $after) {
-        edges { node { id name parentId version } }
+        edges {
+          node {
+            id name parentId version legalName legalType taxId description logo type descriptor phone email website
+            address { line1 line2 division city postal country additionalFields }
+            bankAccounts { id nickname routing accountLast4 }
+            owners {
+              id firstname lastname birthdate taxIdLast4 email phone ownership
+              address { line1 line2 division city postal country additionalFields }
+            }
+          }
+        }
         pageInfo { hasNextPage endCursor }
       }
     }
     viewer @skip(if: $children) {
       organizations(first: $first, after: $after) {
-        edges { node { id name parentId version } }
+        edges {
+          node {
+            id name parentId version legalName legalType taxId description logo type descriptor phone email website
+            address { line1 line2 division city postal country additionalFields }
+            bankAccounts { id nickname routing accountLast4 }
+            owners {
+              id firstname lastname birthdate taxIdLast4 email phone ownership
+              address { line1 line2 division city postal country additionalFields }
+            }
+          }
+        }
         pageInfo { hasNextPage endCursor }
       }
     }
@@ -63,12 +91,11 @@ export const ORGANIZATIONS = /* GraphQL */ `
 export const CREATE_POLICY = /* GraphQL */ `
   mutation CreatePolicy($input: CreatePolicyInput!) {
     createPolicy(input: $input) {
-      internalID number ownerFirstname ownerLastname ownerDOB petName petDOB
-      effectiveDate expirationDate coverageSlug
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
     }
   }
 `;
@@ -76,11 +103,11 @@ export const CREATE_POLICY = /* GraphQL */ `
 export const POLICY = /* GraphQL */ `
   query Policy($number: SafeInt!) {
     policy(number: $number) {
-      number
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
     }
   }
 `;
@@ -89,11 +116,11 @@ export const POLICY = /* GraphQL */ `
 export const CHANGE_POLICY = /* GraphQL */ `
   mutation ChangePolicy($number: SafeInt!, $input: ChangePolicyInput!) {
     changePolicy(number: $number, input: $input) {
-      number
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
     }
   }
 `;
@@ -101,11 +128,11 @@ export const CHANGE_POLICY = /* GraphQL */ `
 export const CANCEL_POLICY = /* GraphQL */ `
   mutation CancelPolicy($number: SafeInt!, $input: CancelPolicyInput!) {
     cancelPolicy(number: $number, input: $input) {
-      number
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
     }
   }
 `;
@@ -113,11 +140,11 @@ export const CANCEL_POLICY = /* GraphQL */ `
 export const REINSTATE_POLICY = /* GraphQL */ `
   mutation ReinstatePolicy($number: SafeInt!, $input: ReinstatePolicyInput!) {
     reinstatePolicy(number: $number, input: $input) {
-      number
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
     }
   }
 `;
@@ -126,27 +153,53 @@ export const REINSTATE_POLICY = /* GraphQL */ `
 export const RENEW_POLICY = /* GraphQL */ `
   mutation RenewPolicy($number: SafeInt!, $input: RenewPolicyInput!) {
     renewPolicy(number: $number, input: $input) {
-      number
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
       coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
       charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
       organization { id name parentId }
+      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
     }
   }
 `;
 
-/** A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec section 10). */
+/**
+ * A page of policies: the organization's own, or with \`$includeDescendants\` its subtree's (spec
+ * section 10); or, with \`$byInternalID\`, those with that internalID among every policy the caller
+ * may access (contract section 18). One document, the branch chosen by \`@include\`/\`@skip\`.
+ */
 export const POLICIES = /* GraphQL */ `
-  query Policies($organizationId: ID!, $includeDescendants: Boolean!, $status: PolicyStatus, $first: Int!, $after: String) {
-    organization(id: $organizationId) {
+  query Policies(
+    $byInternalID: Boolean!
+    $internalID: String!
+    $organizationId: ID!
+    $includeDescendants: Boolean!
+    $status: PolicyStatus
+    $first: Int!
+    $after: String
+  ) {
+    organization(id: $organizationId) @skip(if: $byInternalID) {
       policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status) {
         edges {
           node {
-            id number
-            status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+            id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
             coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
             charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
             organization { id name parentId }
+            status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+          }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+    viewer @include(if: $byInternalID) {
+      policies(internalID: $internalID, first: $first, after: $after) {
+        edges {
+          node {
+            id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
+            coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+            charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
+            organization { id name parentId }
+            status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
           }
         }
         pageInfo { hasNextPage endCursor }

@@ -1,5 +1,6 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { GraphQLError, execute, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { GraphQLError, execute, getNamedType, isInputObjectType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { closestName } from '../values/edit-distance.js';
 import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Principal } from '../auth/principal.js';
 import type { ContextFactory, RequestContext } from '../graphql/context.js';
@@ -215,7 +216,7 @@ async function checkedVariables(
   principal: Principal,
 ): Promise<Record<string, unknown>> {
   const variables = variablesOf(route, req, principal);
-  const invalid = [...refusedFieldErrors(route, req.body), ...(await inputErrors(schema, route.operation, variables))];
+  const invalid = [...refusedFieldErrors(route, req.body), ...unknownFieldErrors(route, req.body), ...(await inputErrors(schema, route.operation, variables))];
   if (invalid.length > 0) throw badUserInput(invalid);
   return variables;
 }
@@ -259,6 +260,23 @@ function refusedFieldErrors(route: PreparedRoute, body: Record<string, unknown>)
   return Object.entries(route.refusedFields)
     .filter(([field]) => Object.hasOwn(body, field))
     .map(([path, message]) => ({ path, message }));
+}
+
+/**
+ * A closed body's top-level fields that its input type does not have (contract section 18), in
+ * the body's order, each with the request's field within two edits when there is one. A refused
+ * field has its own message (refusedFieldErrors).
+ */
+function unknownFieldErrors(route: PreparedRoute, body: Record<string, unknown>): FieldError[] {
+  const type = hasBody(route) ? getNamedType(route.bodyType) : null;
+  if (!hasBody(route) || !route.closedBody || !isInputObjectType(type)) return [];
+  const names = Object.keys(type.getFields());
+  return Object.keys(body)
+    .filter((field) => !names.includes(field) && !Object.hasOwn(route.refusedFields ?? {}, field))
+    .map((path) => {
+      const near = closestName(path, names);
+      return { path, message: `is not a field of this request${near === null ? '' : `; did you mean "${near}"?`}` };
+    });
 }
 
 function variablesOf(route: PreparedRoute, req: Request, principal: Principal): Record<string, unknown> {

@@ -95,6 +95,12 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
    * dropping them as unknown (the REST default) would hide a mistake: a quote's `number`.
    */
   refusedFields?: Readonly<Record<string, string>>;
+  /**
+   * Unknown top-level body fields are 400 (contract section 18: policy bodies), each listed with
+   * a "did you mean" for a field of the request within two edits. Without it they are dropped
+   * (organization bodies: the interface document allows extra fields).
+   */
+  closedBody?: boolean;
   /** Variables from the path (a policy's number), besides the body's. */
   pathVariables?: (params: Request['params']) => Record<string, unknown>;
   /** Variables from the request's headers (a change's If-Match); may throw its error. */
@@ -124,14 +130,17 @@ export const REST_ROUTES: RestRoute[] = [
       const parentId = singleParameter(query, 'parentId');
       return { children: parentId !== undefined, parentId: parentId ?? '', ...pageVariables(query) };
     },
-    response: (data) => listBody((data.organization?.children ?? data.viewer?.organizations)!),
+    response: (data) => {
+      const page = listBody((data.organization?.children ?? data.viewer?.organizations)!);
+      return { ...page, data: page.data.map(organizationBody) };
+    },
   }),
   get<OrganizationQuery>({
     path: '/api/v1/organization/:id',
     document: ORGANIZATION,
     etag: true,
     variables: ({ params }) => ({ id: params.id }),
-    response: (data) => data.organization,
+    response: (data) => data.organization && organizationBody(data.organization),
   }),
   patch<UpdateOrganizationMutation>({
     path: '/api/v1/organization/:id',
@@ -149,12 +158,14 @@ export const REST_ROUTES: RestRoute[] = [
   post<CreatePolicyMutation>({
     path: '/api/v1/policy',
     document: CREATE_POLICY,
+    closedBody: true,
     bodyVariable: 'input',
     response: (data) => data.createPolicy,
   }),
   post<CreateQuoteMutation>({
     path: '/api/v1/quote',
     document: CREATE_QUOTE,
+    closedBody: true,
     bodyVariable: 'input',
     refusedFields: Object.fromEntries(REFUSED_QUOTE_FIELDS.map((field) => [field, 'is not part of a quote: send it when issuing the quote (POST /api/v1/policy with quoteId)'])),
     response: (data) => data.createQuote,
@@ -169,15 +180,26 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/policy',
     document: POLICIES,
     // organizationId defaults to the token's org claim; with neither there is nothing to list.
+    // internalID looks among every policy the caller may access instead (contract section 18).
     variables: ({ query }, principal) => {
+      const internalID = singleParameter(query, 'internalID');
+      if (internalID !== undefined) {
+        const alongside = ['organizationId', 'includeDescendants', 'status'].filter((name) => query[name] !== undefined);
+        if (alongside.length > 0) {
+          throw badUserInput(alongside.map((path) => ({ path, message: 'cannot be combined with internalID, which looks among every policy the caller may see' })));
+        }
+        return { byInternalID: true, internalID, organizationId: '', includeDescendants: false, status: null, ...pageVariables(query) };
+      }
       return {
+        byInternalID: false,
+        internalID: '',
         organizationId: targetOrganizationId(singleParameter(query, 'organizationId'), principal),
         includeDescendants: booleanParameter(query, 'includeDescendants'),
         status: statusParameter(query),
         ...pageVariables(query),
       };
     },
-    response: (data) => listBody(data.organization!.policies),
+    response: (data) => listBody((data.organization?.policies ?? data.viewer?.policies)!),
   }),
   get<PolicyQuery>({
     path: '/api/v1/policy/:id',
@@ -194,6 +216,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<ChangePolicyMutation>({
     path: '/api/v1/policy/:id/changes',
     document: CHANGE_POLICY,
+    closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
     response: (data) => data.changePolicy,
@@ -201,6 +224,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<CancelPolicyMutation>({
     path: '/api/v1/policy/:id/cancellation',
     document: CANCEL_POLICY,
+    closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
     response: (data) => data.cancelPolicy,
@@ -208,6 +232,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<ReinstatePolicyMutation>({
     path: '/api/v1/policy/:id/reinstatement',
     document: REINSTATE_POLICY,
+    closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
     response: (data) => data.reinstatePolicy,
@@ -215,6 +240,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<RenewPolicyMutation>({
     path: '/api/v1/policy/:id/renewal',
     document: RENEW_POLICY,
+    closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
     response: (data) => data.renewPolicy,
@@ -264,7 +290,7 @@ export const REST_ROUTES: RestRoute[] = [
   }),
 ];
 
-/** The create's and the change's answer: addresses flat, as REST clients send them. */
+/** An organization as REST answers it (create, change, read, list item): addresses flat, as REST clients send them. */
 function organizationBody(organization: CreateOrganizationMutation['createOrganization']) {
   return {
     ...organization,

@@ -1,12 +1,20 @@
-import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
-import { OrganizationConnection } from '../organizations/organization.resolver.js';
+import { OrganizationConnection, PolicyConnection } from '../organizations/organization.resolver.js';
+import { policiesByInternalId, type PolicyRead } from '../policies/policy.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { entryPointsPage, type OrganizationRead } from '../organizations/organization.reads.js';
 import { Viewer } from './viewer.type.js';
+
+/** Lookup by the integrator's own key (contract section 18). */
+@ArgsType()
+class PoliciesByInternalIdArgs extends PageArgs {
+  @Field(() => String, { description: 'The internalID the policies were created with (exact)' })
+  internalID!: string;
+}
 
 @Resolver(() => Viewer)
 export class ViewerResolver {
@@ -27,6 +35,20 @@ export class ViewerResolver {
     const { first, after } = pagePosition('organization', args);
     ctx.deadline.assertOpen();
     return toConnection('organization', await entryPointsPage(ctx.em, principal, first, after), after);
+  }
+
+  @FieldResolver(() => PolicyConnection, {
+    description:
+      "The policies with this internalID (the integrator's own key, exact) among those the caller may access, oldest first; one out of reach is not listed",
+  })
+  async policies(
+    @Args(() => PoliciesByInternalIdArgs) args: PoliciesByInternalIdArgs,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<PolicyRead>> {
+    const { first, after } = pagePosition('policy', args);
+    ctx.deadline.assertOpen();
+    return toConnection('policy', await policiesByInternalId(ctx.em, principal, args.internalID, first, after), after);
   }
 
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })

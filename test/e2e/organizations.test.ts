@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { organizationBody } from '../support/fixtures.js';
+import { organizationBody, organizationWithSecrets, SECRETS } from '../support/fixtures.js';
 import { execute, request } from '../support/http.js';
 import { CreateOrganizationDocument, OrganizationDocument } from '../generated/graphql.js';
 import { useTestService } from '../support/test-service.js';
@@ -91,19 +91,23 @@ describe('organizations', () => {
     expect(response.text).not.toContain('ignoredTopLevelField');
   });
 
-  it('reads an organization with exactly id, name, parentId and version', async () => {
-    const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+  it("reads an organization as the create answered it (contract section 18), keys in the same order, secrets masked", async () => {
+    const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationWithSecrets() });
     const response = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token });
     expect(response.status).toBe(200);
+    expect(response.body).toEqual(created.body);
+    expect(JSON.stringify(response.body)).toBe(JSON.stringify(created.body));
     // name defaults to legalName; a root has parentId null.
-    expect(response.body).toEqual({ id: created.body.id, name: 'Paws & Claws LLC', parentId: null, version: 1 });
+    expect(response.body).toMatchObject({ id: created.body.id, name: 'Paws & Claws LLC', parentId: null, version: 1 });
+    for (const secret of Object.values(SECRETS)) if (secret !== SECRETS.organizationTaxId) expect(response.text).not.toContain(secret);
 
     const child = await request(service.url, 'POST', '/api/v1/organization', {
       token,
       body: organizationBody({ parentId: created.body.id, name: 'Child' }),
     });
     const read = await request(service.url, 'GET', `/api/v1/organization/${child.body.id}`, { token });
-    expect(read.body).toEqual({ id: child.body.id, name: 'Child', version: 1, parentId: created.body.id });
+    expect(read.body).toMatchObject({ id: child.body.id, name: 'Child', version: 1, parentId: created.body.id });
+    expect(read.body).toEqual(child.body);
   });
 
   it('reads an id in upper case as the same organization', async () => {
@@ -124,7 +128,7 @@ describe('organizations', () => {
     const organization = created.body.data!.createOrganization;
     expect(organization).toMatchObject({ name: 'Via GraphQL', parentId: null, address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ taxIdLast4: '7777' }] });
     const read = await request(service.url, 'GET', `/api/v1/organization/${organization.id}`, { token });
-    expect(read.body).toEqual({ id: organization.id, name: 'Via GraphQL', parentId: null, version: 1 });
+    expect(read.body).toMatchObject({ id: organization.id, name: 'Via GraphQL', parentId: null, version: 1, address: { city: 'Reno', dock: 4 }, owners: [{ taxIdLast4: '7777' }] });
   });
 
   it('creates through REST and reads through GraphQL', async () => {

@@ -1,10 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody, standalone } from '../support/fixtures.js';
 import { CoveragesDocument, CreatePolicyDocument, PolicyDocument, type CreatePolicyInput } from '../generated/graphql.js';
-import { execute, request } from '../support/http.js';
+import { execute, graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
 
 const CVC = '9731';
+
+/** The REST policy answer's keys, in the order contract section 18 lists them (then section 14's). */
+const POLICY_KEYS = [
+  ...['id', 'number', 'internalID', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverageSlug'],
+  ...['coverage', 'charges', 'organization', 'status', 'cancellation', 'renewalOf', 'renewedBy'],
+];
 
 describe('policies', () => {
   const service = useTestService();
@@ -20,16 +26,12 @@ describe('policies', () => {
     token = await service.token({ sub: 'alice', org: organization.id });
   });
 
-  it('creates a policy and answers with the create shape, field by field, without cvc', async () => {
+  it('creates a policy and answers with the read shape (contract section 18), id included, without cvc', async () => {
     const body = policyBody({ internalID: 'ext-1', number: 5001, cvc: CVC, ownerDOB: '1990-05-05', petDOB: '2020-02-02' });
     const response = await request(service.url, 'POST', '/api/v1/policy', { token, body });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(
-      [
-        ...['internalID', 'number', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverageSlug'],
-        ...['status', 'cancellation', 'renewalOf', 'renewedBy', 'coverage', 'charges', 'organization'],
-      ].sort(),
-    );
+    expect(Object.keys(response.body)).toEqual(POLICY_KEYS);
+    expect(response.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.body).toMatchObject({
       internalID: 'ext-1',
       number: 5001,
@@ -70,15 +72,32 @@ describe('policies', () => {
     expect(response.text).not.toMatch(standalone(CVC));
   });
 
-  it('reads a policy with exactly number, coverage, charges and organization', async () => {
+  it('reads a policy with every field but cvc, in the order of contract section 18, and the id node(id:) takes', async () => {
     await request(service.url, 'POST', '/api/v1/policy', {
       token,
       body: policyBody({ number: 5002, cvc: CVC, effectiveDate: '2026-01-31', expirationDate: '2026-05-15', coverageSlug: 'accident-only' }),
     });
     const response = await request(service.url, 'GET', '/api/v1/policy/5002', { token });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['cancellation', 'charges', 'coverage', 'number', 'organization', 'renewalOf', 'renewedBy', 'status']);
-    expect(response.body.number).toBe(5002);
+    expect(Object.keys(response.body)).toEqual(POLICY_KEYS);
+    expect(response.body).toMatchObject({
+      number: 5002,
+      internalID: null,
+      ownerFirstname: 'Rosa',
+      ownerLastname: 'Diaz',
+      ownerDOB: null,
+      petName: 'Biscuit',
+      petDOB: null,
+      effectiveDate: '2026-01-31',
+      expirationDate: '2026-05-15',
+      coverageSlug: 'accident-only',
+      status: 'expired',
+      cancellation: null,
+      renewalOf: null,
+      renewedBy: null,
+    });
+    const node = await graphql(service.url, 'query ($id: ID!) { node(id: $id) { __typename ... on Policy { number } } }', { id: response.body.id }, token);
+    expect(node.body.data.node).toEqual({ __typename: 'Policy', number: 5002 });
     expect(response.body.organization).toEqual(organization);
     expect(response.body.coverage).toMatchObject({ slug: 'accident-only', monthlyPremium: 1200, annualLimit: 500000, currency: 'USD' });
     expect(response.body.charges.map((c: Record<string, unknown>) => [c.periodStart, c.periodEnd, c.dueDate, c.amount])).toEqual([

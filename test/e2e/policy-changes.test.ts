@@ -39,7 +39,7 @@ describe('changing a policy mid-term', () => {
   const change = (number: number, body: object, headers: Record<string, string> = {}) =>
     request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token, body, headers });
   const read = async (number: number) => (await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body;
-  /** The policy's own fields as GraphQL reads them (the REST read is number, coverage, charges and organization). */
+  /** The policy's own fields as GraphQL reads them (the REST read carries the same, contract section 18). */
   const fields = async (number: number) =>
     (await graphql(service.url, `{ policy(number: ${number}) { petName petDOB ownerFirstname ownerLastname ownerDOB coverageSlug coverage { slug monthlyPremium } } }`, {}, token)).body.data.policy;
   const transactions = async (number: number) => (await request(service.url, 'GET', `/api/v1/policy/${number}/transactions`, { token })).body.data;
@@ -196,8 +196,17 @@ describe('changing a policy mid-term', () => {
     expect(unborn.status).toBe(400);
     expect(unborn.body.errors.map((error: { path: string }) => error.path)).toEqual(['petDOB']);
     expect(await written(number)).toEqual(before);
-    const extra = await change(number, { effectiveDate: day(0), petDOB: day(-300), colour: 'brown' });
-    expect(extra.status, JSON.stringify(extra.body)).toBe(200);
+    // An unknown field is refused (contract section 18), listed with the others, with the field it is near.
+    const extra = await change(number, { effectiveDate: day(0), petDob: day(-300), petName: ' ', colour: 'brown' });
+    expect(extra.status, JSON.stringify(extra.body)).toBe(400);
+    expect(extra.body.errors).toEqual([
+      { path: 'petDob', message: 'is not a field of this request; did you mean "petDOB"?' },
+      { path: 'colour', message: 'is not a field of this request' },
+      { path: 'petName', message: expect.any(String) },
+    ]);
+    expect(await written(number)).toEqual(before);
+    const fixed = await change(number, { effectiveDate: day(0), petDOB: day(-300) });
+    expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
     expect((await fields(number)).petDOB).toBe(day(-300));
   });
 

@@ -262,10 +262,11 @@ describe('a policy through random sequences of transactions', () => {
               if (transaction.type !== 'change' || transaction.effectiveDate > today) continue;
               for (const [field, { to }] of Object.entries(transaction.changes as Record<string, { to: unknown }>)) replayed[field] = to;
             }
-            // The REST read is number, coverage, charges and organization; GraphQL reads the rest.
+            // The REST read carries every field (contract section 18); GraphQL reads the same values.
             const { policy } = (await graphql(service.url, `{ policy(number: ${number}) { ${FIELDS.filter((field) => field !== 'coverage').join(' ')} } }`, {}, token)).body.data;
             const shown = { ...policy, coverage: read.coverage };
             for (const field of FIELDS) expect(shown[field], `${label}: ${field}`).toEqual(replayed[field]);
+            for (const field of FIELDS) expect(read[field], `${label}: REST ${field}`).toEqual(replayed[field]);
             expect(read.coverage.slug).toBe(shown.coverageSlug);
           }
         },

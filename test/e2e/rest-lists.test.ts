@@ -19,7 +19,11 @@ describe('GET /api/v1/organization', () => {
     await create('list-alice', { name: 'Alice Child', parentId: root });
     const response = await request(service.url, 'GET', '/api/v1/organization', { token: await service.token({ sub: 'list-alice' }) });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: [{ id: root, name: 'Alice Root', parentId: null, version: 1 }], hasMore: false, nextCursor: null });
+    expect(response.body).toMatchObject({ data: [{ id: root, name: 'Alice Root', parentId: null, version: 1 }], hasMore: false, nextCursor: null });
+    expect(response.body.data).toHaveLength(1);
+    // Items are the read's shape (contract section 18), key for key.
+    const read = await request(service.url, 'GET', `/api/v1/organization/${root}`, { token: await service.token({ sub: 'list-alice' }) });
+    expect(JSON.stringify(response.body.data[0])).toBe(JSON.stringify(read.body));
   });
 
   it('with parentId: pages through the children with no repeats or gaps while others are inserted between pages', async () => {
@@ -108,7 +112,7 @@ describe('GET /api/v1/policy', () => {
     expect(middle).toEqual(numbers.filter((_, i) => i < 27 ? i % 3 !== 0 : i === 27));
   });
 
-  it('items are the policy read shape plus id; organizationId defaults to the token’s org', async () => {
+  it('items are the policy read shape (id included); organizationId defaults to the token’s org', async () => {
     const { child, grandchild } = await tree('plist-bob');
     await policiesIn([grandchild]);
     const response = await request(service.url, 'GET', '/api/v1/policy?includeDescendants=true', {
@@ -117,7 +121,9 @@ describe('GET /api/v1/policy', () => {
     expect(response.status, response.text).toBe(200);
     expect(response.body.hasMore).toBe(false);
     const [item] = response.body.data;
-    expect(Object.keys(item).sort()).toEqual(['cancellation', 'charges', 'coverage', 'id', 'number', 'organization', 'renewalOf', 'renewedBy', 'status']);
+    const read = await request(service.url, 'GET', `/api/v1/policy/${item.number}`, { token: await service.token({ sub: 'someone-else', org: child }) });
+    expect(JSON.stringify(item)).toBe(JSON.stringify(read.body));
+    expect(item.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(item.organization).toEqual({ id: grandchild, name: 'plist-bob grandchild', parentId: child });
     expect(item.coverage.slug).toBe('accident-only');
   });

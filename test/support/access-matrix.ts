@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { todayUtc } from '../../src/values/calendar-date.js';
 
 /** The test tree: A is the root; B and B2 its children; C under B, D under C, E under D; C2 under B2. */
 export const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
@@ -35,8 +36,10 @@ export function policyReadPaths(number: number | string): string[] {
  * Every REST write on one policy, with a body that changes nothing where it is allowed, and the
  * code it answers there: a change or a cancellation dated outside any term of the test tree, a
  * reinstatement without a cancellation to undo (409 INVALID_STATE: looked at, and refused on its
- * state), a renewal on a plan the catalog lacks (400 BAD_USER_INPUT, whatever the day: checked
- * once the policy is found, before its state). Where the policy's organization is out of reach
+ * state), a renewal to the policy's own number (409: CONFLICT once the renewal window of the test
+ * tree's policies, 60 days before 2027-01-01, is open, INVALID_STATE before; an unknown plan is a
+ * body check since issue 25, answered 400 before any policy is looked at, so it cannot tell in
+ * reach from out of reach). Where the policy's organization is out of reach
  * each answers 404, as the reads do.
  */
 export function policyWritePaths(number: number | string): Array<[string, object, { status: number; code: string }]> {
@@ -45,7 +48,7 @@ export function policyWritePaths(number: number | string): Array<[string, object
     [`/api/v1/policy/${number}/changes`, { effectiveDate: '2099-01-01', petName: 'Renamed' }, refused],
     [`/api/v1/policy/${number}/cancellation`, { effectiveDate: '2099-01-01', reason: 'other' }, refused],
     [`/api/v1/policy/${number}/reinstatement`, {}, refused],
-    [`/api/v1/policy/${number}/renewal`, { coverageSlug: 'no-such-plan' }, { status: 400, code: 'BAD_USER_INPUT' }],
+    [`/api/v1/policy/${number}/renewal`, { number: Number(number) }, { status: 409, code: todayUtc() >= '2026-11-02' ? 'CONFLICT' : 'INVALID_STATE' }],
   ];
 }
 

@@ -1,0 +1,23 @@
+/**
+ * The keys of an answer, in order, with the keys of its nested objects (and of the items of
+ * its nested lists): `['id', ['coverage', ['slug', 'name']]]`. Events carry their object in the
+ * REST answer's order (contract section 18), and JSON keeps the order keys are written in.
+ */
+export type KeyOrder = ReadonlyArray<string | readonly [string, KeyOrder]>;
+
+/**
+ * `value` with exactly the keys of `order`, in that order: a key it lacks is null (answers carry
+ * every field), a key `order` does not name is left out. Lists are ordered item by item.
+ */
+export function inKeyOrder(order: KeyOrder, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => inKeyOrder(order, item));
+  if (typeof value !== 'object' || value === null) return value;
+  const source = value as Record<string, unknown>;
+  return Object.fromEntries(
+    order.map((entry) => {
+      const [key, nested] = typeof entry === 'string' ? [entry, null] : entry;
+      const field = source[key] ?? null;
+      return [key, nested === null ? field : inKeyOrder(nested, field)];
+    }),
+  );
+}

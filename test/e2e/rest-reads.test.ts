@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, addMonthsClamped, todayUtc } from '../../src/values/calendar-date.js';
+import { organizationWithSecrets, policyBody, SECRETS } from '../support/fixtures.js';
+import { graphql, request } from '../support/http.js';
+import { accessPredicate } from '../../src/auth/access-rule.js';
+import { POLICIES_BY_INTERNAL_ID } from '../../src/policies/policy.reads.js';
+import { useTestService } from '../support/test-service.js';
+
+/**
+ * Contract section 18 over HTTP: what an integrator writes it can read back (events included,
+ * key for key), typos in policy bodies are refused all at once with the field they were
+ * meant to be, and a policy is found by the integrator's own key through the access rule.
+ */
+describe('integrators read back what they write (contract section 18)', () => {
+  const service = useTestService();
+  const today = todayUtc();
+
+  /** The event of this type whose object has this id (or, for an organization, that organization). */
+  async function eventObject(token: string, type: string, id: string): Promise<unknown> {
+    let after: string | null = null;
+    do {
+      const page: { body: { data: Array<{ data: { object: { id: string } } }>; nextCursor: string | null } } = await request(
+        service.url,
+        'GET',
+        `/api/v1/events?type=${type}&limit=100${after ? `&after=${after}` : ''}`,
+        { token },
+      );
+      const found = page.body.data.filter((event) => event.data.object.id === id).at(-1);
+      if (found) return found.data.object;
+      after = page.body.nextCursor;
+    } while (after);
+    throw new Error(`no ${type} event for ${id}`);
+  }
+
+  it("events' data.object has the REST answer's keys in the REST answer's order, for every event type", async () => {
+    const alice = await service.token({ sub: 'reads-alice' });
+    const body = {
+      ...organizationWithSecrets(),
+      email: 'a@example.com',
+      address: { line1: '1 Main St', city: 'Springfield', suite: '4B', country: 'US' },
+      owners: [{ firstname: 'Ada', lastname: 'L', taxId: SECRETS.ownerTaxId, ownership: 60, address: { city: 'Reno', dock: 4 } }],
+    };
+    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: alice, body });
+    expect(organization.status, organization.text).toBe(200);
+    const token = await service.token({ sub: 'reads-alice', org: organization.body.id });
+    // Byte for byte: same keys, same order, same values (the answer and the event are of one moment).
+    expect(JSON.stringify(await eventObject(token, 'organization.created', organization.body.id))).toBe(JSON.stringify(organization.body));
+
+    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, { token, body: { phone: '+1 413 555 0100', address: { city: 'Shelbyville' } } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(JSON.stringify(await eventObject(token, 'organization.updated', organization.body.id))).toBe(JSON.stringify(changed.body));
+
+    const quote = await request(service.url, 'POST', '/api/v1/quote', { token, body: policyBody({ effectiveDate: today, expirationDate: addDays(today, 365) }) });
+    expect(quote.status, quote.text).toBe(200);
+    expect(JSON.stringify(await eventObject(token, 'quote.created', quote.body.id))).toBe(JSON.stringify(quote.body));
+
+    const policy = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ internalID: 'ev-1', cvc: '123', effectiveDate: today, expirationDate: addDays(today, 365), petDOB: '2022-01-01' }),
+    });
+    expect(policy.status, policy.text).toBe(200);
+    expect(JSON.stringify(await eventObject(token, 'policy.created', policy.body.id))).toBe(JSON.stringify(policy.body));
+    const number = policy.body.number;
+    const steps: Array<[string, string, object]> = [
+      ['policy.changed', 'changes', { effectiveDate: addMonthsClamped(today, 1), petName: 'Biscuit II', coverageSlug: 'accident-illness-plus' }],
+      ['policy.cancelled', 'cancellation', { effectiveDate: addDays(today, 60), reason: 'insured_request' }],
+      ['policy.reinstated', 'reinstatement', {}],
+    ];
+    for (const [type, path, stepBody] of steps) {
+      const answer = await request(service.url, 'POST', `/api/v1/policy/${number}/${path}`, { token, body: stepBody });
+      expect(answer.status, answer.text).toBe(200);
+      expect(JSON.stringify(await eventObject(token, type, policy.body.id)), type).toBe(JSON.stringify(answer.body));
+    }
+
+    // A renewal's event is the successor, as the renewal answers it.
+    const renewable = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ effectiveDate: addDays(today, -335), expirationDate: addDays(today, 30) }),
+    });
+    const renewed = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token, body: {} });
+    expect(renewed.status, renewed.text).toBe(200);
+    expect(JSON.stringify(await eventObject(token, 'policy.renewed', renewed.body.id))).toBe(JSON.stringify(renewed.body));
+  });
+
+  it('answers every broken rule of a policy body at once: unknown fields with "did you mean", a missing field, a bad cvc and an unknown plan', async () => {
+    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'reads-bob' }), body: organizationWithSecrets() });
+    const token = await service.token({ sub: 'reads-bob', org: root.body.id });
+    const { petName: _petName, ...withoutPet } = policyBody();
+    const bad = { ...withoutPet, cvc: '12x', coverageSlug: 'gold', petDob: '2020-01-01', organisationId: root.body.id, colour: 'red' };
+    const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: bad });
+    expect(created.status).toBe(400);
+    expect(created.body.code).toBe('BAD_USER_INPUT');
+    const byPath = Object.fromEntries(created.body.errors.map((error: { path: string; message: string }) => [error.path, error.message]));
+    expect(byPath).toEqual({
+      petDob: 'is not a field of this request; did you mean "petDOB"?',
+      organisationId: 'is not a field of this request; did you mean "organizationId"?',
+      colour: 'is not a field of this request',
+      petName: expect.any(String),
+      cvc: expect.any(String),
+      coverageSlug: 'is not a plan of the coverage catalog (see the coverages query)',
+    });
+    expect(await service.sql("select 1 from policy p join organization o on o.id = p.organization_id where o.id = $1", [root.body.id])).toEqual([]);
+
+    // A quote shares the rules, the slug included; its refused fields keep their own message.
+    const { cvc: _cvc, ...quoteBad } = bad;
+    const quote = await request(service.url, 'POST', '/api/v1/quote', { token, body: { ...quoteBad, internalID: 'x' } });
+    expect(quote.status).toBe(400);
+    expect(quote.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['colour', 'coverageSlug', 'internalID', 'organisationId', 'petDob', 'petName']);
+    expect(quote.body.errors.find((error: { path: string }) => error.path === 'internalID').message).toContain('is not part of a quote');
+
+    // A change and a renewal judge the plan with their other rules too.
+    const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ effectiveDate: today, expirationDate: addDays(today, 365) }) });
+    const change = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/changes`, {
+      token,
+      body: { effectiveDate: 'soon', coverageSlug: 'gold', ownerLastnme: 'X' },
+    });
+    expect(change.status).toBe(400);
+    expect(change.body.errors.map((error: { path: string; message: string }) => `${error.path}: ${error.message}`).sort()).toEqual([
+      expect.stringMatching(/^coverageSlug: is not a plan/),
+      expect.stringMatching(/^effectiveDate: /),
+      'ownerLastnme: is not a field of this request; did you mean "ownerLastname"?',
+    ]);
+    const renewal = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/renewal`, { token, body: { coverageSlug: 'gold', numbr: 5 } });
+    expect(renewal.status).toBe(400);
+    expect(renewal.body.errors).toEqual([
+      { path: 'numbr', message: 'is not a field of this request; did you mean "number"?' },
+      { path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' },
+    ]);
+    const reinstatement = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/reinstatement`, { token, body: { reason: 'x' } });
+    expect(reinstatement.status).toBe(400);
+    expect(reinstatement.body.errors).toEqual([{ path: 'reason', message: 'is not a field of this request' }]);
+    // GraphQL refuses unknown input fields itself (validation), and judges the slug with the other rules.
+    const graphqlBad = await graphql(
+      service.url,
+      'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number } }',
+      { input: { ...withoutPet, cvc: '12x', coverageSlug: 'gold' } },
+      token,
+    );
+    expect(graphqlBad.body.errors[0].extensions.errors.map((error: { path: string }) => error.path).sort()).toEqual(['coverageSlug', 'cvc', 'petName']);
+  });
+
+  it('finds policies by internalID among those the caller may see, in REST and GraphQL, by an index', async () => {
+    const owner = await service.token({ sub: 'reads-carol' });
+    const root = (await request(service.url, 'POST', '/api/v1/organization', { token: owner, body: organizationWithSecrets() })).body.id;
+    const child = (await request(service.url, 'POST', '/api/v1/organization', { token: owner, body: { ...organizationWithSecrets(), parentId: root } })).body.id;
+    const other = (await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'reads-dave' }), body: organizationWithSecrets() })).body.id;
+    const create = async (sub: string, org: string, internalID: string) =>
+      (await request(service.url, 'POST', '/api/v1/policy', { token: await service.token({ sub, org }), body: policyBody({ internalID }) })).body;
+    const inRoot = await create('reads-carol', root, 'crm-42');
+    const inChild = await create('reads-carol', child, 'crm-42');
+    await create('reads-carol', child, 'crm-43');
+    await create('reads-dave', other, 'crm-42');
+
+    // The root's owner sees both of its tree's, oldest first; the other tree's is not listed.
+    const found = await request(service.url, 'GET', '/api/v1/policy?internalID=crm-42', { token: owner });
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.data.map((policy: { number: number }) => policy.number)).toEqual([inRoot.number, inChild.number]);
+    expect(JSON.stringify(found.body.data[0])).toBe(JSON.stringify(inRoot));
+    // Paged like every list.
+    const first = await request(service.url, 'GET', '/api/v1/policy?internalID=crm-42&limit=1', { token: owner });
+    expect(first.body).toMatchObject({ hasMore: true, data: [{ number: inRoot.number }] });
+    const second = await request(service.url, 'GET', `/api/v1/policy?internalID=crm-42&limit=1&after=${first.body.nextCursor}`, { token: owner });
+    expect(second.body).toMatchObject({ hasMore: false, nextCursor: null, data: [{ number: inChild.number }] });
+    // A token for the child sees only the child's; exact match only; nothing found is an empty page.
+    const childToken = await service.token({ sub: 'someone', org: child });
+    expect((await request(service.url, 'GET', '/api/v1/policy?internalID=crm-42', { token: childToken })).body.data.map((p: { number: number }) => p.number)).toEqual([inChild.number]);
+    expect((await request(service.url, 'GET', '/api/v1/policy?internalID=CRM-42', { token: owner })).body).toEqual({ data: [], hasMore: false, nextCursor: null });
+    expect((await request(service.url, 'GET', '/api/v1/policy?internalID=crm-4', { token: owner })).body.data).toEqual([]);
+    // Not combined with the organization's list parameters.
+    const combined = await request(service.url, 'GET', `/api/v1/policy?internalID=crm-42&organizationId=${root}`, { token: owner });
+    expect(combined.status).toBe(400);
+    expect(combined.body.errors).toEqual([{ path: 'organizationId', message: expect.stringContaining('internalID') }]);
+
+    const viewer = await graphql(service.url, '{ viewer { policies(internalID: "crm-42") { edges { node { id number internalID } } } } }', {}, owner);
+    expect(viewer.body.data.viewer.policies.edges.map((edge: { node: { number: number } }) => edge.node)).toEqual([
+      { id: inRoot.id, number: inRoot.number, internalID: 'crm-42' },
+      { id: inChild.id, number: inChild.number, internalID: 'crm-42' },
+    ]);
+
+    // Bounded by the index: with many other keys in the table, the plan walks policy_internal_id_index.
+    await service.sql(
+      `insert into policy (id, number, organization_id, owner_firstname, owner_lastname, pet_name, effective_date, expiration_date, coverage_slug, coverage, created_by_sub, internal_id)
+       select gen_random_uuid(), next_policy_number(), $1, 'o', 'w', 'p', '2026-01-01', '2027-01-01', 'accident-only', '{}'::jsonb, 'bulk', 'bulk-' || g from generate_series(1, 5000) g`,
+      [other],
+    );
+    await service.sql('analyze policy');
+    const access = accessPredicate('o', { sub: 'reads-carol', org: null });
+    let position = 0;
+    const statement = POLICIES_BY_INTERNAL_ID(access.sql).replace(/\?/g, () => `$${++position}`);
+    const plan = await service.sql<{ 'QUERY PLAN': string }>(`explain ${statement}`, ['crm-42', 0, ...access.params, 21]);
+    const lines = plan.map((row) => row['QUERY PLAN']).join('\n');
+    expect(lines).toContain('policy_internal_id_index');
+    expect(lines).not.toMatch(/Seq Scan on policy/);
+  });
+});
