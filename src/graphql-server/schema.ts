@@ -3,7 +3,9 @@ import { buildSchema } from 'type-graphql';
 import { AddressResolver } from '../organizations/address.type.js';
 import { OrganizationResolver } from '../organizations/organization.resolver.js';
 import { PolicyResolver } from '../policies/policy.resolver.js';
+import { OrganizationPoliciesResolver } from '../policies/organization-policies.resolver.js';
 import { QuoteResolver } from '../quotes/quote.resolver.js';
+import { CreatePolicyResolver } from '../quotes/create-policy.resolver.js';
 import { EventResolver, OrganizationEventsResolver } from '../events/event.resolver.js';
 import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.js';
 import { validateInput } from '../input/validate-input.js';
@@ -17,7 +19,7 @@ import type { RequestContext } from '../graphql/context.js';
  */
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, PolicyResolver, QuoteResolver, AddressResolver, EventResolver, OrganizationEventsResolver, WebhookEndpointResolver],
+    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, OrganizationPoliciesResolver, CreatePolicyResolver, PolicyResolver, QuoteResolver, AddressResolver, EventResolver, OrganizationEventsResolver, WebhookEndpointResolver],
     authChecker: ({ context }: { context: RequestContext }) => {
       if (!context.principal) throw context.authFailure;
       return true;

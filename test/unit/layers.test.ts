@@ -6,12 +6,17 @@ import { describe, expect, it } from 'vitest';
 /**
  * The layers of `src/`, top to bottom (README, "Layout"): a file may import its own folder and
  * anything below it. An import that runs back up a layer must be listed here with its reason.
+ * Folders of one layer may import each other, but never in a loop (the last test).
  */
 const LAYERS = [
   ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
-  ['organizations', 'policies', 'quotes', 'viewer', 'events', 'webhooks'],
-  ['graphql', 'idempotency', 'limits'],
+  // The features, in order: each depends on the ones below it, never the reverse.
+  ['viewer'],
+  ['quotes', 'webhooks'],
+  ['policies', 'events'],
+  ['organizations'],
+  ['graphql', 'idempotency', 'limits', 'outbox'],
   ['auth', 'input', 'http'],
   ['observability'],
   ['errors', 'database', 'crypto', 'values'],
@@ -72,9 +77,11 @@ describe('layers of src/', () => {
   });
 
   // The layer rule cannot see two folders of one layer importing each other (the features share
-  // one): a loop between folders, of any length and in any layers, fails here.
+  // one): a loop between folders, of any length and in any layers, fails here. The back-up
+  // imports listed above with their reason are the only edges left out.
   it('no loop between folders', () => {
-    expect(folderLoops(imports())).toEqual([]);
+    const edges = imports().filter(([from, to]) => !(`${from} -> ${to}` in ALLOWED_BACK_UP));
+    expect(folderLoops(edges)).toEqual([]);
   });
 });
 
