@@ -76,6 +76,17 @@ describe('layers of src/', () => {
     expect(backUp.sort()).toEqual(Object.keys(ALLOWED_BACK_UP).sort());
   });
 
+  // mikro-orm.config.ts names every entity: below the start-up files it would be an import up.
+  it('only the start-up files import from outside src/', () => {
+    const outside = sourceFiles(SRC).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/from\s+'(\.{1,2}\/[^']+)'/g)]
+        .map((match) => relative(SRC, normalize(join(dirname(file), match[1]))))
+        .filter((target) => target.startsWith('..'))
+        .map((target) => [relative(SRC, file), target]),
+    );
+    expect(outside.filter(([from]) => layerOf(from) !== 0).map(([from, to]) => `${from} -> ${to}`)).toEqual([]);
+  });
+
   // The layer rule cannot see two folders of one layer importing each other (the features share
   // one): a loop between folders, of any length and in any layers, fails here. The back-up
   // imports listed above with their reason are the only edges left out.
