@@ -11,7 +11,7 @@ import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.j
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
-import type { RequestContext } from '../graphql/context.js';
+import { callerOf, type RequestContext } from '../graphql/context.js';
 
 /**
  * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the
@@ -21,7 +21,7 @@ export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, OrganizationPoliciesResolver, CreatePolicyResolver, PolicyResolver, QuoteResolver, AddressResolver, EventResolver, OrganizationEventsResolver, WebhookEndpointResolver],
     authChecker: ({ context }: { context: RequestContext }) => {
-      if (!context.principal) throw context.authFailure;
+      callerOf(context);
       return true;
     },
     validateFn: (argValue) => validateInput(argValue),

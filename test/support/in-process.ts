@@ -135,8 +135,8 @@ async function authenticationOf(claims: Claims): Promise<RequestAuthentication> 
     return { principal, failure: null, tokenSent: true };
   }
   // No header: `authenticate` answers with the 401 before it would verify anything.
-  const { principal, failure } = await authenticate(undefined, () => Promise.reject(new Error('no token is verified in process')));
-  return { principal, failure, tokenSent: false };
+  const authentication = await authenticate(undefined, () => Promise.reject(new Error('no token is verified in process')));
+  return { ...authentication, tokenSent: false };
 }
 
 /** As sent over the wire (JSON): no undefined members, no class instances. */
