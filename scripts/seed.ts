@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/database/orm.js';
+import { ormConfig } from '../mikro-orm.config.js';
 import { treeLimitSettings } from '../src/limits/tree-depth.js';
 import { createLogger } from '../src/logger.js';
 
@@ -58,7 +59,7 @@ const embedded = config.databaseUrl
   ? null
   : await (await import('../src/database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
 // With the service's tree limits: the depth trigger allows what ORGANIZATION_MAX_DEPTH does.
-const orm = await openDatabase(config.databaseUrl ?? embedded!.url, { migrate: true, logger, connection: { options: treeLimitSettings(config.limits) } });
+const orm = await openDatabase(ormConfig(config.databaseUrl ?? embedded!.url, logger, { options: treeLimitSettings(config.limits) }), { migrate: true, logger });
 const started = Date.now();
 try {
   const trees = await withoutTreeCounting(orm, () => seedOrganizations(orm));

@@ -7,6 +7,7 @@ import { verificationKeys } from './auth/verification-keys.js';
 import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
+import { ormConfig } from '../mikro-orm.config.js';
 import { developmentSecret } from './development-secrets.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { treeLimitSettings } from './limits/tree-depth.js';
@@ -42,14 +43,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   let orm: MikroORM | undefined;
   try {
-    orm = await openDatabase(databaseUrl, {
-      migrate: config.migrateOnStart,
-      logger,
-      connection: {
-        statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
-        options: treeLimitSettings(config.limits),
-      },
-    });
+    const connection = { statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000, options: treeLimitSettings(config.limits) };
+    orm = await openDatabase(ormConfig(databaseUrl, logger, connection), { migrate: config.migrateOnStart, logger });
     const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');
     const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
     const appOrm = orm;

@@ -4,6 +4,7 @@ import { beforeExecution } from '../errors/error-head.js';
 import type { Principal } from './principal.js';
 import { TokenRejected, type TokenVerifier } from './token-verifier.js';
 
+/** A caller with a principal, or none and the 401 to raise when one is needed (a union: never both, never neither). */
 export type Authentication = { principal: Principal; failure: null } | { principal: null; failure: ServiceError };
 
 const REALM = 'org-policy-service';

@@ -2,18 +2,17 @@ import type { NextFunction, Request, Response } from 'express';
 import type { OperationDefinitionNode } from 'graphql';
 import { sendError } from '../errors/error-head.js';
 import type { ServiceError } from '../errors/errors.js';
-import { authenticate, needsPrincipal, refusedToken } from './authenticate.js';
-import type { Principal } from './principal.js';
+import { authenticate, needsPrincipal, refusedToken, type Authentication } from './authenticate.js';
 import type { TokenVerifier } from './token-verifier.js';
 
-/** Who a request is from, decided once per request by the gate. */
-export interface RequestAuthentication {
-  principal: Principal | null;
-  /** The 401 to answer when the request needs a principal and has none. */
-  failure: ServiceError | null;
+/**
+ * Who a request is from, decided once per request by the gate: a principal, or the 401 to answer
+ * when the request needs one and has none (never both, never neither).
+ */
+export type RequestAuthentication = Authentication & {
   /** Whether an Authorization header was sent at all (a refused one is always a 401). */
   tokenSent: boolean;
-}
+};
 
 /**
  * The one authentication gate, before any body is read: REST, `/graphql` and the rate limits
@@ -64,12 +63,9 @@ export type AuthenticationPoint =
  * once the operation is known (every operation needs one but an introspection-only query
  * while the developer pages are on, so Sandbox and GraphiQL can load the schema).
  */
-export function authenticationRefusal(
-  authentication: Pick<RequestAuthentication, 'principal' | 'failure'> & { tokenSent?: boolean },
-  point: AuthenticationPoint,
-): ServiceError | null {
-  const { principal, failure, tokenSent } = authentication;
-  if (principal || !failure) return null;
+export function authenticationRefusal(authentication: Authentication & { tokenSent?: boolean }, point: AuthenticationPoint): ServiceError | null {
+  if (authentication.principal) return null;
+  const { failure, tokenSent } = authentication;
   if (point.surface === 'rest') return failure;
   if ('operation' in point) return needsPrincipal(point.operation, point.anonymousIntrospection) ? failure : null;
   return tokenSent || !point.anonymousIntrospection ? failure : null;
@@ -78,7 +74,7 @@ export function authenticationRefusal(
 /** The rule as a step before the body is read: answers the 401, or lets the request on. */
 export function requireAuthentication(point: AuthenticationPoint) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const refusal = authenticationRefusal(res.locals.authentication as RequestAuthentication, point);
+    const refusal = authenticationRefusal(res.locals.authentication, point);
     if (refusal) return sendError(req, res, refusal);
     next();
   };

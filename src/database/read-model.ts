@@ -36,3 +36,6 @@ export function pickColumns<K extends string>(columns: Readonly<Record<K, string
   for (const name of Object.keys(columns) as K[]) row[name] = (written as Record<string, unknown>)[name] ?? null;
   return row;
 }
+
+/** RFC 3339 in UTC, with milliseconds, from a timestamptz. */
+export const rfc3339 = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -119,6 +119,6 @@ export function sendError(req: Request, res: Response, error: GraphQLError): voi
   const { errors } = safe.extensions as { errors?: [] };
   // For the access line, as /graphql's carries its codes (spec section 13; review F15).
   res.locals.codes = [safe.extensions.code];
-  const requestId = status === 500 ? (res.locals.requestId as string | undefined) : undefined;
+  const requestId = status === 500 ? res.locals.requestId : undefined;
   res.type(PROBLEM_JSON).send(problemBody({ status, code: safe.extensions.code, detail: safe.message, errors, requestId }));
 }

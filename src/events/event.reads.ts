@@ -5,11 +5,9 @@ import { perAccess, querySql } from '../database/sql.js';
 import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
 import { pageOf } from '../graphql/connection.js';
+import { rfc3339 } from '../database/read-model.js';
 import type { Event, WebhookDelivery } from './event.type.js';
-import { EVENT_API_VERSION } from './record-event.js';
-
-/** RFC 3339 in UTC, with milliseconds, from a timestamptz. */
-export const rfc3339 = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+import { EVENT_API_VERSION } from '../outbox/record-event.js';
 
 /** An event's `actor` from its stored `actor_sub` (over the row alias `e`): `{ sub }`, or null when unknown (events older than the column: its migration). */
 const EVENT_ACTOR = `case when e.actor_sub is not null then json_build_object('sub', e.actor_sub) end`;

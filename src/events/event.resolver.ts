@@ -9,7 +9,7 @@ import { Organization } from '../organizations/organization.entity.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 import { accessibleEventsPage, eventNotFound, findAccessibleEvent, MAX_EVENT_DELIVERIES, subtreeEventsPage, type DeliveryRead, type EventRead } from './event.reads.js';
 import { Event, WebhookDelivery } from './event.type.js';
-import { EVENT_TYPES } from './record-event.js';
+import { EVENT_TYPES } from '../outbox/record-event.js';
 
 const EventConnection = ConnectionType('Event', Event);
 

@@ -1,7 +1,7 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
 import { execute, getOperationAST, GraphQLError, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
+import { requireAuthentication } from '../auth/authentication-gate.js';
 import { errorHead, graphqlAnswerHead, graphqlMediaType } from '../errors/error-head.js';
 import { checkOperation, errorsOutcome, type OperationCheckSettings } from './operation-checks.js';
 import type { TrustedDocument, TrustedDocuments } from './trusted-documents.js';
@@ -9,7 +9,7 @@ import { inApolloOperationSpan, inOperationSpan } from '../observability/operati
 import { assertIdempotencyKey, type IdempotencyKeys, type StoredResponse } from '../idempotency/idempotency.js';
 import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
 import type { RateLimits } from '../limits/rate-limits.js';
-import type { ContextFactory, RequestContext } from '../graphql/context.js';
+import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import { badUserInput, responseTooLarge } from '../errors/errors.js';
 import { queryCost } from './query-cost.js';
@@ -56,7 +56,7 @@ export function graphqlRoute(
   const refuseUnauthenticated = requireAuthentication({ surface: 'graphql', anonymousIntrospection: options.developerPages });
 
   const answer = async (req: Request, res: Response): Promise<void> => {
-    const authentication = res.locals.authentication as RequestAuthentication;
+    const { authentication } = res.locals;
     const sub = authentication.principal?.sub;
     // The access line (http/request-lifecycle.ts) adds the operation and the codes answered.
     const operation: OperationOutcome = {};
@@ -159,7 +159,8 @@ async function answerIdempotently(
   const { response, replayed } = await keys.run(
     context.em,
     {
-      principal: context.principal!,
+      // Only a create of a caller with a principal gets here: the operation checks refused the rest.
+      principal: callerOf(context),
       operation: `graphql ${create.name.value}`,
       key,
       // The request as compared between retries: the query's formatting does not matter.

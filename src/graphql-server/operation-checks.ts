@@ -67,10 +67,7 @@ export async function checkOperation(
   const { schema, document, operation, variables } = request;
   context.operation.operationName = operation.name?.value.slice(0, 100) ?? null;
   context.operation.operationType = operation.operation;
-  const refusal = authenticationRefusal(
-    { principal: context.principal, failure: context.authFailure },
-    { surface: 'graphql', anonymousIntrospection: settings.anonymousIntrospection, operation },
-  );
+  const refusal = authenticationRefusal(context.authentication, { surface: 'graphql', anonymousIntrospection: settings.anonymousIntrospection, operation });
   if (refusal) throw refusal;
   const errors = await inputErrors(schema, operation, variables);
   if (errors.length > 0) throw beforeExecution(badUserInput(errors));

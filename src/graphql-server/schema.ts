@@ -3,13 +3,15 @@ import { buildSchema } from 'type-graphql';
 import { AddressResolver } from '../organizations/address.type.js';
 import { OrganizationResolver } from '../organizations/organization.resolver.js';
 import { PolicyResolver } from '../policies/policy.resolver.js';
+import { OrganizationPoliciesResolver } from '../policies/organization-policies.resolver.js';
 import { QuoteResolver } from '../quotes/quote.resolver.js';
+import { CreatePolicyResolver } from '../quotes/create-policy.resolver.js';
 import { EventResolver, OrganizationEventsResolver } from '../events/event.resolver.js';
 import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.js';
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
-import type { RequestContext } from '../graphql/context.js';
+import { callerOf, type RequestContext } from '../graphql/context.js';
 
 /**
  * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the
@@ -17,9 +19,9 @@ import type { RequestContext } from '../graphql/context.js';
  */
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, PolicyResolver, QuoteResolver, AddressResolver, EventResolver, OrganizationEventsResolver, WebhookEndpointResolver],
+    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, OrganizationPoliciesResolver, CreatePolicyResolver, PolicyResolver, QuoteResolver, AddressResolver, EventResolver, OrganizationEventsResolver, WebhookEndpointResolver],
     authChecker: ({ context }: { context: RequestContext }) => {
-      if (!context.principal) throw context.authFailure;
+      callerOf(context);
       return true;
     },
     validateFn: (argValue) => validateInput(argValue),

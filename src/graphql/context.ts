@@ -1,11 +1,11 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
+import type { Authentication } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { Deadline } from '../limits/deadline.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
-import type { ServiceError } from '../errors/errors.js';
 import { createLoaders, type Loaders } from '../graphql-server/loaders.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { PolicyRules } from '../config.js';
@@ -15,8 +15,8 @@ import { UNMETERED, type CostMeter } from './cost-meter.js';
 export interface RequestContext {
   requestId: string;
   principal: Principal | null;
-  /** The 401 to raise when the operation needs a principal and there is none. */
-  authFailure: ServiceError | null;
+  /** The principal, or the 401 to raise when the operation needs one and there is none. */
+  authentication: Authentication;
   /** A fork per request: the global entity manager never serves a request. */
   em: EntityManager;
   /** Batch loaders that apply the access rule; only for requests with a principal. */
@@ -43,6 +43,16 @@ export interface RequestContext {
   };
 }
 
+/** A request's context once it is known to have a principal (every REST route's). */
+export type AuthenticatedContext = RequestContext & { readonly principal: Principal };
+
+/** The caller, or the request's 401 thrown: for what runs only with a principal. */
+export function callerOf(context: Pick<RequestContext, 'authentication'>): Principal {
+  const { authentication } = context;
+  if (authentication.principal === null) throw authentication.failure;
+  return authentication.principal;
+}
+
 export interface ContextDependencies {
   orm: MikroORM;
   cipher: FieldCipher;
@@ -53,21 +63,25 @@ export interface ContextDependencies {
   deadlineSeconds: number;
 }
 
-export interface RequestFacts {
+export interface RequestFacts<A extends RequestAuthentication = RequestAuthentication> {
   requestId: string;
   /** When the request arrived (performance.now()): its deadline counts from then. */
   startedAt?: number;
-  authentication: RequestAuthentication;
+  authentication: A;
   spend: RequestContext['spend'];
   /** Where the operation's name and type are written for the access line (else a throwaway). */
   operation?: OperationOutcome;
 }
 
-export type ContextFactory = (request: RequestFacts) => RequestContext;
+/** A context whose principal is as known as its authentication's: a REST route's, narrowed to one with a principal, gets an AuthenticatedContext. */
+export type ContextFactory = <A extends RequestAuthentication>(request: RequestFacts<A>) => RequestContext & { readonly principal: A['principal'] };
 
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
-  return ({ requestId, startedAt, authentication, spend, operation = {} }) =>
-    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation);
+  // RequestScope's principal is its authentication's, so the narrower type holds.
+  return <A extends RequestAuthentication>({ requestId, startedAt, authentication, spend, operation = {} }: RequestFacts<A>) =>
+    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation) as RequestContext & {
+      readonly principal: A['principal'];
+    };
 }
 
 /**
@@ -78,7 +92,6 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
  */
 class RequestScope implements RequestContext {
   readonly principal: Principal | null;
-  readonly authFailure: ServiceError | null;
   readonly cipher: FieldCipher;
   readonly webhookUrls: { publicOnly: boolean };
   readonly quoteValidDays: number;
@@ -92,13 +105,12 @@ class RequestScope implements RequestContext {
   constructor(
     private readonly deps: ContextDependencies,
     readonly requestId: string,
-    authentication: RequestAuthentication,
+    readonly authentication: RequestAuthentication,
     readonly deadline: Deadline,
     readonly spend: RequestContext['spend'],
     readonly operation: OperationOutcome,
   ) {
     this.principal = authentication.principal;
-    this.authFailure = authentication.failure;
     this.cipher = deps.cipher;
     this.webhookUrls = deps.webhookUrls;
     this.quoteValidDays = deps.quoteValidDays;
@@ -110,10 +122,7 @@ class RequestScope implements RequestContext {
   }
 
   get loaders(): Loaders {
-    return (this.batchLoaders ??= createLoaders(this.em, this.deadline, () => {
-      if (!this.principal) throw this.authFailure;
-      return this.principal;
-    }));
+    return (this.batchLoaders ??= createLoaders(this.em, this.deadline, () => callerOf(this)));
   }
 
   get logger(): Logger {

@@ -6,7 +6,6 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimite
 import type { CallerLimits } from '../config.js';
 import { performance } from 'node:perf_hooks';
 import { rateLimited, unavailable } from '../errors/errors.js';
-import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import { beforeExecution, sendError } from '../errors/error-head.js';
 import { FairAdmission } from './fair-admission.js';
 
@@ -96,7 +95,7 @@ export class RateLimits {
    */
   middleware() {
     return (req: Request, res: Response, next: NextFunction): void => {
-      const { principal } = res.locals.authentication as RequestAuthentication;
+      const { principal } = res.locals.authentication;
       const budget = principal ? this.requests : this.anonymous;
       const key = principal ? principal.sub : clientAddress(req.ip);
       const admit = () => {
@@ -140,7 +139,7 @@ export class RateLimits {
         });
         if (!admitted.started) {
           // Waiting counts toward the deadline: past it, the request is answered without running.
-          const left = this.config.requestDeadlineSeconds * 1000 - (performance.now() - (res.locals.startedAt as number));
+          const left = this.config.requestDeadlineSeconds * 1000 - (performance.now() - res.locals.startedAt);
           waitTimer = setTimeout(() => {
             release?.();
             release = undefined;

@@ -6,7 +6,7 @@ import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
 import { notFound } from '../errors/errors.js';
-import { recordEvent } from '../events/record-event.js';
+import { recordEvent } from '../outbox/record-event.js';
 import { withQuotas } from '../limits/quotas.js';
 import { withDepthLimit } from '../limits/tree-depth.js';
 import { querySql } from '../database/sql.js';

@@ -1,10 +1,9 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { findAccessibleOrganization, organizationNotFound } from './organization.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
-import { Policy } from '../policies/policy.entity.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
 import { CreateOrganizationInput, MAX_BANK_ACCOUNTS, MAX_OWNERS, UpdateOrganizationInput } from './organization.input.js';
@@ -13,26 +12,9 @@ import { listCost } from '../graphql/list-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
 import { type BankAccountRead, type OrganizationRead, type OwnerRead } from './organization.reads.js';
-import type { PolicyRead } from '../policies/policy.reads.js';
-import { PolicyStatus } from '../policies/policy-status.js';
-
 
 export const OrganizationConnection = ConnectionType('Organization', Organization);
 
-/** A page of policies, optionally the whole subtree's (spec section 10): one args class, so the arguments keep one order in the schema. */
-@ArgsType()
-class PoliciesArgs extends PageArgs {
-  @Field(() => Boolean, {
-    nullable: true,
-    defaultValue: false,
-    description: 'Also the policies of every descendant organization, in creation order',
-  })
-  includeDescendants?: boolean | null;
-
-  @Field(() => PolicyStatus, { nullable: true, description: 'Only the policies in this status today (UTC)' })
-  status?: PolicyStatus | null;
-}
-export const PolicyConnection = ConnectionType('Policy', Policy);
 
 @Resolver(() => Organization)
 export class OrganizationResolver {
@@ -100,19 +82,6 @@ export class OrganizationResolver {
   ): Promise<Connection<OrganizationRead>> {
     const { first, after } = pagePosition('organization', args);
     return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }), after);
-  }
-
-  @FieldResolver(() => PolicyConnection, {
-    description: "The organization's own policies, oldest first; with includeDescendants, those of its whole subtree",
-  })
-  async policies(
-    @Root() organization: OrganizationRead,
-    @Args(() => PoliciesArgs) args: PoliciesArgs,
-    @Ctx() ctx: RequestContext,
-  ): Promise<Connection<PolicyRead>> {
-    const { first, after } = pagePosition('policy', args);
-    const loader = args.includeDescendants ? ctx.loaders.subtreePolicies : ctx.loaders.policies;
-    return toConnection('policy', await loader.load({ ownerId: organization.id, first, after, status: args.status ?? null }), after);
   }
 
   @FieldResolver(() => [BankAccount], { complexity: listCost(MAX_BANK_ACCOUNTS) })

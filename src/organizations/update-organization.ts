@@ -3,7 +3,7 @@ import { jsonObject, pickColumns } from '../database/read-model.js';
 import { perAccess, querySql } from '../database/sql.js';
 import { inTransaction } from '../database/transaction.js';
 import { badUserInput, preconditionFailed } from '../errors/errors.js';
-import { recordEvent } from '../events/record-event.js';
+import { recordEvent } from '../outbox/record-event.js';
 import { jsonProblem } from '../input/input-shape.js';
 import { isUuid } from '../values/identifiers.js';
 import { ADDRESS_FIELDS, type StoredAddress } from './address.type.js';

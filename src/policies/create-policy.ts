@@ -10,7 +10,7 @@ import { querySql } from '../database/sql.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
 import { policyEventObject } from './policy-event.js';
-import { eventRowFilledIn, EVENT_INSERT, FILLED_IN_DATA, type EventType } from '../events/record-event.js';
+import { eventRowFilledIn, EVENT_INSERT, FILLED_IN_DATA, type EventType } from '../outbox/record-event.js';
 import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';

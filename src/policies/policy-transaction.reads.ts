@@ -1,6 +1,5 @@
 import { perAccess } from '../database/sql.js';
-import { selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
-import { rfc3339 } from '../events/event.reads.js';
+import { rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import type { PolicyTransaction } from './policy-transaction.entity.js';
 
 /** A policy's transactions (spec section 14) as reads serve them, over the row alias `t`. */

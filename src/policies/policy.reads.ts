@@ -2,14 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { perAccess, querySql } from '../database/sql.js';
-import { jsonObject, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
+import { jsonObject, rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 import { CURRENT_CANCELLATION, STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
-import { rfc3339 } from '../events/event.reads.js';
 import { pageOf } from '../graphql/connection.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */

@@ -8,9 +8,6 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { Charge } from './charge.entity.js';
 import { CoveragePlan } from './coverage-plan.entity.js';
-import { createPolicy } from './create-policy.js';
-import { CreatePolicyInput, type NewPolicyInput } from './policy.input.js';
-import { issueQuote } from '../quotes/issue-quote.js';
 import { Policy } from './policy.entity.js';
 import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
@@ -53,21 +50,6 @@ export class PolicyResolver {
   @Query(() => [CoveragePlan], { description: 'The coverage catalog, cheapest first' })
   coverages(@Ctx() ctx: RequestContext): Promise<CoveragePlan[]> {
     return ctx.em.find(CoveragePlan, {}, { orderBy: { monthlyPremium: 'asc' } });
-  }
-
-  @Authorized()
-  @Mutation(() => Policy, {
-    description: 'Creates a policy with its coverage snapshot and premium schedule, all or nothing; with quoteId, issues that quote at its quoted price',
-  })
-  createPolicy(
-    @Arg('input', () => CreatePolicyInput) input: CreatePolicyInput,
-    @CurrentPrincipal() principal: Principal,
-    @Ctx() ctx: RequestContext,
-  ): Promise<PolicyRead> {
-    const { em, deadline, idempotency } = ctx;
-    const scope = { em, principal, deadline, idempotency };
-    // The input's rules have checked the body: without quoteId its required fields are there.
-    return input.quoteId != null ? issueQuote(scope, input.quoteId, input) : createPolicy(scope, input as NewPolicyInput);
   }
 
   @Authorized()

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.js';
-import { pickColumns } from '../database/read-model.js';
+import { pickColumns, rfc3339 } from '../database/read-model.js';
 import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
 import { querySql } from '../database/sql.js';
 import { inTransaction } from '../database/transaction.js';
-import { EVENT_INSERT, eventRowFilledIn, FILLED_IN_DATA } from '../events/record-event.js';
+import { EVENT_INSERT, eventRowFilledIn, FILLED_IN_DATA } from '../outbox/record-event.js';
 import { inKeyOrder } from '../values/key-order.js';
-import { rfc3339 } from '../events/event.reads.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
 import { priceBody, quotedFields } from '../policies/priced-body.js';

@@ -1,9 +1,9 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { GraphQLError, execute, getNamedType, isInputObjectType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { closestName } from '../values/edit-distance.js';
-import { requireAuthentication, type RequestAuthentication } from '../auth/authentication-gate.js';
+import { requireAuthentication } from '../auth/authentication-gate.js';
 import type { Principal } from '../auth/principal.js';
-import type { ContextFactory, RequestContext } from '../graphql/context.js';
+import type { AuthenticatedContext, ContextFactory, RequestContext } from '../graphql/context.js';
 import { badUserInput, notFound, responseTooLarge, ServiceError, type FieldError } from '../errors/errors.js';
 import { asGraphQLError, safeError, statusOf } from '../errors/safe-errors.js';
 import { errorHead, sendError } from '../errors/error-head.js';
@@ -77,8 +77,10 @@ const requirePrincipal = requireAuthentication({ surface: 'rest' });
 /** A POST creates, a PATCH changes: each is charged to the caller's creates budget (shared by all instances). */
 function spendCreate(limits: RateLimits) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const { principal } = res.locals.authentication as RequestAuthentication;
-    limits.spendCreates(principal!.sub, 1, res).then(
+    const { authentication } = res.locals;
+    // requirePrincipal has answered a request without one: this only narrows the type.
+    if (authentication.principal === null) return sendError(req, res, authentication.failure);
+    limits.spendCreates(authentication.principal.sub, 1, res).then(
       () => next(),
       (error) => (error instanceof ServiceError ? sendError(req, res, error) : next(error)),
     );
@@ -122,14 +124,17 @@ async function run(
   req: Request,
   res: Response,
 ): Promise<void> {
-  const authentication = res.locals.authentication as RequestAuthentication;
+  const { authentication } = res.locals;
+  // requirePrincipal has answered a request without one: this only narrows the type.
+  if (authentication.principal === null) return sendError(req, res, authentication.failure);
+  const { principal } = authentication;
   const context = createContext({
     requestId: res.locals.requestId,
     startedAt: res.locals.startedAt,
     authentication,
     spend: {
       graphqlCost: () => Promise.resolve(),
-      creates: (count) => options.limits.spendCreates(authentication.principal!.sub, count, res),
+      creates: (count) => options.limits.spendCreates(principal.sub, count, res),
     },
   });
   const key = hasBody(route) ? req.get('idempotency-key') : undefined;
@@ -170,17 +175,17 @@ function problemCode(body: string): string | undefined {
 async function answerIdempotently(
   schema: GraphQLSchema,
   route: PreparedRoute,
-  context: RequestContext,
+  context: AuthenticatedContext,
   options: RestOptions,
   req: Request,
   key: string,
 ): Promise<Answer> {
   assertIdempotencyKey(key);
-  const variables = await checkedVariables(schema, route, req, context.principal!);
+  const variables = await checkedVariables(schema, route, req, context.principal);
   const { response, replayed } = await options.idempotency.run(
     context.em,
     // A change's If-Match is part of what it asks: the same key with another precondition is another request.
-    { principal: context.principal!, operation: idempotencyOperation(route, req), key, request: route.method === 'PATCH' ? { body: req.body, ifMatch: req.get('if-match') ?? null } : req.body },
+    { principal: context.principal, operation: idempotencyOperation(route, req), key, request: route.method === 'PATCH' ? { body: req.body, ifMatch: req.get('if-match') ?? null } : req.body },
     {
       execute: (recorder) => {
         context.idempotency = recorder;
@@ -204,8 +209,8 @@ function idempotencyOperation(route: PreparedRoute, req: Request): string {
 }
 
 /** Runs the route's document for this request; expected failures are answers too. */
-async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, context: RequestContext, req: Request): Promise<Answer> {
-  return executeRoute(route, context, await checkedVariables(schema, route, req, context.principal!));
+async function answerRequest(schema: GraphQLSchema, route: PreparedRoute, context: AuthenticatedContext, req: Request): Promise<Answer> {
+  return executeRoute(route, context, await checkedVariables(schema, route, req, context.principal));
 }
 
 /** The request's variables, once every input check has passed (else BAD_USER_INPUT with the list). */
@@ -239,7 +244,7 @@ async function executeRoute(route: PreparedRoute, context: RequestContext, varia
 async function rebuildAnswer(
   schema: GraphQLSchema,
   route: PreparedRoute,
-  context: RequestContext,
+  context: AuthenticatedContext,
   variables: Record<string, unknown>,
   created: CreatedRecord,
 ): Promise<Answer> {

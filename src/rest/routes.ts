@@ -5,7 +5,7 @@ import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
 import { PolicyStatus } from '../policies/policy-status.js';
 import type { Principal } from '../auth/principal.js';
-import type { RequestContext } from '../graphql/context.js';
+import type { AuthenticatedContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
@@ -89,7 +89,7 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
    * The answer of a create that already happened, when reading it back through the schema
    * cannot give it (a webhook endpoint's secret is never readable): the REST body, or null.
    */
-  rebuild?: (context: RequestContext, created: CreatedRecord) => Promise<unknown>;
+  rebuild?: (context: AuthenticatedContext, created: CreatedRecord) => Promise<unknown>;
   /**
    * Body fields refused with a 400 naming them, listed with the body's other errors, where
    * dropping them as unknown (the REST default) would hide a mistake: a quote's `number`.
@@ -265,7 +265,7 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/webhook-endpoints',
     document: CREATE_WEBHOOK_ENDPOINT,
     bodyVariable: 'input',
-    rebuild: ({ em, principal, cipher }, created) => createdEndpointAnswer({ em, principal: principal!, cipher }, (created as { id: string }).id),
+    rebuild: ({ em, principal, cipher }, created) => createdEndpointAnswer({ em, principal, cipher }, (created as { id: string }).id),
     response: (data) => data.createWebhookEndpoint,
   }),
   get<WebhookEndpointsQuery>({

@@ -1,6 +1,7 @@
 import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
-import { OrganizationConnection, PolicyConnection } from '../organizations/organization.resolver.js';
+import { OrganizationConnection } from '../organizations/organization.resolver.js';
+import { PolicyConnection } from '../policies/organization-policies.resolver.js';
 import { policiesByInternalId, type PolicyRead } from '../policies/policy.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';

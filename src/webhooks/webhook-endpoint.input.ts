@@ -1,6 +1,6 @@
 import { Field, ID, InputType } from 'type-graphql';
 import { EachAmong, OptionalText, RequiredHttpUrl } from '../input/rules.js';
-import { EVENT_TYPES } from '../events/record-event.js';
+import { EVENT_TYPES } from '../outbox/record-event.js';
 
 @InputType('CreateWebhookEndpointInput')
 export class CreateWebhookEndpointInput {

@@ -10,6 +10,7 @@ import type { Principal } from '../../src/auth/principal.js';
 import { loadConfig } from '../../src/config.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { openDatabase } from '../../src/database/orm.js';
+import { ormConfig } from '../../mikro-orm.config.js';
 import { safeError, type SafeError } from '../../src/errors/safe-errors.js';
 import { createContextFactory, type ContextFactory } from '../../src/graphql/context.js';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
@@ -73,14 +74,8 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
     const logger = createLogger('silent');
     // As startService opens it: migrations first (on connections of their own), then the
     // service's connection settings (statement timeout, quotas and depth for the triggers).
-    const orm = await openDatabase(databaseUrl, {
-      migrate: true,
-      logger,
-      connection: {
-        statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
-        options: treeLimitSettings(config.limits),
-      },
-    });
+    const connection = { statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000, options: treeLimitSettings(config.limits) };
+    const orm = await openDatabase(ormConfig(databaseUrl, logger, connection), { migrate: true, logger });
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     pool.on('error', () => undefined);
     const createContext = createContextFactory({
@@ -140,8 +135,8 @@ async function authenticationOf(claims: Claims): Promise<RequestAuthentication> 
     return { principal, failure: null, tokenSent: true };
   }
   // No header: `authenticate` answers with the 401 before it would verify anything.
-  const { principal, failure } = await authenticate(undefined, () => Promise.reject(new Error('no token is verified in process')));
-  return { principal, failure, tokenSent: false };
+  const authentication = await authenticate(undefined, () => Promise.reject(new Error('no token is verified in process')));
+  return { ...authentication, tokenSent: false };
 }
 
 /** As sent over the wire (JSON): no undefined members, no class instances. */

@@ -6,12 +6,17 @@ import { describe, expect, it } from 'vitest';
 /**
  * The layers of `src/`, top to bottom (README, "Layout"): a file may import its own folder and
  * anything below it. An import that runs back up a layer must be listed here with its reason.
+ * Folders of one layer may import each other, but never in a loop (the last test).
  */
 const LAYERS = [
   ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
-  ['organizations', 'policies', 'quotes', 'viewer', 'events', 'webhooks'],
-  ['graphql', 'idempotency', 'limits'],
+  // The features, in order: each depends on the ones below it, never the reverse.
+  ['viewer'],
+  ['quotes', 'webhooks'],
+  ['policies', 'events'],
+  ['organizations'],
+  ['graphql', 'idempotency', 'limits', 'outbox'],
   ['auth', 'input', 'http'],
   ['observability'],
   ['errors', 'database', 'crypto', 'values'],
@@ -70,4 +75,81 @@ describe('layers of src/', () => {
       .map(([from, to]) => `${from} -> ${to}`);
     expect(backUp.sort()).toEqual(Object.keys(ALLOWED_BACK_UP).sort());
   });
+
+  // mikro-orm.config.ts names every entity: below the start-up files it would be an import up.
+  it('only the start-up files import from outside src/', () => {
+    const outside = sourceFiles(SRC).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/from\s+'(\.{1,2}\/[^']+)'/g)]
+        .map((match) => relative(SRC, normalize(join(dirname(file), match[1]))))
+        .filter((target) => target.startsWith('..'))
+        .map((target) => [relative(SRC, file), target]),
+    );
+    expect(outside.filter(([from]) => layerOf(from) !== 0).map(([from, to]) => `${from} -> ${to}`)).toEqual([]);
+  });
+
+  // The layer rule cannot see two folders of one layer importing each other (the features share
+  // one): a loop between folders, of any length and in any layers, fails here. The back-up
+  // imports listed above with their reason are the only edges left out.
+  it('no loop between folders', () => {
+    const edges = imports().filter(([from, to]) => !(`${from} -> ${to}` in ALLOWED_BACK_UP));
+    expect(folderLoops(edges)).toEqual([]);
+  });
 });
+
+/**
+ * The loops of the folder graph (an edge per import between two folders),
+ * in order: the strongly connected components of more than one folder (Tarjan), each named by
+ * its folders and shown by one loop through it, `a, b: a -> b -> a`.
+ */
+function folderLoops(edges: Array<[string, string]>): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const [from, to] of edges) {
+    if (room(from) === room(to)) continue;
+    if (!next.has(room(from))) next.set(room(from), new Set());
+    next.get(room(from))!.add(room(to));
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  const visit = (folder: string) => {
+    index.set(folder, index.size);
+    low.set(folder, index.get(folder)!);
+    stack.push(folder);
+    for (const to of next.get(folder) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(folder, Math.min(low.get(folder)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(folder, Math.min(low.get(folder)!, index.get(to)!));
+    }
+    if (low.get(folder) === index.get(folder)) {
+      const component = stack.splice(stack.indexOf(folder));
+      if (component.length > 1) components.push(component);
+    }
+  };
+  for (const folder of [...next.keys()].sort()) if (!index.has(folder)) visit(folder);
+  return components.map((component) => `${component.sort().join(', ')}: ${loopThrough(component, next)}`);
+}
+
+/** One loop from the component's first folder back to it, by the shortest path inside it. */
+function loopThrough(component: string[], next: Map<string, Set<string>>): string {
+  const [start] = component;
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const folder = queue.shift()!;
+    for (const to of [...(next.get(folder) ?? [])].sort()) {
+      if (!component.includes(to)) continue;
+      if (to === start) {
+        const path = [folder];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0])!);
+        return [...path, start].join(' -> ');
+      }
+      if (!cameFrom.has(to)) {
+        cameFrom.set(to, folder);
+        queue.push(to);
+      }
+    }
+  }
+  return component.join(' <-> ');
+}

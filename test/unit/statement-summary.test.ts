@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { summarizeStatement } from '../../src/database/statement-summary.js';
 import { accessPredicate } from '../../src/auth/access-rule.js';
 import { ACCESSIBLE_EVENTS_PAGE, DELIVERIES_BY_EVENT } from '../../src/events/event.reads.js';
-import { EVENT_INSERT } from '../../src/events/record-event.js';
+import { EVENT_INSERT } from '../../src/outbox/record-event.js';
 
 /** A statement's operation and main table, as its span is named (OpenTelemetry's database conventions). */
 describe('summarizeStatement', () => {

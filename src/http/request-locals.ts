@@ -1,0 +1,29 @@
+import type { RequestAuthentication } from '../auth/authentication-gate.js';
+import type { OperationOutcome } from '../observability/metrics.js';
+
+/**
+ * What the middleware of one request hand each other on `res.locals`, declared once (Express 5
+ * types `res.locals` by merging into `Express.Locals`): who writes each key, and who reads it.
+ */
+declare global {
+  namespace Express {
+    interface Locals {
+      /** Written by http/request-lifecycle.ts first: the request's id (X-Request-Id). */
+      requestId: string;
+      /** Written by http/request-lifecycle.ts first: when the request arrived (performance.now()), where its deadline counts from. */
+      startedAt: number;
+      /** Written by the authentication gate (auth/authentication-gate.ts) before any route. */
+      authentication: RequestAuthentication;
+      /** The principal's `sub` for the access line, when there is one (the gate). */
+      sub?: string;
+      /** Set by the in-flight limit (limits/rate-limits.ts): holds the caller's slot until `work` settles. */
+      holdSlot?: (work: Promise<unknown>) => void;
+      /** A `/graphql` request's operation and codes, for the access line and the metrics. */
+      graphql?: OperationOutcome;
+      /** The codes a REST or refused request answered with, for the access line. */
+      codes?: Array<string | undefined>;
+    }
+  }
+}
+
+export {};

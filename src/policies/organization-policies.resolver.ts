@@ -1,0 +1,43 @@
+import { Args, ArgsType, Ctx, Field, FieldResolver, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context.js';
+import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
+import { Organization } from '../organizations/organization.entity.js';
+import type { OrganizationRead } from '../organizations/organization.reads.js';
+import { Policy } from './policy.entity.js';
+import type { PolicyRead } from './policy.reads.js';
+import { PolicyStatus } from './policy-status.js';
+
+/** A page of policies, optionally the whole subtree's (spec section 10): one args class, so the arguments keep one order in the schema. */
+@ArgsType()
+class PoliciesArgs extends PageArgs {
+  @Field(() => Boolean, {
+    nullable: true,
+    defaultValue: false,
+    description: 'Also the policies of every descendant organization, in creation order',
+  })
+  includeDescendants?: boolean | null;
+
+  @Field(() => PolicyStatus, { nullable: true, description: 'Only the policies in this status today (UTC)' })
+  status?: PolicyStatus | null;
+}
+export const PolicyConnection = ConnectionType('Policy', Policy);
+
+/**
+ * `Organization.policies`, served from the policies' side (as `Organization.events` is from
+ * events/): policies depend on organizations, never the reverse (the layers test forbids a loop).
+ */
+@Resolver(() => Organization)
+export class OrganizationPoliciesResolver {
+  @FieldResolver(() => PolicyConnection, {
+    description: "The organization's own policies, oldest first; with includeDescendants, those of its whole subtree",
+  })
+  async policies(
+    @Root() organization: OrganizationRead,
+    @Args(() => PoliciesArgs) args: PoliciesArgs,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<PolicyRead>> {
+    const { first, after } = pagePosition('policy', args);
+    const loader = args.includeDescendants ? ctx.loaders.subtreePolicies : ctx.loaders.policies;
+    return toConnection('policy', await loader.load({ ownerId: organization.id, first, after, status: args.status ?? null }), after);
+  }
+}
