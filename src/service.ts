@@ -58,7 +58,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const knexPool = orm.em.getConnection().getKnex().client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number };
     metrics.watchPool('service', () => ({ inUse: knexPool.numUsed(), idle: knexPool.numFree(), waiting: knexPool.numPendingAcquires() }));
     // Every statement of a sampled request, whichever way it is sent, gets a span.
-    if (options.traced) traceStatements(orm.em.getConnection().getKnex(), orm.config.get('dbName')!);
+    if (options.traced) traceStatements(orm.em.getConnection().getKnex(), orm.config.get('dbName'));
     const { server, drain, apollo } = await createApp({
       orm: appOrm,
       verifyToken: createTokenVerifier(verificationKeys(config)),
@@ -94,7 +94,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         .then((count) => count > 0 && logger.info({ count }, 'deleted expired idempotency keys'))
         .catch((error) => logger.warn({ err: error }, 'could not delete expired idempotency keys'));
     void cleanUp();
-    const cleaner = setInterval(cleanUp, 10 * 60_000).unref();
+    const cleaner = setInterval(() => void cleanUp(), 10 * 60_000).unref();
     const { port } = server.address() as { port: number };
     const openOrm = orm;
     return {

@@ -43,7 +43,7 @@ export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
   const keyFor = async (header: JWTHeaderParameters, token: { payload: string; signature: string }) => {
     if (header.alg === 'HS256' && keys.secret) return keys.secret;
     if (keys.publicKey?.algorithms.includes(header.alg)) return keys.publicKey.key;
-    if (jwks) return jwks(header, token as never);
+    if (jwks) return jwks(header, token);
     throw new TokenRejected('unsupported token algorithm');
   };
 

@@ -103,7 +103,7 @@ export class IdempotencyKeys {
   constructor(private readonly settings: IdempotencySettings) {}
 
   async run(em: EntityManager, request: IdempotentRequest, run: IdempotentRun): Promise<{ response: StoredResponse; replayed: boolean }> {
-    const scope = stringify([request.principal.sub, request.principal.org, request.operation])!;
+    const scope = stringify([request.principal.sub, request.principal.org, request.operation]);
     const claim = randomUUID();
     const row = { scope, key: request.key, claim };
     const outcome = await inTransaction(em, (tx) => this.claim(tx, row, request.request));

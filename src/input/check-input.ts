@@ -51,8 +51,9 @@ function withinReported(path: string, reported: Set<string>): boolean {
 }
 
 /** Input classes by GraphQL type name, so the rules declared on them can run on plain values. */
-let classes: Map<string, Function> | undefined;
-function inputClass(name: string): Function | undefined {
+type InputClass = { prototype: object };
+let classes: Map<string, InputClass> | undefined;
+function inputClass(name: string): InputClass | undefined {
   classes ??= new Map(getMetadataStorage().inputTypes.map((type) => [type.name, type.target]));
   return classes.get(name);
 }

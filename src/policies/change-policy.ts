@@ -77,7 +77,7 @@ export async function changePolicy(scope: LedgerScope, number: number, input: Ch
       charges,
       event: 'policy.changed',
       cancellation: null,
-      shows: inEffect ? (Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to])) as Partial<PolicyRead>) : {},
+      shows: inEffect ? (Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]))) : {},
     });
   });
 }

@@ -350,7 +350,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       .then(({ rows }) => rows[0].count > 0 && logger.info({ count: rows[0].count }, 'deleted events past their retention'))
       .catch((error) => logger.warn({ err: error }, 'could not delete old events'));
   void purge();
-  const purger = setInterval(purge, 10 * 60_000).unref();
+  const purger = setInterval(() => void purge(), 10 * 60_000).unref();
 
   return {
     async stop() {
@@ -426,7 +426,7 @@ function post(url: string, eventId: string, body: string, secret: string, settin
       {
         method: 'POST',
         agent,
-        lookup: checkedLookup(policy) as never,
+        lookup: checkedLookup(policy),
         timeout: settings.timeoutSeconds * 1000,
         headers: {
           // The delivery span's W3C trace context, when tracing is on (spec section 13).
