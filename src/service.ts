@@ -36,10 +36,11 @@ export interface ServiceOptions {
 /** config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. */
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   // Loaded only when used: production (DATABASE_URL) never runs the embedded server's code.
-  const embedded: EmbeddedDatabase | null = config.databaseUrl
-    ? null
+  const embedded: EmbeddedDatabase | undefined = config.databaseUrl
+    ? undefined
     : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger, { ownProcessGroup: true });
-  const databaseUrl = config.databaseUrl ?? embedded!.url;
+  const databaseUrl = config.databaseUrl || embedded?.url;
+  if (!databaseUrl) throw new Error('no database: neither DATABASE_URL nor the embedded server');
   let orm: MikroORM | undefined;
   try {
     orm = await openDatabase(databaseUrl, {

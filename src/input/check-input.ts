@@ -69,7 +69,7 @@ function toInstance(node: InputNode, skip: Set<string>): unknown {
   const instance = target ? Object.create(target.prototype) : {};
   for (const child of childNodes(node)) {
     const converted = toInstance(child, skip);
-    if (converted !== undefined) instance[child.field!.name] = converted;
+    if (converted !== undefined && child.field) instance[child.field.name] = converted;
   }
   return instance;
 }

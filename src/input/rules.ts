@@ -25,7 +25,7 @@ const rule = (name: string, message: string, test: (value: any, args: Validation
     validator: {
       validate: (value, args) => {
         try {
-          return test(value, args!);
+          return args !== undefined && test(value, args);
         } catch {
           return false;
         }
@@ -181,7 +181,7 @@ export const BoundedJson = (bounds: JsonBounds) =>
         name: 'boundedJson',
         validator: {
           validate: (value) => jsonProblem(value, bounds) === null,
-          defaultMessage: (args) => jsonProblem(args!.value, bounds) ?? 'is too large',
+          defaultMessage: (args) => (args && jsonProblem(args.value, bounds)) ?? 'is too large',
         },
       }),
     ),

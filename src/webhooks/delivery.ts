@@ -205,7 +205,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       try {
         const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
         const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
-        const failed = Boolean(outcome.error) || outcome.status! >= 300;
+        const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
         const result = await record(job, delivery, outcome);
