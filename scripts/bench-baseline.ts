@@ -96,7 +96,7 @@ async function one(sql: string, params: unknown[]): Promise<string | null> {
   return rows[0]?.body ?? null;
 }
 
-const server = createServer(async (req, res) => {
+async function handle(req: IncomingMessage, res: ServerResponse) {
   try {
     const who = await principal(req);
     if (!who) return send(res, 401, '{"code":"UNAUTHENTICATED"}');
@@ -146,7 +146,9 @@ const server = createServer(async (req, res) => {
   } catch {
     send(res, 500, '{"code":"INTERNAL_SERVER_ERROR"}');
   }
-});
+}
+// `handle` answers every error itself, so its promise has nothing left to reject.
+const server = createServer((req, res) => void handle(req, res));
 const workers = Number(process.env.BASELINE_WORKERS ?? 1);
 if (workers > 1 && cluster.isPrimary) {
   for (let index = 0; index < workers; index++) cluster.fork();
@@ -156,5 +158,5 @@ if (workers > 1 && cluster.isPrimary) {
   });
 } else {
   server.listen(Number(process.env.PORT ?? 4001), '127.0.0.1', () => console.log('baseline listening'));
-  process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));
+  process.on('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));
 }

@@ -81,7 +81,7 @@ const against = values.against ? resolve(values.against) : null;
 if (against) run('npm', ['run', 'build', '--silent'], {}, against);
 if (!existsSync(join(dataDir, 'seed.json'))) {
   console.log(`seeding ${dataDir} ...`);
-  run('node', ['dist/scripts/seed.js', '--orgs', values.orgs!, '--policies', values.policies!, '--depth', values.depth!], { DATA_DIR: dataDir });
+  run('node', ['dist/scripts/seed.js', '--orgs', values.orgs, '--policies', values.policies, '--depth', values.depth], { DATA_DIR: dataDir });
 }
 const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8')) as { summary: object; trees: SeedTree[] };
 
@@ -321,8 +321,8 @@ try {
       ['PostGraphile', postgraphile],
       ['baseline', baseline],
     ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
-    const workers = childrenOf(serviceCluster!.pid!).map((pid) => peakRss(pid));
-    processRss.push(`service on ${CORES} processes: primary ${peakRss(serviceCluster!.pid!)} MB, workers ${workers.join(' and ')} MB`);
+    const workers = childrenOf(serviceCluster.pid!).map((pid) => peakRss(pid));
+    processRss.push(`service on ${CORES} processes: primary ${peakRss(serviceCluster.pid!)} MB, workers ${workers.join(' and ')} MB`);
     console.log(`\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`);
     console.log(`\nPeak RSS: ${processRss.join(', ')}; OTLP exports received: ${exports}\n`);
   }
@@ -618,7 +618,7 @@ try {
           { stdio: ['ignore', 'pipe', 'ignore'] },
         );
         let flooderOutput = '';
-        flooder.stdout!.on('data', (chunk) => (flooderOutput += chunk));
+        flooder.stdout.on('data', (chunk) => (flooderOutput += chunk));
         const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
         await new Promise((resolve) => flooder.once('exit', resolve));
         const result = JSON.parse(flooderOutput) as autocannon.Result;

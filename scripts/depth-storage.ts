@@ -21,7 +21,7 @@ import { LIMITS_HIGH } from './bench-support.js';
  */
 const { values } = parseArgs({ options: { count: { type: 'string', default: '400' }, depths: { type: 'string', default: '1,8,16,32' } } });
 const count = Number(values.count);
-const depths = values.depths!.split(',').map(Number);
+const depths = values.depths.split(',').map(Number);
 if (!Number.isInteger(count) || count < 1 || depths.some((depth) => !Number.isInteger(depth) || depth < 1)) {
   throw new Error('usage: npx tsx scripts/depth-storage.ts [--count N] [--depths 1,8,16,32]');
 }

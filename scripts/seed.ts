@@ -26,10 +26,10 @@ const { values } = parseArgs({
     width: { type: 'string', default: '5' },
   },
 });
-const orgCount = positive('orgs', values.orgs!);
-const policyCount = positive('policies', values.policies!);
-const depth = positive('depth', values.depth!);
-const width = positive('width', values.width!);
+const orgCount = positive('orgs', values.orgs);
+const policyCount = positive('policies', values.policies);
+const depth = positive('depth', values.depth);
+const width = positive('width', values.width);
 
 function positive(name: string, value: string): number {
   const number = Number(value);

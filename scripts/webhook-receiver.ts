@@ -33,7 +33,7 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) fail('--port must be a 
 let failures = Number(values.fail);
 if (!Number.isInteger(failures) || failures < 0) fail('--fail must be a whole number');
 
-const verifier = new Webhook(secret!);
+const verifier = new Webhook(secret);
 createServer((req, res) => {
   let body = '';
   req.setEncoding('utf8');

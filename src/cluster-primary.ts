@@ -39,10 +39,11 @@ export async function runPrimary(config: Config): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
 
   // Loaded only when used, as in service.ts: production (DATABASE_URL) never runs its code.
-  const embedded: EmbeddedDatabase | null = config.databaseUrl
-    ? null
+  const embedded: EmbeddedDatabase | undefined = config.databaseUrl
+    ? undefined
     : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger, { ownProcessGroup: true });
-  const databaseUrl = config.databaseUrl ?? embedded!.url;
+  const databaseUrl = config.databaseUrl || embedded?.url;
+  if (!databaseUrl) throw new Error('no database: neither DATABASE_URL nor the embedded server');
   try {
     // Once, here: workers starting together would race to apply the same migrations.
     if (config.migrateOnStart) await (await import('./database/migrate.js')).migrateDatabase(databaseUrl, logger);

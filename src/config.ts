@@ -184,8 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     dataEncryptionKey: parseEncryptionKey('DATA_ENCRYPTION_KEY', env.DATA_ENCRYPTION_KEY),
     previousDataEncryptionKeys: (env.DATA_ENCRYPTION_PREVIOUS_KEYS ?? '')
       .split(',')
-      .filter((value) => value.trim() !== '')
-      .map((value) => parseEncryptionKey('DATA_ENCRYPTION_PREVIOUS_KEYS', value.trim())!),
+      .map((value) => parseEncryptionKey('DATA_ENCRYPTION_PREVIOUS_KEYS', value.trim()))
+      .filter((key) => key !== undefined),
     idempotencyRetentionSeconds: parseLimit('IDEMPOTENCY_KEY_RETENTION_SECONDS', env.IDEMPOTENCY_KEY_RETENTION_SECONDS, 24 * 3600),
     graphql: {
       introspection: parseBoolean('GRAPHQL_INTROSPECTION', env.GRAPHQL_INTROSPECTION, nodeEnv !== 'production'),

@@ -37,10 +37,11 @@ export interface ServiceOptions {
 /** config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. */
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   // Loaded only when used: production (DATABASE_URL) never runs the embedded server's code.
-  const embedded: EmbeddedDatabase | null = config.databaseUrl
-    ? null
+  const embedded: EmbeddedDatabase | undefined = config.databaseUrl
+    ? undefined
     : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger, { ownProcessGroup: true });
-  const databaseUrl = config.databaseUrl ?? embedded!.url;
+  const databaseUrl = config.databaseUrl || embedded?.url;
+  if (!databaseUrl) throw new Error('no database: neither DATABASE_URL nor the embedded server');
   let orm: MikroORM | undefined;
   try {
     const connection = { statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000, options: treeLimitSettings(config.limits) };
@@ -53,7 +54,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const knexPool = orm.em.getConnection().getKnex().client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number };
     metrics.watchPool('service', () => ({ inUse: knexPool.numUsed(), idle: knexPool.numFree(), waiting: knexPool.numPendingAcquires() }));
     // Every statement of a sampled request, whichever way it is sent, gets a span.
-    if (options.traced) traceStatements(orm.em.getConnection().getKnex(), orm.config.get('dbName')!);
+    if (options.traced) traceStatements(orm.em.getConnection().getKnex(), orm.config.get('dbName'));
     const { server, drain, apollo } = await createApp({
       orm: appOrm,
       verifyToken: createTokenVerifier(verificationKeys(config)),
@@ -89,7 +90,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         .then((count) => count > 0 && logger.info({ count }, 'deleted expired idempotency keys'))
         .catch((error) => logger.warn({ err: error }, 'could not delete expired idempotency keys'));
     void cleanUp();
-    const cleaner = setInterval(cleanUp, 10 * 60_000).unref();
+    const cleaner = setInterval(() => void cleanUp(), 10 * 60_000).unref();
     const { port } = server.address() as { port: number };
     const openOrm = orm;
     return {

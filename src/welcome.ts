@@ -23,10 +23,10 @@ export async function printWelcome(config: Config, url: string): Promise<void> {
   } else {
     lines.push(`  GraphQL: ${url}/graphql`, `  REST: ${url}/api/v1/... (OpenAPI: ${url}/api/v1/openapi.json)`);
   }
-  if (usesDevelopmentSecret(config)) {
-    const { secret, issuer, audience } = verificationKeys(config);
+  const { secret, issuer, audience } = verificationKeys(config);
+  if (usesDevelopmentSecret(config) && secret) {
     const expiresIn = developmentTokenSeconds(config.jwt.maxLifetimeSeconds);
-    const token = await mintToken(secret!, { sub: 'dev', expiresIn, issuer, audience });
+    const token = await mintToken(secret, { sub: 'dev', expiresIn, issuer, audience });
     lines.push(
       `  Development token (sub "dev", valid ${lifetime(expiresIn)}; more with TOKEN=$(npm run -s token -- --sub alice --org <id>)):`,
       ``,

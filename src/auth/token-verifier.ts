@@ -43,7 +43,7 @@ export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
   const keyFor = async (header: JWTHeaderParameters, token: { payload: string; signature: string }) => {
     if (header.alg === 'HS256' && keys.secret) return keys.secret;
     if (keys.publicKey?.algorithms.includes(header.alg)) return keys.publicKey.key;
-    if (jwks) return jwks(header, token as never);
+    if (jwks) return jwks(header, token);
     throw new TokenRejected('unsupported token algorithm');
   };
 
@@ -62,9 +62,12 @@ export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
     } catch (error) {
       throw new TokenRejected(describe(error));
     }
-    assertLifetime(payload, keys.maxLifetimeSeconds);
+    // jose already requires exp (requiredClaims); read here as a number for the cache and the lifetime.
+    const expiresAt = payload.exp;
+    if (typeof expiresAt !== 'number') throw new TokenRejected('the token has no exp claim');
+    assertLifetime(payload, expiresAt, keys.maxLifetimeSeconds);
     const principal = principalFrom(payload);
-    verified.set(token, principal, payload.exp! * 1000);
+    verified.set(token, principal, expiresAt * 1000);
     return principal;
   };
 }
@@ -90,7 +93,8 @@ class VerifiedTokens {
   }
 
   set(token: string, principal: Principal, expiresAt: number): void {
-    if (this.entries.size >= VerifiedTokens.SIZE) this.entries.delete(this.entries.keys().next().value!);
+    const oldest = this.entries.keys().next();
+    if (this.entries.size >= VerifiedTokens.SIZE && !oldest.done) this.entries.delete(oldest.value);
     this.entries.set(token, { principal, until: Math.min(expiresAt, Date.now() + VerifiedTokens.LIFETIME_MS) });
   }
 }
@@ -99,10 +103,10 @@ class VerifiedTokens {
  * No clock leeway, as for `exp`: a token issued in the future is refused, and so is one whose
  * lifetime (`exp` - `iat`, or what is left of it when there is no `iat`) exceeds the maximum.
  */
-function assertLifetime(payload: JWTPayload, maxLifetimeSeconds: number | undefined): void {
+function assertLifetime(payload: JWTPayload, expiresAt: number, maxLifetimeSeconds: number | undefined): void {
   const now = Math.floor(Date.now() / 1000);
   if (typeof payload.iat === 'number' && payload.iat > now) throw new TokenRejected('the token was issued in the future');
-  if (maxLifetimeSeconds !== undefined && payload.exp! - (payload.iat ?? now) > maxLifetimeSeconds) {
+  if (maxLifetimeSeconds !== undefined && expiresAt - (payload.iat ?? now) > maxLifetimeSeconds) {
     throw new TokenRejected(`the token lives longer than ${maxLifetimeSeconds} seconds`);
   }
 }

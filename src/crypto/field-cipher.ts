@@ -16,10 +16,12 @@ export interface SealedValue {
 export class FieldCipher {
   private readonly keys = new Map<string, Buffer>();
   readonly currentKeyId: string;
+  private readonly currentKey: Buffer;
 
   constructor(currentKey: Buffer, previousKeys: Buffer[] = []) {
     if (currentKey.length !== 32) throw new Error('a data encryption key must be 32 bytes');
     this.currentKeyId = FieldCipher.keyId(currentKey);
+    this.currentKey = currentKey;
     for (const key of [currentKey, ...previousKeys]) this.keys.set(FieldCipher.keyId(key), key);
   }
 
@@ -29,7 +31,7 @@ export class FieldCipher {
 
   seal(plaintext: string, column: string): SealedValue {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentKeyId)!, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.currentKey, iv);
     cipher.setAAD(Buffer.from(column));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return {

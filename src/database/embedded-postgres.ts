@@ -115,8 +115,8 @@ async function startPostgres(databaseDir: string, port: number, detached: boolea
   child.once('exit', () => process.removeListener('exit', stopOnExit));
   await new Promise<void>((resolve, reject) => {
     let ready = false;
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
       for (const line of chunk.split('\n')) if (line.trim()) log(line.trim());
       if (!ready && chunk.includes('database system is ready to accept connections')) {
         ready = true;

@@ -19,9 +19,10 @@ export function traceStatements(knex: Knex, database: string): void {
   tracedDatabase = database;
   const open = new Map<string, Span>();
   const end = (query: KnexQuery, error?: { code?: unknown }) => {
-    const span = open.get(query.__knexQueryUid!);
-    if (!span) return;
-    open.delete(query.__knexQueryUid!);
+    const uid = query.__knexQueryUid;
+    const span = uid === undefined ? undefined : open.get(uid);
+    if (uid === undefined || !span) return;
+    open.delete(uid);
     if (error) failed(span, error);
     span.end();
   };

@@ -74,7 +74,7 @@ function isDatabaseUnavailable(cause: unknown): boolean {
   if (cause instanceof DriverException || cause instanceof Error) {
     // 57014: a statement cancelled by statement_timeout (the database is too slow right now).
     return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P03', '08006', '08001', '08003'].includes(systemCode ?? '') ||
-      /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test((cause as Error).message);
+      /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test(cause.message);
   }
   return false;
 }

@@ -25,7 +25,7 @@ export function prepareDocument(schema: GraphQLSchema, text: string, label: stri
   try {
     parsed = parse(text);
   } catch (error) {
-    throw new Error(`${label} does not parse: ${(error as Error).message}`);
+    throw new Error(`${label} does not parse: ${(error as Error).message}`, { cause: error });
   }
   const problems = validate(schema, parsed, rules);
   if (problems.length > 0) throw new Error(`${label} is not valid against the schema: ${problems[0].message}`);

@@ -55,7 +55,7 @@ export class TrustedDocuments {
     try {
       manifest = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${path} as JSON (${(error as Error).message})`);
+      throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${path} as JSON (${(error as Error).message})`, { cause: error });
     }
     const entries = manifestEntries(manifest, path);
     const documents = entries.map(({ id, body }) => ({ id, ...prepareDocument(schema, body, `GRAPHQL_TRUSTED_DOCUMENTS: the document ${id}`, rules) }));

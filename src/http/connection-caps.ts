@@ -25,7 +25,7 @@ export function capConnectionsPerAddress(server: Server, perAddress: number, key
     }
     open.set(key, count + 1);
     socket.once('close', () => {
-      const left = open.get(key)! - 1;
+      const left = (open.get(key) ?? 1) - 1;
       if (left === 0) open.delete(key);
       else open.set(key, left);
     });

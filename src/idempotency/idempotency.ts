@@ -103,7 +103,7 @@ export class IdempotencyKeys {
   constructor(private readonly settings: IdempotencySettings) {}
 
   async run(em: EntityManager, request: IdempotentRequest, run: IdempotentRun): Promise<{ response: StoredResponse; replayed: boolean }> {
-    const scope = stringify([request.principal.sub, request.principal.org, request.operation])!;
+    const scope = stringify([request.principal.sub, request.principal.org, request.operation]);
     const claim = randomUUID();
     const row = { scope, key: request.key, claim };
     const outcome = await inTransaction(em, (tx) => this.claim(tx, row, request.request));
@@ -161,7 +161,10 @@ export class IdempotencyKeys {
       if (kept.fingerprint !== '' && !fingerprints.matches(body, kept.fingerprint)) {
         throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.');
       }
-      if (kept.status !== null) return { kept: { status: kept.status, contentType: kept.content_type!, body: this.open(kept.body!) }, created: null };
+      if (kept.status !== null) {
+        if (kept.content_type === null || kept.body === null) throw new Error('a kept answer without its content type or body');
+        return { kept: { status: kept.status, contentType: kept.content_type, body: this.open(kept.body) }, created: null };
+      }
       if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
       if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       // An earlier run crashed, or its answer was too large to keep: take over the key.

@@ -32,7 +32,8 @@ export function guardedCreate(operation: OperationDefinitionNode): FieldNode | n
  * create, as a query. Fragments stay as they are.
  */
 export function readBackDocument(document: DocumentNode, operation: OperationDefinitionNode, created: CreatedRecord): DocumentNode {
-  const create = guardedCreate(operation)!;
+  const create = guardedCreate(operation);
+  if (!create) throw new Error('a read-back needs a single guarded create');
   const argument =
     created.type === 'policy'
       ? { name: 'number', value: { kind: Kind.INT, value: String(created.number) } as const }

@@ -51,8 +51,9 @@ function withinReported(path: string, reported: Set<string>): boolean {
 }
 
 /** Input classes by GraphQL type name, so the rules declared on them can run on plain values. */
-let classes: Map<string, Function> | undefined;
-function inputClass(name: string): Function | undefined {
+type InputClass = { prototype: object };
+let classes: Map<string, InputClass> | undefined;
+function inputClass(name: string): InputClass | undefined {
   classes ??= new Map(getMetadataStorage().inputTypes.map((type) => [type.name, type.target]));
   return classes.get(name);
 }
@@ -68,7 +69,7 @@ function toInstance(node: InputNode, skip: Set<string>): unknown {
   const instance = target ? Object.create(target.prototype) : {};
   for (const child of childNodes(node)) {
     const converted = toInstance(child, skip);
-    if (converted !== undefined) instance[child.field!.name] = converted;
+    if (converted !== undefined && child.field) instance[child.field.name] = converted;
   }
   return instance;
 }

@@ -58,8 +58,8 @@ const OBJECT_MACHINERY = new Set(['__proto__', 'constructor', 'prototype']);
  */
 export function jsonProblem(value: unknown, bounds: JsonBounds): string | null {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { value: current, depth } = top;
     if (typeof current !== 'object' || current === null) continue;
     if (depth > bounds.maxDepth) return `must not nest more than ${bounds.maxDepth} levels deep`;
     if (!Array.isArray(current) && Object.keys(current).some((key) => OBJECT_MACHINERY.has(key))) {

@@ -18,13 +18,14 @@ const compose =
   };
 
 /** A rule that throws on odd input (validator.js does, on lone surrogates) counts as broken. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- class-validator hands every value as any; each rule runs on a value GraphQL already coerced, and a throw counts as broken.
 const rule = (name: string, message: string, test: (value: any, args: ValidationArguments) => boolean): FieldDecorator =>
   ValidateBy({
     name,
     validator: {
       validate: (value, args) => {
         try {
-          return test(value, args!);
+          return args !== undefined && test(value, args);
         } catch {
           return false;
         }
@@ -85,7 +86,7 @@ export const RequiredHttpUrl = (max = 2048) =>
 /** A list whose every item is one of `values`, without repeats, and not empty when given. */
 export const EachAmong = (values: readonly string[]) =>
   compose(
-    Extensions({ maxItems: values.length }) as FieldDecorator,
+    Extensions({ maxItems: values.length }),
     optional(
       rule(
         'eachAmong',
@@ -167,20 +168,20 @@ export const WithinYearsOf = (field: string, years: number) =>
  */
 export const MaxItems = (max: number) =>
   compose(
-    Extensions({ maxItems: max }) as FieldDecorator,
+    Extensions({ maxItems: max }),
     optional(ArrayMaxSize(max, { message: `must have at most ${max} items` }), ValidateNested()),
   );
 
 /** A JSON object within size and depth bounds; declared in the extensions like MaxItems. */
 export const BoundedJson = (bounds: JsonBounds) =>
   compose(
-    Extensions({ json: bounds }) as FieldDecorator,
+    Extensions({ json: bounds }),
     optional(
       ValidateBy({
         name: 'boundedJson',
         validator: {
           validate: (value) => jsonProblem(value, bounds) === null,
-          defaultMessage: (args) => jsonProblem(args!.value, bounds) ?? 'is too large',
+          defaultMessage: (args) => (args && jsonProblem(args.value, bounds)) ?? 'is too large',
         },
       }),
     ),

@@ -54,7 +54,7 @@ function* unstorableText(value: unknown, path: string): Generator<FieldError> {
     for (const [index, item] of value.entries()) yield* unstorableText(item, `${path}[${index}]`);
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      const printable = key.replace(/\u0000/g, '\\u0000').toWellFormed();
+      const printable = key.replaceAll('\u0000', '\\u0000').toWellFormed();
       const keyPath = path ? `${path}.${printable}` : printable;
       const problem = textProblem(key);
       if (problem) yield { path: keyPath, message: `names ${problem}` };

@@ -32,7 +32,7 @@ export interface InputNode {
 
 export function inputNode(value: unknown, type: GraphQLInputType, path = '', field?: GraphQLInputField): InputNode {
   const nullable = !isNonNullType(type);
-  return { value, type: (isNonNullType(type) ? type.ofType : type) as NullableInputType, nullable, path, field };
+  return { value, type: (isNonNullType(type) ? type.ofType : type), nullable, path, field };
 }
 
 /** A plain JSON object (not null, not an array). */
@@ -48,7 +48,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function childNodes(node: InputNode): InputNode[] {
   const { value, type, path } = node;
   if (isListType(type)) {
-    return Array.isArray(value) ? value.map((item, index) => inputNode(item, type.ofType as GraphQLInputType, `${path}[${index}]`)) : [];
+    return Array.isArray(value) ? value.map((item, index) => inputNode(item, type.ofType, `${path}[${index}]`)) : [];
   }
   if (isInputObjectType(type) && isPlainObject(value)) {
     const fields = type.getFields();
@@ -66,7 +66,7 @@ export function variableTypes(
 ): Array<{ name: string; type: GraphQLInputType; definition: VariableDefinitionNode }> {
   return (operation.variableDefinitions ?? []).flatMap((definition) => {
     // graphql-js types typeFromAST's node as its own AST union; any type node of a variable is one.
-    const type = typeFromAST(schema, definition.type as Parameters<typeof typeFromAST>[1]) as GraphQLInputType | undefined;
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
     return type ? [{ name: definition.variable.name.value, type, definition }] : [];
   });
 }

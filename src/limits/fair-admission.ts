@@ -58,7 +58,7 @@ export class FairAdmission {
         if (done) return;
         done = true;
         if (started) state.running--;
-        else state.waiting.splice(state.waiting.indexOf(startLater!), 1);
+        else if (startLater) state.waiting.splice(state.waiting.indexOf(startLater), 1);
         if (state.running === 0 && state.waiting.length === 0) this.callers.delete(key);
         this.pump();
       },
@@ -84,7 +84,7 @@ export class FairAdmission {
         this.queued.delete(key);
         continue;
       }
-      while (caller.waiting.length > 0 && caller.running < this.shareOf(key)) caller.waiting.shift()!();
+      while (caller.waiting.length > 0 && caller.running < this.shareOf(key)) caller.waiting.shift()?.();
       if (caller.waiting.length === 0) this.queued.delete(key);
     }
   }

@@ -193,7 +193,9 @@ function report(res: Response, budget: Budget, result: RateLimiterRes): void {
 }
 
 function describe(budget: Budget): string {
-  const [, points, window] = /q=(\d+).*;w=(\d+)/.exec(budget.item)!;
+  const match = /q=(\d+).*;w=(\d+)/.exec(budget.item);
+  if (!match) return budget.item;
+  const [, points, window] = match;
   const unit = budget.policy === 'graphql-cost' ? 'cost points' : budget.policy === 'creates' ? 'creates' : 'requests';
   return `at most ${points} ${unit} per ${window} s`;
 }

@@ -41,7 +41,7 @@ type Message =
 export function instanceScrape(registry: Registry): () => Promise<string> {
   const waiting = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   let next = 0;
-  const send = (message: Message) => process.send!(message);
+  const send = (message: Message) => process.send?.(message);
   process.on('message', (message: Message) => {
     if (message?.type === COLLECT) {
       registry.getMetricsAsJSON().then(

@@ -84,14 +84,16 @@ export class ServiceMetrics {
       labelNames: ['result'],
       registers,
     });
-    const metrics = this;
+    // collect() runs with `this` bound to its gauge, so it reaches ours through these.
+    const pools = this.pools;
+    const queueDepth = () => this.queueDepth?.();
     new Gauge({
       name: 'db_pool_connections',
       help: 'Database connections of this instance by pool and state (in_use, idle), and callers waiting for one (waiting).',
       labelNames: ['pool', 'state'],
       registers,
       collect() {
-        for (const [pool, read] of metrics.pools) {
+        for (const [pool, read] of pools) {
           const state = read();
           this.set({ pool, state: 'in_use' }, state.inUse);
           this.set({ pool, state: 'idle' }, state.idle);
@@ -106,7 +108,8 @@ export class ServiceMetrics {
       // Under node:cluster every worker reads the same count: the instance reports it once.
       aggregator: 'max',
       async collect() {
-        if (metrics.queueDepth) this.set(await metrics.queueDepth());
+        const depth = await queueDepth();
+        if (depth !== undefined) this.set(depth);
       },
     });
   }

@@ -47,7 +47,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   // Any parentId the body carries is an id, even "": only absent or null falls back to the
   // token's org (a truthiness test let "" create a root outside the caller's tree).
   const given = input.parentId !== undefined && input.parentId !== null;
-  const parentId = given ? input.parentId! : principal.org;
+  const parentId = input.parentId ?? principal.org;
   const parent = parentId !== null ? await findAccessibleOrganization(scope.em, principal, parentId) : null;
   if (parentId !== null && !parent) {
     throw notFound(given ? 'Parent organization not found.' : "The token's organization was not found.");

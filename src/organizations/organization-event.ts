@@ -35,8 +35,8 @@ export function restAddress(address: StoredAddress | null | undefined): Record<s
 export function organizationEventObject(organization: OrganizationRead): object {
   const flat = {
     ...organization,
-    address: restAddress(organization.address as StoredAddress | null),
-    owners: organization.owners?.map((owner) => ({ ...owner, address: restAddress(owner.address as StoredAddress | null) })),
+    address: restAddress(organization.address),
+    owners: organization.owners?.map((owner) => ({ ...owner, address: restAddress(owner.address) })),
   };
   return inKeyOrder(ORGANIZATION_KEY_ORDER, flat) as object;
 }

@@ -107,7 +107,7 @@ export async function updateOrganization(
         firstname: owner.firstname,
         lastname: owner.lastname,
         birthdate: owner.birthdate,
-        taxId: owner.taxIdCiphertext ? cipher.open({ ciphertext: owner.taxIdCiphertext, keyId: owner.taxIdKeyId! }, 'owner.tax_id') : null,
+        taxId: owner.taxIdCiphertext ? cipher.open({ ciphertext: owner.taxIdCiphertext, keyId: owner.taxIdKeyId ?? '' }, 'owner.tax_id') : null,
         email: owner.email,
         phone: owner.phone,
         ownership: owner.ownership,

@@ -77,14 +77,14 @@ export async function changePolicy(scope: LedgerScope, number: number, input: Ch
       charges,
       event: 'policy.changed',
       cancellation: null,
-      shows: inEffect ? (Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to])) as Partial<PolicyRead>) : {},
+      shows: inEffect ? (Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]))) : {},
     });
   });
 }
 
 /** The fields of the body that were given. */
 function pick(input: ChangePolicyInput): Partial<Record<(typeof CHANGEABLE_FIELDS)[number], string>> {
-  return Object.fromEntries(CHANGEABLE_FIELDS.filter((field) => input[field] != null).map((field) => [field, input[field]!]));
+  return Object.fromEntries(CHANGEABLE_FIELDS.flatMap((field) => (input[field] == null ? [] : [[field, input[field]]])));
 }
 
 /** Not when cancelled or with a cancellation scheduled, nor once expired (as for a cancellation). */

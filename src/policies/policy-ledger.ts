@@ -103,12 +103,14 @@ export async function withLockedLedger<T>(scope: LedgerScope, number: number, wo
     if (!locked) throw policyNotFound();
     const [row] = await querySql<Record<string, unknown> & { ledger: LedgerCharge[]; transactions: LedgerTransaction[]; transactionTime: string }>(em, LEDGER, [locked.id]);
     const { ledger: charges, transactions, transactionTime, ...read } = row;
+    const latest = transactions.at(-1);
+    if (!latest) throw new Error(`policy ${locked.id} has no transactions: its issuance is missing`);
     const lastChange = transactions.filter((transaction) => transaction.type === 'cancellation' || transaction.type === 'reinstatement').at(-1);
     return work(em, {
       policy: { ...policyRead(read), charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead) },
       charges,
       transactions,
-      latest: transactions.at(-1)!,
+      latest,
       cancellation: lastChange?.type === 'cancellation' ? lastChange : null,
       transactionTime,
     });

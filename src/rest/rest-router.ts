@@ -18,6 +18,7 @@ import { REST_ROUTES, type GetRoute, type PostRoute, type RestRoute } from './ro
 import { prepareDocument, type PreparedDocument } from '../graphql-server/prepared-document.js';
 import { inOperationSpan } from '../observability/operation-span.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes of different Data: any stands for "some Data", checked per route in routes.ts.
 type PreparedRoute = (GetRoute<any> & PreparedDocument) | (PostRoute<any> & PreparedDocument & { bodyType: GraphQLInputType });
 
 /** The media types a body is parsed as: JSON, and for a change also a JSON merge patch (RFC 7396). */
@@ -104,6 +105,7 @@ function requireMergePatchBody(req: Request, res: Response, next: NextFunction):
 }
 
 /** A create (POST) or a change (PATCH): its body is a variable. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- "a PostRoute of some Data", as RestRoute.
 function hasBody<R extends RestRoute>(route: R): route is Extract<R, PostRoute<any>> {
   return route.method === 'POST' || route.method === 'PATCH';
 }
@@ -230,7 +232,7 @@ async function executeRoute(route: PreparedRoute, context: RequestContext, varia
   try {
     const result = await inOperationSpan(route.operation, async () => route.compiled.query(undefined, context, variables));
     if (result.errors?.length) return errorAnswer(context, result.errors);
-    const response = route.response(result.data as Record<string, unknown>);
+    const response = route.response(result.data);
     // A DELETE that happened answers 204 with no body.
     if (route.method === 'DELETE') return { status: 204, contentType: 'application/json', body: '', headers: {} };
     return { status: 200, contentType: 'application/json', body: JSON.stringify(response), headers: {} };
@@ -256,7 +258,7 @@ async function rebuildAnswer(
   const document = readBackDocument(route.parsed, route.operation, created);
   const result = await execute({ schema, document, contextValue: context, variableValues: variables });
   if (result.errors?.length) return errorAnswer(context, result.errors);
-  return { status: 200, contentType: 'application/json', body: JSON.stringify(route.response(result.data as Record<string, unknown>)), headers: {} };
+  return { status: 200, contentType: 'application/json', body: JSON.stringify(route.response(result.data)), headers: {} };
 }
 
 /** The route's refused fields present in the body (variablesOf has checked it is an object). */

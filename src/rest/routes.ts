@@ -107,6 +107,7 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
   headerVariables?: (request: Pick<Request, 'get'>) => Record<string, unknown>;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- routes of different Data in one list: any stands for "some Data", each entry is checked where it is built.
 export type RestRoute = GetRoute<any> | PostRoute<any>;
 
 const get = <Data>(route: Omit<GetRoute<Data>, 'method'>): GetRoute<Data> => ({ method: 'GET', ...route });

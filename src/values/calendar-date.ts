@@ -17,7 +17,14 @@ export function parseCalendarDate(value: string): number | null {
  * Negative when `a` is earlier, 0 when equal, positive when later.
  */
 export function compareDates(a: string, b: string): number {
-  return timeOf(a, COMPUTED_DATE)! - timeOf(b, COMPUTED_DATE)!;
+  return checkedTime(a) - checkedTime(b);
+}
+
+/** The time of a date already checked or computed by the service: anything else is a bug. */
+function checkedTime(date: string): number {
+  const time = timeOf(date, COMPUTED_DATE);
+  if (time === null) throw new Error(`not a calendar date: ${date}`);
+  return time;
 }
 
 function timeOf(value: string, pattern: RegExp): number | null {
@@ -44,7 +51,7 @@ export function todayUtc(now: Date = new Date()): string {
 
 /** `date` plus `days` days (negative: earlier). */
 export function addDays(date: string, days: number): string {
-  return formatCalendarDate(timeOf(date, COMPUTED_DATE)! + days * DAY_MS);
+  return formatCalendarDate(checkedTime(date) + days * DAY_MS);
 }
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */

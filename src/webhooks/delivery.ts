@@ -205,7 +205,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       try {
         const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
         const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
-        const failed = Boolean(outcome.error) || outcome.status! >= 300;
+        const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
         const result = await record(job, delivery, outcome);
@@ -350,7 +350,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       .then(({ rows }) => rows[0].count > 0 && logger.info({ count: rows[0].count }, 'deleted events past their retention'))
       .catch((error) => logger.warn({ err: error }, 'could not delete old events'));
   void purge();
-  const purger = setInterval(purge, 10 * 60_000).unref();
+  const purger = setInterval(() => void purge(), 10 * 60_000).unref();
 
   return {
     async stop() {
@@ -426,7 +426,7 @@ function post(url: string, eventId: string, body: string, secret: string, settin
       {
         method: 'POST',
         agent,
-        lookup: checkedLookup(policy) as never,
+        lookup: checkedLookup(policy),
         timeout: settings.timeoutSeconds * 1000,
         headers: {
           // The delivery span's W3C trace context, when tracing is on (spec section 13).

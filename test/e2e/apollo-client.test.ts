@@ -50,7 +50,7 @@ describe('Apollo Client 4 against the service', () => {
     type Data = { organization: { children: { edges: Array<{ node: { id: string; name: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } } };
     const observable = client.watchQuery<Data>({ query: CHILDREN, variables: { id: rootId } });
     // Watched as a screen would; each fetchMore then merges into what it shows.
-    let data = (await firstValueFrom(observable.pipe(filter((result) => result.dataState === 'complete')))).data as Data;
+    let data = (await firstValueFrom(observable.pipe(filter((result) => result.dataState === 'complete')))).data;
     let pages = 1;
     while (data.organization.children.pageInfo.hasNextPage) {
       await observable.fetchMore({ variables: { after: data.organization.children.pageInfo.endCursor } });
@@ -101,7 +101,7 @@ describe('Apollo Client 4 against the service', () => {
     // Watched as a screen would: every result the cache pushes is kept, in order.
     const shownResults: Data[] = [];
     const watching = client.watchQuery<Data>({ query: POLICY, variables: { number: created.body.number } }).subscribe((result) => {
-      if (result.dataState === 'complete') shownResults.push(result.data as Data);
+      if (result.dataState === 'complete') shownResults.push(result.data);
     });
     const nextShown = async (matches: (data: Data) => boolean) => {
       for (let waited = 0; waited < 10_000; waited += 10) {
@@ -155,7 +155,7 @@ describe('Apollo Client 4 against the service', () => {
     type Data = { organization: { id: string; version: number; name: string; email: string | null; address: { city: string | null } | null } };
     const shownResults: Data[] = [];
     const watching = client.watchQuery<Data>({ query: ORGANIZATION, variables: { id: created.body.id } }).subscribe((result) => {
-      if (result.dataState === 'complete') shownResults.push(result.data as Data);
+      if (result.dataState === 'complete') shownResults.push(result.data);
     });
     const nextShown = async (matches: (data: Data) => boolean) => {
       for (let waited = 0; waited < 10_000; waited += 10) {

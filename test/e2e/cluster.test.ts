@@ -339,8 +339,8 @@ describe('Ctrl-C during start-up', () => {
       detached: true,
     });
     let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
     let postmaster = 0;
     try {
@@ -396,8 +396,8 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
-      child.stdout!.on('data', (chunk) => (output += chunk));
-      child.stderr!.on('data', (chunk) => (output += chunk));
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
       expect(await new Promise((resolve) => child.once('close', resolve)), output).toBe(1);
       expect(output).toContain('Start-up failed: bind EADDRINUSE');
       expect(output).toContain('exited before listening: start-up failed');
@@ -417,8 +417,8 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
     expect(output.trim()).toBe(`Configuration error: WEB_CONCURRENCY must be an integer from 1 to 64 (got "${value}")`);
   });

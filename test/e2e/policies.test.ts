@@ -135,7 +135,7 @@ describe('policies', () => {
     expect(again.status).toBe(409);
     expect(again.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(again.body).toMatchObject({ status: 409, code: 'CONFLICT', title: 'Conflict' });
-    const viaGraphql = await execute(service.url, CreatePolicyDocument, { input: policyBody({ number: 6000 }) as CreatePolicyInput }, token);
+    const viaGraphql = await execute(service.url, CreatePolicyDocument, { input: policyBody({ number: 6000 }) }, token);
     expect(viaGraphql.body.errors![0].extensions.code).toBe('CONFLICT');
     const rows = await service.sql<{ pet_name: string }>('select pet_name from policy where number = 6000');
     expect(rows).toEqual([{ pet_name: 'First' }]);

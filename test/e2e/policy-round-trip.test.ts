@@ -29,7 +29,7 @@ describe('a policy written and read back, field by field', () => {
       const meta = metadata.find(entity)!;
       for (const [name, { column }] of Object.entries(map)) {
         // The parent reference is written as its id (`policyId`, `organizationId`).
-        const property = meta.properties[name as keyof typeof meta.properties] ?? meta.properties[name.replace(/Id$/, '') as keyof typeof meta.properties];
+        const property = meta.properties[name] ?? meta.properties[name.replace(/Id$/, '')];
         expect(property, `${entity}.${name}`).toBeDefined();
         expect(property.kind === ReferenceKind.SCALAR || property.kind === ReferenceKind.MANY_TO_ONE, `${entity}.${name}`).toBe(true);
         expect(property.fieldNames, `${entity}.${name}`).toEqual([column]);

@@ -68,7 +68,7 @@ describe('starting the service as npm start does', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     const code = await new Promise((resolve) => child.once('close', resolve));
     expect(code).toBe(1);
     expect(output.trim()).toBe('Configuration error: NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL to verify tokens');
@@ -89,8 +89,8 @@ describe('starting the service as npm start does', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
     expect(output.trim()).toBe(`Configuration error: ${line}`);
   });
@@ -101,7 +101,7 @@ describe('starting the service as npm start does', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
     expect(output).toContain('PORT must be an integer');
   });
@@ -122,8 +122,8 @@ describe('starting the service as npm start does', () => {
     async () => {
       const child = spawn(machineNode!, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
-      child.stdout!.on('data', (chunk) => (output += chunk));
-      child.stderr!.on('data', (chunk) => (output += chunk));
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
       expect(await new Promise((resolve) => child.once('close', resolve))).toBe(1);
       expect(output.trim().split('\n')).toEqual([nodeFloorProblem(machineNodeVersion)]);
     },

@@ -9,7 +9,7 @@ import { printWelcome } from '../../src/welcome.js';
 
 /** `npm run token`, as a developer runs it: from the project, in a process of its own. */
 function token(args: string[], env: Record<string, string>) {
-  const childEnv: Record<string, string> = { ...process.env, NODE_ENV: 'development', ...env } as never;
+  const childEnv: Record<string, string> = { ...process.env, NODE_ENV: 'development', ...env };
   for (const name of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'VITEST', 'VITEST_WORKER_ID']) {
     if (!(name in env)) delete childEnv[name];
   }

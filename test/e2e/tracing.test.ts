@@ -76,7 +76,7 @@ describe('tracing', () => {
   };
   const ancestors = (span: ReceivedSpan, trace: ReceivedSpan[]) => {
     const chain: ReceivedSpan[] = [];
-    for (let at = trace.find((each) => each.spanId === span.parentSpanId); at; at = trace.find((each) => each.spanId === at!.parentSpanId)) chain.push(at);
+    for (let at = trace.find((each) => each.spanId === span.parentSpanId); at; at = trace.find((each) => each.spanId === at.parentSpanId)) chain.push(at);
     return chain;
   };
 

@@ -7,7 +7,6 @@ import {
   OrganizationParentDocument,
   OrganizationPoliciesDocument,
   type CreateOrganizationInput,
-  type CreatePolicyInput,
 } from '../generated/graphql.js';
 import { useInProcessSchema, type Claims } from '../support/in-process.js';
 import { insertOrganizations, insertPolicies } from '../support/rows.js';
@@ -234,7 +233,7 @@ describe('GraphQL connections', () => {
       const small = await createOrganization(alice, { legalName: 'Small' });
       const big = await createOrganization(alice, { legalName: 'Big' });
       const principal = { sub: 'alice' };
-      const createPolicy = (input: Record<string, unknown>) => api.run(CreatePolicyDocument, { principal, variables: { input: input as CreatePolicyInput } });
+      const createPolicy = (input: Record<string, unknown>) => api.run(CreatePolicyDocument, { principal, variables: { input } });
       for (let i = 0; i < 50; i++) {
         const body = policyBody({ organizationId: i < 5 ? small : big, effectiveDate: '2026-01-01', expirationDate: '2026-04-01' });
         if (i < 5) await createPolicy(body);

@@ -6,7 +6,6 @@ import {
   CreateQuoteDocument,
   ViewerDocument,
   type CreateOrganizationInput,
-  type CreatePolicyInput,
   type CreateQuoteInput,
 } from '../generated/graphql.js';
 import { useInProcessSchema } from '../support/in-process.js';
@@ -39,7 +38,7 @@ describe('organization hierarchy through GraphQL', () => {
     policy[name] = 1000 + ALL.indexOf(name);
     const created = await api.run(CreatePolicyDocument, {
       principal: claims,
-      variables: { input: policyBody({ organizationId: org[name], number: policy[name] }) as CreatePolicyInput },
+      variables: { input: policyBody({ organizationId: org[name], number: policy[name] }) },
     });
     expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
     const quoted = await api.run(CreateQuoteDocument, {

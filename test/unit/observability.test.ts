@@ -40,7 +40,10 @@ describe('BoundedLabels', () => {
 
   it('forgets a flood of one-off values, so a name that keeps coming still gets in', () => {
     const labels = new BoundedLabels(2, '(other)');
-    for (let round = 0; round < 5; round++) labels.label('a'), labels.label('b');
+    for (let round = 0; round < 5; round++) {
+      labels.label('a');
+      labels.label('b');
+    }
     // 'c' must be seen more often than 'a' and 'b' (5 each) while one-off names fill the table of
     // values not admitted (20 places here) and halve it again and again.
     const flood: string[] = [];
