@@ -8,6 +8,9 @@ import { migrateDatabase } from './migrate.js';
  * entity, so this lowest layer imports no feature). ORM messages go to `logger`.
  */
 export async function openDatabase(config: Options, options: { migrate: boolean; logger?: Logger }): Promise<MikroORM> {
-  if (options.migrate) await migrateDatabase(config.clientUrl!, options.logger);
+  if (options.migrate) {
+    if (!config.clientUrl) throw new Error('openDatabase: the config names no clientUrl to migrate');
+    await migrateDatabase(config.clientUrl, options.logger);
+  }
   return MikroORM.init(config);
 }

@@ -79,9 +79,7 @@ export type ContextFactory = <A extends RequestAuthentication>(request: RequestF
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
   // RequestScope's principal is its authentication's, so the narrower type holds.
   return <A extends RequestAuthentication>({ requestId, startedAt, authentication, spend, operation = {} }: RequestFacts<A>) =>
-    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation) as RequestContext & {
-      readonly principal: A['principal'];
-    };
+    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation);
 }
 
 /**

@@ -6,6 +6,8 @@ import type { OperationOutcome } from '../observability/metrics.js';
  * types `res.locals` by merging into `Express.Locals`): who writes each key, and who reads it.
  */
 declare global {
+  // Express's own types declare Locals in this namespace; merging into it takes one.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
       /** Written by http/request-lifecycle.ts first: the request's id (X-Request-Id). */

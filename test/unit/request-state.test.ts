@@ -15,11 +15,11 @@ describe('typed request state', () => {
   it('a context made from an authentication with a principal has one', () => {
     type Authenticated = Extract<RequestAuthentication, { principal: Principal }>;
     expectTypeOf<ReturnType<ContextFactory>['principal']>().toEqualTypeOf<Principal | null>();
-    function make(factory: ContextFactory, facts: RequestFacts<Authenticated>) {
+    function _make(factory: ContextFactory, facts: RequestFacts<Authenticated>) {
       return factory(facts);
     }
-    expectTypeOf<ReturnType<typeof make>['principal']>().toEqualTypeOf<Principal>();
-    expectTypeOf<ReturnType<typeof make>>().toMatchTypeOf<AuthenticatedContext>();
+    expectTypeOf<ReturnType<typeof _make>['principal']>().toEqualTypeOf<Principal>();
+    expectTypeOf<ReturnType<typeof _make>>().toMatchTypeOf<AuthenticatedContext>();
   });
 
   it('res.locals is typed (Express.Locals)', () => {
