@@ -110,7 +110,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       const body = await one(ORGANIZATION, [match[1], who.org, who.sub]);
       return body ? send(res, 200, body) : send(res, 404, '{"code":"NOT_FOUND"}');
     }
-    if (req.method === 'GET' && (match = /^\/api\/v1\/policy\?organizationId=([0-9a-f-]{36})&includeDescendants=true&limit=20$/.exec(url))) {
+    if (
+      req.method === 'GET' &&
+      (match = /^\/api\/v1\/policy\?organizationId=([0-9a-f-]{36})&includeDescendants=true&limit=20$/.exec(url))
+    ) {
       const body = await one(SUBTREE_PAGE, [match[1], who.org, who.sub]);
       return body ? send(res, 200, body) : send(res, 404, '{"code":"NOT_FOUND"}');
     }
@@ -136,9 +139,19 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
         currency: 'USD',
       }).map((charge, sequence) => ({ sequence, start: charge.periodStart, finish: charge.periodEnd, amount: charge.amount }));
       const body = await one(CREATE_POLICY, [
-        input.organizationId, who.org, who.sub, input.coverageSlug, input.internalID ?? null, input.ownerFirstname,
-        input.ownerLastname, input.ownerDOB ?? null, input.petName, input.petDOB ?? null, input.effectiveDate,
-        input.expirationDate, JSON.stringify(schedule),
+        input.organizationId,
+        who.org,
+        who.sub,
+        input.coverageSlug,
+        input.internalID ?? null,
+        input.ownerFirstname,
+        input.ownerLastname,
+        input.ownerDOB ?? null,
+        input.petName,
+        input.petDOB ?? null,
+        input.effectiveDate,
+        input.expirationDate,
+        JSON.stringify(schedule),
       ]);
       return body ? send(res, 200, body) : send(res, 404, '{"code":"NOT_FOUND"}');
     }

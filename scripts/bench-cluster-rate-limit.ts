@@ -44,7 +44,10 @@ if (cluster.isPrimary) {
       }),
     );
     const used = process.cpuUsage(cpu);
-    return { wallMicros: Number(process.hrtime.bigint() - started) / CONSUMES / 1000, workerCpuMicros: (used.user + used.system) / CONSUMES };
+    return {
+      wallMicros: Number(process.hrtime.bigint() - started) / CONSUMES / 1000,
+      workerCpuMicros: (used.user + used.system) / CONSUMES,
+    };
   };
   const options = { points: 1e9, duration: 60 };
   const memory = new RateLimiterMemory({ ...options, keyPrefix: 'memory' });

@@ -17,13 +17,22 @@ import { RateLimits } from '../src/limits/rate-limits.js';
 export async function limitsCostPerRequest(requests = 200_000): Promise<{ on: number; off: number }> {
   const measure = async (env: Record<string, string>) => {
     // Production's settings; nothing here connects to the database it names.
-    const { limits } = loadConfig({ ...env, NODE_ENV: 'production', DATABASE_URL: 'postgres://localhost/unused', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    const { limits } = loadConfig({
+      ...env,
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://localhost/unused',
+      JWT_SECRET: 'x'.repeat(32),
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    });
     // Creates are counted in PostgreSQL; reads never touch that store.
     const middleware = new RateLimits(limits, {} as never, createLogger('silent')).middleware();
     const run = async (count: number) => {
       for (let i = 0; i < count; i++) {
         const res = Object.assign(new EventEmitter(), {
-          locals: { authentication: { principal: { sub: `caller-${i % 50}`, org: null }, failure: null, tokenSent: true }, startedAt: performance.now() },
+          locals: {
+            authentication: { principal: { sub: `caller-${i % 50}`, org: null }, failure: null, tokenSent: true },
+            startedAt: performance.now(),
+          },
           headersSent: false,
           appendHeader() {
             return res;

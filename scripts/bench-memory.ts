@@ -43,25 +43,58 @@ const flags = (process.env.FLAGS ?? '').split(' ').filter(Boolean);
 const port = await freePort();
 // As npm start runs it (src/v8-flags.ts), then FLAGS, whose values win.
 const child = spawn('node', [...START_FLAGS, ...flags, '--import', memlog, 'dist/src/main.js'], {
-  env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: database.url, JWT_SECRET, DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), LOG_LEVEL: 'warn', HOST: '127.0.0.1', WEB_CONCURRENCY: '1', PORT: String(port), MEMLOG: process.env.MEMLOG ?? '', ...LIMITS_HIGH },
+  env: {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: database.url,
+    JWT_SECRET,
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    WEB_CONCURRENCY: '1',
+    PORT: String(port),
+    MEMLOG: process.env.MEMLOG ?? '',
+    ...LIMITS_HIGH,
+  },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 await ready(port);
 const trees = seed.trees.filter((t) => t.deepPolicies.length > 0);
-const tokens = await Promise.all(trees.map((t) => mintToken(new TextEncoder().encode(JWT_SECRET), { sub: t.ownerSub, org: t.rootId, expiresIn: 3600 })));
+const tokens = await Promise.all(
+  trees.map((t) => mintToken(new TextEncoder().encode(JWT_SECRET), { sub: t.ownerSub, org: t.rootId, expiresIn: 3600 })),
+);
 let turn = 0;
 const kinds = (process.env.KINDS ?? 'rest,graphql,org').split(',');
 for (const kind of kinds) {
   const cpu0 = cpuMillis(child.pid!);
-  const r = await autocannon({ url: `http://127.0.0.1:${port}`, connections: Number(process.env.C ?? 32), duration: Number(process.env.D ?? 15), requests: [{ setupRequest: (req) => {
-    const i = turn++ % trees.length; const t = trees[i]; const number = t.deepPolicies[turn % t.deepPolicies.length];
-    const headers = { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' };
-    if (kind === 'rest') return { ...req, method: 'GET', path: `/api/v1/policy/${number}`, headers };
-    if (kind === 'org') return { ...req, method: 'GET', path: `/api/v1/organization/${t.deepest[turn % t.deepest.length]}`, headers };
-    return { ...req, method: 'POST', path: '/graphql', headers, body: JSON.stringify({ query: POLICY_QUERY, variables: { number } }) };
-  } }] });
+  const r = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: Number(process.env.C ?? 32),
+    duration: Number(process.env.D ?? 15),
+    requests: [
+      {
+        setupRequest: (req) => {
+          const i = turn++ % trees.length;
+          const t = trees[i];
+          const number = t.deepPolicies[turn % t.deepPolicies.length];
+          const headers = { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' };
+          if (kind === 'rest') return { ...req, method: 'GET', path: `/api/v1/policy/${number}`, headers };
+          if (kind === 'org') return { ...req, method: 'GET', path: `/api/v1/organization/${t.deepest[turn % t.deepest.length]}`, headers };
+          return {
+            ...req,
+            method: 'POST',
+            path: '/graphql',
+            headers,
+            body: JSON.stringify({ query: POLICY_QUERY, variables: { number } }),
+          };
+        },
+      },
+    ],
+  });
   const used = cpuMillis(child.pid!) - cpu0;
-  console.log(`${kind}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99}, non2xx ${r.non2xx}, errors ${r.errors}, cpu/req ${Math.round((used * 1000) / r.requests.total)} µs, peak RSS so far ${peakRss(child.pid!)} MB`);
+  console.log(
+    `${kind}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99}, non2xx ${r.non2xx}, errors ${r.errors}, cpu/req ${Math.round((used * 1000) / r.requests.total)} µs, peak RSS so far ${peakRss(child.pid!)} MB`,
+  );
 }
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));

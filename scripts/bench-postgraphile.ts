@@ -105,7 +105,11 @@ export async function verifyPostgraphile(
       body: postgraphilePolicyBody(number),
     });
     const text = await response.text();
-    return { status: response.status, text, body: JSON.parse(text) as { data?: { policyByNumber: PeerPolicy | null }; errors?: unknown[] } };
+    return {
+      status: response.status,
+      text,
+      body: JSON.parse(text) as { data?: { policyByNumber: PeerPolicy | null }; errors?: unknown[] },
+    };
   };
   const fail = (what: string, detail: unknown) => {
     throw new Error(`PostGraphile peer, policy ${number}: ${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
@@ -116,7 +120,8 @@ export async function verifyPostgraphile(
   const policy = allowed.body.data?.policyByNumber;
   if (!policy) return fail("the owner's read found no policy", allowed.text);
   if (policy.number !== String(expected.number)) fail('another policy number', policy.number);
-  if (!isDeepStrictEqual(policy.coverage, expected.coverage)) fail('another coverage', { peer: policy.coverage, expected: expected.coverage });
+  if (!isDeepStrictEqual(policy.coverage, expected.coverage))
+    fail('another coverage', { peer: policy.coverage, expected: expected.coverage });
   const charges = policy.chargesByPolicyId.nodes;
   if (expected.charges.length === 0 || charges.length !== expected.charges.length) {
     fail(`${charges.length} charges, expected ${expected.charges.length}`, charges);

@@ -17,7 +17,13 @@ import type { SeedTree } from './seed.js';
 import { createHash } from 'node:crypto';
 import { parse, print } from 'graphql';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
-import { policyFromDatabase, postgraphilePolicyBody, preparePostgraphile, startPostgraphile, verifyPostgraphile } from './bench-postgraphile.js';
+import {
+  policyFromDatabase,
+  postgraphilePolicyBody,
+  preparePostgraphile,
+  startPostgraphile,
+  verifyPostgraphile,
+} from './bench-postgraphile.js';
 
 /**
  * `npm run bench [-- --data-dir DIR --connections 32 --duration 10]`: loads the service and the
@@ -81,7 +87,9 @@ const against = values.against ? resolve(values.against) : null;
 if (against) run('npm', ['run', 'build', '--silent'], {}, against);
 if (!existsSync(join(dataDir, 'seed.json'))) {
   console.log(`seeding ${dataDir} ...`);
-  run('node', ['dist/scripts/seed.js', '--orgs', values.orgs, '--policies', values.policies, '--depth', values.depth], { DATA_DIR: dataDir });
+  run('node', ['dist/scripts/seed.js', '--orgs', values.orgs, '--policies', values.policies, '--depth', values.depth], {
+    DATA_DIR: dataDir,
+  });
 }
 const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8')) as { summary: object; trees: SeedTree[] };
 
@@ -126,13 +134,21 @@ const CORES = availableParallelism();
 const clusterPort = await freePort();
 const baselineClusterPort = await freePort();
 const service = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, PORT: String(servicePort) }, stdio: 'ignore' });
-const defaults = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) }, stdio: 'ignore' });
+const defaults = spawn('node', SERVICE, {
+  env: { ...env, ...WITH_MANIFEST, MIGRATE_ON_START: 'false', PORT: String(defaultsPort) },
+  stdio: 'ignore',
+});
 const baseline = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, PORT: String(baselinePort) }, stdio: 'ignore' });
-const baselineCluster = spawn('node', ['dist/scripts/bench-baseline.js'], { env: { ...env, BASELINE_WORKERS: String(CORES), PORT: String(baselineClusterPort) }, stdio: 'ignore' });
+const baselineCluster = spawn('node', ['dist/scripts/bench-baseline.js'], {
+  env: { ...env, BASELINE_WORKERS: String(CORES), PORT: String(baselineClusterPort) },
+  stdio: 'ignore',
+});
 // Tracing on (spec section 13): OTLP over HTTP (the SDK's default, http/protobuf) to a receiver in
 // this process that counts and drops what it gets; every request sampled, and one in ten.
 let exports = 0;
-const collector = createServer((req, res) => req.resume().on('end', () => ((exports += 1), res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end())));
+const collector = createServer((req, res) =>
+  req.resume().on('end', () => ((exports += 1), res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end())),
+);
 await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
 const TRACING = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}` };
 const SAMPLED_ONE_IN_TEN = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
@@ -147,52 +163,123 @@ let postgraphile: ChildProcess | undefined;
 
 try {
   await ready(servicePort); // it applies the migrations the others then find
-  unprotected = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) }, stdio: 'ignore' });
-  traced = spawn('node', SERVICE, { env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, MIGRATE_ON_START: 'false', PORT: String(tracedPort) }, stdio: 'ignore' });
+  unprotected = spawn('node', SERVICE, {
+    env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) },
+    stdio: 'ignore',
+  });
+  traced = spawn('node', SERVICE, {
+    env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, MIGRATE_ON_START: 'false', PORT: String(tracedPort) },
+    stdio: 'ignore',
+  });
   tracedTenth = spawn('node', SERVICE, {
-    env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, ...SAMPLED_ONE_IN_TEN, MIGRATE_ON_START: 'false', PORT: String(tracedTenthPort) },
+    env: {
+      ...env,
+      ...WITH_MANIFEST,
+      ...LIMITS_HIGH,
+      ...TRACING,
+      ...SAMPLED_ONE_IN_TEN,
+      MIGRATE_ON_START: 'false',
+      PORT: String(tracedTenthPort),
+    },
     stdio: 'ignore',
   });
   serviceCluster = spawn('node', SERVICE, {
     env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, WEB_CONCURRENCY: String(CORES), MIGRATE_ON_START: 'false', PORT: String(clusterPort) },
     stdio: 'ignore',
   });
-  await Promise.all([ready(defaultsPort), ready(baselinePort), ready(unprotectedPort), ready(tracedPort), ready(tracedTenthPort), ready(clusterPort), ready(baselineClusterPort)]);
+  await Promise.all([
+    ready(defaultsPort),
+    ready(baselinePort),
+    ready(unprotectedPort),
+    ready(tracedPort),
+    ready(tracedTenthPort),
+    ready(clusterPort),
+    ready(baselineClusterPort),
+  ]);
   // Every request reads a policy or organization at the deepest level (depth 20) of a tree,
   // as its root's owner acting for the root: the access check walks the whole path.
   const trees = seed.trees.filter((tree) => tree.deepPolicies.length > 0);
   // The parent of a deepest organization: a small subtree 19 levels down (two levels).
   const deepParents = await deepParentsOf(database.url, trees);
-  const tokens = await Promise.all(trees.map((tree) => mintToken(new TextEncoder().encode(JWT_SECRET), { sub: tree.ownerSub, org: tree.rootId, expiresIn: 3600 })));
+  const tokens = await Promise.all(
+    trees.map((tree) => mintToken(new TextEncoder().encode(JWT_SECRET), { sub: tree.ownerSub, org: tree.rootId, expiresIn: 3600 })),
+  );
   let turn = 0;
   const pick = () => {
     const index = turn++ % trees.length;
     const tree = trees[index];
-    return { tree, token: tokens[index], number: tree.deepPolicies[turn % tree.deepPolicies.length], org: tree.deepest[turn % tree.deepest.length] };
+    return {
+      tree,
+      token: tokens[index],
+      number: tree.deepPolicies[turn % tree.deepPolicies.length],
+      org: tree.deepest[turn % tree.deepest.length],
+    };
   };
   const scenarios: Array<[string, () => { method: string; path: string; token: string; body?: string }]> = [
-    ['REST GET policy', () => { const p = pick(); return { method: 'GET', path: `/api/v1/policy/${p.number}`, token: p.token }; }],
-    ['GraphQL policy query', () => {
-      const p = pick();
-      return { method: 'POST', path: '/graphql', token: p.token, body: JSON.stringify({ query: POLICY_QUERY, variables: { number: p.number } }) };
-    }],
+    [
+      'REST GET policy',
+      () => {
+        const p = pick();
+        return { method: 'GET', path: `/api/v1/policy/${p.number}`, token: p.token };
+      },
+    ],
+    [
+      'GraphQL policy query',
+      () => {
+        const p = pick();
+        return {
+          method: 'POST',
+          path: '/graphql',
+          token: p.token,
+          body: JSON.stringify({ query: POLICY_QUERY, variables: { number: p.number } }),
+        };
+      },
+    ],
     // A page of 20 of a subtree's policies (spec section 10): the whole tree from its root, and
     // the small subtree of a parent of the deepest level. Seeded with --width 5000, the root's
     // subtree holds 95,001 organizations and about 950,000 policies (docs/benchmark.md).
-    ['REST GET policy list, root subtree', () => {
-      const p = pick();
-      return { method: 'GET', path: `/api/v1/policy?organizationId=${p.tree.rootId}&includeDescendants=true&limit=20`, token: p.token };
-    }],
-    ['REST GET policy list, deep subtree', () => {
-      const p = pick();
-      return { method: 'GET', path: `/api/v1/policy?organizationId=${deepParents.get(p.tree.rootId)}&includeDescendants=true&limit=20`, token: p.token };
-    }],
-    ['REST GET organization', () => { const p = pick(); return { method: 'GET', path: `/api/v1/organization/${p.org}`, token: p.token }; }],
-    ['REST POST policy', () => {
-      const p = pick();
-      const body = { organizationId: p.org, ownerFirstname: 'Bench', ownerLastname: 'Mark', petName: 'Rex', effectiveDate: '2026-03-01', expirationDate: '2027-03-01', coverageSlug: 'accident-illness-plus', cvc: '123' };
-      return { method: 'POST', path: '/api/v1/policy', token: p.token, body: JSON.stringify(body) };
-    }],
+    [
+      'REST GET policy list, root subtree',
+      () => {
+        const p = pick();
+        return { method: 'GET', path: `/api/v1/policy?organizationId=${p.tree.rootId}&includeDescendants=true&limit=20`, token: p.token };
+      },
+    ],
+    [
+      'REST GET policy list, deep subtree',
+      () => {
+        const p = pick();
+        return {
+          method: 'GET',
+          path: `/api/v1/policy?organizationId=${deepParents.get(p.tree.rootId)}&includeDescendants=true&limit=20`,
+          token: p.token,
+        };
+      },
+    ],
+    [
+      'REST GET organization',
+      () => {
+        const p = pick();
+        return { method: 'GET', path: `/api/v1/organization/${p.org}`, token: p.token };
+      },
+    ],
+    [
+      'REST POST policy',
+      () => {
+        const p = pick();
+        const body = {
+          organizationId: p.org,
+          ownerFirstname: 'Bench',
+          ownerLastname: 'Mark',
+          petName: 'Rex',
+          effectiveDate: '2026-03-01',
+          expirationDate: '2027-03-01',
+          coverageSlug: 'accident-illness-plus',
+          cvc: '123',
+        };
+        return { method: 'POST', path: '/api/v1/policy', token: p.token, body: JSON.stringify(body) };
+      },
+    ],
   ];
 
   // PostGraphile 4.14 (scripts/bench-postgraphile.ts) on the same data, under row-level security
@@ -202,7 +289,12 @@ try {
   postgraphile = startPostgraphile({ DATABASE_URL: database.url, JWT_SECRET, PORT: String(postgraphilePort) });
   await ready(postgraphilePort);
   const probe = trees[0].deepPolicies[0];
-  await verifyPostgraphile(postgraphilePort, { allowedToken: tokens[0], deniedToken: tokens[1], number: probe, expected: await policyFromDatabase(database.url, probe) });
+  await verifyPostgraphile(postgraphilePort, {
+    allowedToken: tokens[0],
+    deniedToken: tokens[1],
+    number: probe,
+    expected: await policyFromDatabase(database.url, probe),
+  });
 
   // The table of issue 14: each read on the baseline, the service with every protection on
   // (the limits of spec section 12 too high to trigger, metrics), the same with the limits off,
@@ -212,13 +304,23 @@ try {
   const graphqlRead = scenarios.find(([name]) => name === 'GraphQL policy query')![1];
   const byDocumentId = () => {
     const p = pick();
-    return { method: 'POST', path: '/graphql', token: p.token, body: JSON.stringify({ documentId: trustedId, variables: { number: p.number } }) };
+    return {
+      method: 'POST',
+      path: '/graphql',
+      token: p.token,
+      body: JSON.stringify({ documentId: trustedId, variables: { number: p.number } }),
+    };
   };
   const postgraphileRead = () => {
     const p = pick();
     return { method: 'POST', path: '/graphql', token: p.token, body: postgraphilePolicyBody(p.number) };
   };
-  type Target = { label: string; port: number; next: () => { method: string; path: string; token: string; body?: string }; against?: string };
+  type Target = {
+    label: string;
+    port: number;
+    next: () => { method: string; path: string; token: string; body?: string };
+    against?: string;
+  };
   // Tracing on, against the same service with it off (the row's 'service'): reads only.
   const withTracing = (name: string, next: Target['next']): Target[] =>
     name.includes('POST')
@@ -260,7 +362,10 @@ try {
     // A scenario of the table (the trusted document row included), or a list page.
     const row = table.find(({ name }) => name === values.profile);
     const next = row?.targets.find(({ label }) => label === 'service')!.next ?? scenarios.find(([name]) => name === values.profile)?.[1];
-    if (!next) throw new Error(`--profile takes a scenario: ${[...new Set([...table.map(({ name }) => name), ...scenarios.map(([name]) => name)])].join(', ')}`);
+    if (!next)
+      throw new Error(
+        `--profile takes a scenario: ${[...new Set([...table.map(({ name }) => name), ...scenarios.map(([name]) => name)])].join(', ')}`,
+      );
     const directory = mkdtempSync(join(tmpdir(), 'org-policy-profile-'));
     const port = await freePort();
     const started = performance.now();
@@ -276,7 +381,9 @@ try {
     const file = readdirSync(directory).find((name) => name.endsWith('.cpuprofile'))!;
     const summary = summarizeCpuProfile(join(directory, file), { sinceMs: warmedUp });
     const cpuPerRequest = summary.busyMs / (measured.rps * duration);
-    console.log(`\n${values.profile}: ${fmt(measured)}; ${(cpuPerRequest * 1000).toFixed(0)} µs of the service's CPU per request (profile: ${join(directory, file)})\n`);
+    console.log(
+      `\n${values.profile}: ${fmt(measured)}; ${(cpuPerRequest * 1000).toFixed(0)} µs of the service's CPU per request (profile: ${join(directory, file)})\n`,
+    );
     console.log('| share of CPU | where (self time) |\n|---|---|');
     for (const { origin, share } of summary.byOrigin) console.log(`| ${(share * 100).toFixed(1)}% | ${origin} |`);
     console.log('\n| share of CPU | function |\n|---|---|');
@@ -299,7 +406,9 @@ try {
       const measured = runs.get(label)!;
       const reference = runs.get(against)!;
       const ratios = measured.map((run, index) => run.rps / reference[index].rps);
-      const ratio = label.startsWith('baseline') ? '1.00x' : `**${(mean(measured).rps / mean(reference).rps).toFixed(2)}x** (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
+      const ratio = label.startsWith('baseline')
+        ? '1.00x'
+        : `**${(mean(measured).rps / mean(reference).rps).toFixed(2)}x** (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
       peerRows.push(`| ${name} | ${label} | ${fmt(mean(measured))} | ${ratio} |`);
       console.log(peerRows.at(-1));
     }
@@ -308,7 +417,12 @@ try {
     const peer = runs.get('PostGraphile');
     if (peer) {
       const ratio = service.rps / mean(peer).rps;
-      peerRows.push(`| ${name} | service / PostGraphile | | **${ratio.toFixed(2)}x** (${runs.get('service')!.map((run, index) => (run.rps / peer[index].rps).toFixed(2)).join(', ')}) |`);
+      peerRows.push(
+        `| ${name} | service / PostGraphile | | **${ratio.toFixed(2)}x** (${runs
+          .get('service')!
+          .map((run, index) => (run.rps / peer[index].rps).toFixed(2))
+          .join(', ')}) |`,
+      );
       console.log(peerRows.at(-1));
     }
   }
@@ -323,7 +437,9 @@ try {
     ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
     const workers = childrenOf(serviceCluster.pid!).map((pid) => peakRss(pid));
     processRss.push(`service on ${CORES} processes: primary ${peakRss(serviceCluster.pid!)} MB, workers ${workers.join(' and ')} MB`);
-    console.log(`\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`);
+    console.log(
+      `\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`,
+    );
     console.log(`\nPeak RSS: ${processRss.join(', ')}; OTLP exports received: ${exports}\n`);
   }
 
@@ -343,7 +459,9 @@ try {
     const clearing = new pg.Client({ connectionString: database.url });
     await clearing.connect();
     await clearing.query(`update webhook_endpoint set deleted_at = now() where deleted_at is null`);
-    await clearing.query(`update webhook_delivery set status = 'failed', last_error = 'left by an earlier benchmark run' where status = 'pending'`);
+    await clearing.query(
+      `update webhook_delivery set status = 'failed', last_error = 'left by an earlier benchmark run' where status = 'pending'`,
+    );
     // Their queued attempts too (pg-boss's table): workers would spend the run skipping them.
     await clearing.query(`delete from pgboss.job where name = 'webhook-delivery' and state in ('created', 'retry')`);
     await clearing.end();
@@ -368,7 +486,10 @@ try {
     const after = await pending();
     const delivered = Number((await queue.query(`select count(*) from webhook_delivery where status = 'delivered'`)).rows[0].count);
     for (const { id, token } of endpoints) {
-      await fetch(`http://127.0.0.1:${servicePort}/api/v1/webhook-endpoints/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      await fetch(`http://127.0.0.1:${servicePort}/api/v1/webhook-endpoints/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
     }
     await queue.end();
     hooks.close();
@@ -377,7 +498,9 @@ try {
       `| REST POST policy with one webhook endpoint | ${fmt(withEndpoint)} | (the same run without an endpoint: ${plainRps} req/s) | **${(withEndpoint.rps / plainRps).toFixed(2)}x** of the plain creates |`,
     );
     console.log(rows.at(-1));
-    console.log(`pending deliveries, sampled each second during the run: ${depths.join(', ')}; 3 s after: ${after}; delivered: ${delivered}`);
+    console.log(
+      `pending deliveries, sampled each second during the run: ${depths.join(', ')}; 3 s after: ${after}; delivered: ${delivered}`,
+    );
   }
 
   // The life of a policy (contract section 14): a cancellation, then its reinstatement, on each
@@ -397,7 +520,15 @@ try {
         ...(await Promise.all(
           Array.from({ length: 32 }, async () => {
             const p = pick();
-            const body = { organizationId: p.org, ownerFirstname: 'Bench', ownerLastname: 'Cycle', petName: 'Rex', effectiveDate: today, expirationDate: inDays(365), coverageSlug: 'accident-illness-plus' };
+            const body = {
+              organizationId: p.org,
+              ownerFirstname: 'Bench',
+              ownerLastname: 'Cycle',
+              petName: 'Rex',
+              effectiveDate: today,
+              expirationDate: inDays(365),
+              coverageSlug: 'accident-illness-plus',
+            };
             const response = await fetch(`http://127.0.0.1:${servicePort}/api/v1/policy`, {
               method: 'POST',
               headers: { authorization: `Bearer ${p.token}`, 'content-type': 'application/json' },
@@ -433,11 +564,24 @@ try {
       cancelled.set(number, !inForce);
       return inForce
         ? { method: 'POST', path: `/api/v1/policy/${number}/reinstatement`, token, body: '{}' }
-        : { method: 'POST', path: `/api/v1/policy/${number}/cancellation`, token, body: JSON.stringify({ effectiveDate: inDays(30), reason: 'insured_request' }) };
+        : {
+            method: 'POST',
+            path: `/api/v1/policy/${number}/cancellation`,
+            token,
+            body: JSON.stringify({ effectiveDate: inDays(30), reason: 'insured_request' }),
+          };
     };
     const runs: Record<'post' | 'cycle', Measured[]> = { post: [], cycle: [] };
     for (const round of [0, 1]) {
-      for (const [label, next] of round === 0 ? ([['post', post], ['cycle', cycle]] as const) : ([['cycle', cycle], ['post', post]] as const)) {
+      for (const [label, next] of round === 0
+        ? ([
+            ['post', post],
+            ['cycle', cycle],
+          ] as const)
+        : ([
+            ['cycle', cycle],
+            ['post', post],
+          ] as const)) {
         if (label === 'cycle') await readStates();
         await load(servicePort, next, connections, { duration: 5 });
         if (label === 'cycle') await readStates();
@@ -447,7 +591,9 @@ try {
     await states.end();
     const [posts, cycles] = [mean(runs.post), mean(runs.cycle)];
     const ratios = runs.cycle.map((run, index) => (run.rps / runs.post[index].rps).toFixed(2));
-    rows.push(`| ${LIFECYCLE} | ${fmt(cycles)} | (REST POST policy, the same service, alternating rounds: ${fmt(posts)}) | **${(cycles.rps / posts.rps).toFixed(2)}x** of the creates (${ratios.join(', ')}) |`);
+    rows.push(
+      `| ${LIFECYCLE} | ${fmt(cycles)} | (REST POST policy, the same service, alternating rounds: ${fmt(posts)}) | **${(cycles.rps / posts.rps).toFixed(2)}x** of the creates (${ratios.join(', ')}) |`,
+    );
     console.log(rows.at(-1));
   }
 
@@ -463,7 +609,9 @@ try {
     // whatever else the machine does falls on both alike; the ratio is the median of the rounds'.
     // (3) The same with both processes off, the control: how far two processes of the same code
     // differ here. Besides throughput, the CPU time per answered request (from /proc).
-    const ownWork = JSON.parse(spawnSync('node', ['dist/scripts/bench-limits.js'], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } }).stdout) as {
+    const ownWork = JSON.parse(
+      spawnSync('node', ['dist/scripts/bench-limits.js'], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } }).stdout,
+    ) as {
       on: number;
       off: number;
     };
@@ -486,7 +634,10 @@ try {
         const started: Array<{ port: number; child: ChildProcess }> = [];
         for (const index of order) {
           const port = await freePort();
-          const child = spawn(nodes[index], commands[index], { env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) }, stdio: 'ignore' });
+          const child = spawn(nodes[index], commands[index], {
+            env: { ...env, ...configs[index], MIGRATE_ON_START: 'false', PORT: String(port) },
+            stdio: 'ignore',
+          });
           await ready(port);
           started[index] = { port, child };
           scrapedPorts.add(port);
@@ -521,7 +672,9 @@ try {
     /** Six rounds of two sides as a table: its columns named `columns`, its ratios `ratio[0] / ratio[1]`. */
     const printPairs = (title: string, columns: [string, string], ratio: [string, string], rounds: Map<string, Round[]>) => {
       console.log(`\n${title}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
-      console.log(`| scenario | ${columns[0]} | ${columns[1]} | throughput ${ratio[0]} / ${ratio[1]} (each round) | CPU per request ${ratio[0]} / ${ratio[1]}: capacity |`);
+      console.log(
+        `| scenario | ${columns[0]} | ${columns[1]} | throughput ${ratio[0]} / ${ratio[1]} (each round) | CPU per request ${ratio[0]} / ${ratio[1]}: capacity |`,
+      );
       console.log('|---|---|---|---|---|');
       console.log([...rounds.keys()].map((name) => compareRow(name, rounds.get(name)!)).join('\n'));
     };
@@ -530,13 +683,23 @@ try {
     // and /metrics scraped every 5 s, against tracing off, scraped alike.
     const observability = async (sampler: Record<string, string>) => {
       let exported = 0;
-      const collector = createServer((req, res) => req.resume().on('end', () => ((exported += 1), res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end())));
+      const collector = createServer((req, res) =>
+        req.resume().on('end', () => ((exported += 1), res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end())),
+      );
       await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
       const METRICS_TOKEN = 'benchmark-metrics-token';
-      const traced = { ...LIMITS_HIGH, ...sampler, METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}` };
+      const traced = {
+        ...LIMITS_HIGH,
+        ...sampler,
+        METRICS_TOKEN,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}`,
+      };
       const untraced = { ...LIMITS_HIGH, METRICS_TOKEN };
       const scraper = setInterval(() => {
-        for (const port of scrapedPorts) void fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text()).catch(() => undefined);
+        for (const port of scrapedPorts)
+          void fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+            .then((r) => r.text())
+            .catch(() => undefined);
       }, 5000);
       const reads = scenarios.filter(([name]) => !name.includes('POST') && !name.includes('list'));
       const rounds = await comparePair([traced, untraced], reads, 6);
@@ -555,11 +718,20 @@ try {
       return results;
     };
     const printObservability = (results: Array<{ label: string; rows: string[]; exported: number }>) => {
-      const own = JSON.parse(spawnSync('node', ['dist/scripts/bench-metrics.js'], { encoding: 'utf8' }).stdout) as { request: number; operation: number };
-      console.log(`\nThe metrics' own work, in-process: ${own.request.toFixed(2)} µs to count and time a request, ${own.operation.toFixed(2)} µs to count a GraphQL operation.`);
+      const own = JSON.parse(spawnSync('node', ['dist/scripts/bench-metrics.js'], { encoding: 'utf8' }).stdout) as {
+        request: number;
+        operation: number;
+      };
+      console.log(
+        `\nThe metrics' own work, in-process: ${own.request.toFixed(2)} µs to count and time a request, ${own.operation.toFixed(2)} µs to count a GraphQL operation.`,
+      );
       for (const { label, rows: observed, exported } of results) {
-        console.log(`\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
-        console.log('| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
+        console.log(
+          `\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`,
+        );
+        console.log(
+          '| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off |',
+        );
         console.log('|---|---|---|---|---|');
         for (const row of observed) console.log(row);
       }
@@ -571,15 +743,34 @@ try {
       const build = against ? join(against, 'dist/src/main.js') : 'dist/src/main.js';
       const other = values.node;
       const versions = [process.version, spawnSync(other, ['--version'], { encoding: 'utf8' }).stdout.trim()];
-      const byRuntime = await comparePair([LIMITS_HIGH, LIMITS_HIGH], scenarios.filter(([name]) => !name.includes('list')), 6, [[...START_FLAGS, build], [...START_FLAGS, build]], [process.execPath, other]);
-      printPairs(`${build} on Node ${versions[0]} against the same on Node ${versions[1]}`, [versions[0], versions[1]], [versions[0], versions[1]], byRuntime);
+      const byRuntime = await comparePair(
+        [LIMITS_HIGH, LIMITS_HIGH],
+        scenarios.filter(([name]) => !name.includes('list')),
+        6,
+        [
+          [...START_FLAGS, build],
+          [...START_FLAGS, build],
+        ],
+        [process.execPath, other],
+      );
+      printPairs(
+        `${build} on Node ${versions[0]} against the same on Node ${versions[1]}`,
+        [versions[0], versions[1]],
+        [versions[0], versions[1]],
+        byRuntime,
+      );
     } else if (values['v8-flags']) {
       // V8's settings (src/v8-flags.ts) against others given after them (V8 takes a flag's last
       // value; main.ts sets none the command line gives), same build, on fresh pairs.
       const flags = values['v8-flags'].split(/\s+/).filter(Boolean);
       const reads = scenarios.filter(([name]) => !name.includes('list'));
       const byFlags = await comparePair([LIMITS_HIGH, LIMITS_HIGH], reads, 6, [SERVICE, [...START_FLAGS, ...flags, 'dist/src/main.js']]);
-      printPairs(`The service as npm start runs it against the same with ${flags.join(' ')}`, ['as npm start runs it', 'with the flags'], ['as is', 'with the flags'], byFlags);
+      printPairs(
+        `The service as npm start runs it against the same with ${flags.join(' ')}`,
+        ['as npm start runs it', 'with the flags'],
+        ['as is', 'with the flags'],
+        byFlags,
+      );
       console.log(`\nPeak RSS: ${peaks.map((mb, index) => `${index === 0 ? 'as is' : 'with the flags'} ${mb} MB`).join(', ')}\n`);
     } else if (against) {
       // This build against another, on fresh pairs loaded at the same time (as for the limits),
@@ -589,7 +780,10 @@ try {
       const sameSchema = migrations('.') === migrations(against);
       const compared = scenarios.filter(([name]) => sameSchema || !name.includes('POST'));
       if (!sameSchema) console.log(`\n${against} predates this build's migrations: reads only.`);
-      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], compared, 6, [SERVICE, [...START_FLAGS, join(against, 'dist/src/main.js')]]);
+      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], compared, 6, [
+        SERVICE,
+        [...START_FLAGS, join(against, 'dist/src/main.js')],
+      ]);
       printPairs(`This build against ${against}`, ['this build', 'the other build'], ['this', 'other'], builds);
     } else {
       const reads = scenarios.filter(([name]) => !name.includes('POST'));
@@ -606,7 +800,11 @@ try {
       // reader's measurement does not share the flood's event loop). The service runs its default
       // limits: 6,000 requests a minute and 16 in flight per caller; refusals wait a second.
       const [victimTree, flooderTree] = [trees[0], trees[1]];
-      const readPolicy = () => ({ method: 'GET', path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`, token: tokens[0] });
+      const readPolicy = () => ({
+        method: 'GET',
+        path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`,
+        token: tokens[0],
+      });
       const reader = { connections: 4, rate: 50, seconds: duration * 2 };
       // p99 of a thousand answers turns on a few of them: three runs, and the median ratio.
       const fairnessRuns: Array<{ alone: Measured; flooded: Measured; flood: Measured }> = [];
@@ -614,7 +812,16 @@ try {
         const alone = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
         const flooder = spawn(
           'node_modules/.bin/autocannon',
-          ['-j', '-c', String(connections * 4), '-d', String(reader.seconds), '-H', `authorization=Bearer ${tokens[1]}`, `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`],
+          [
+            '-j',
+            '-c',
+            String(connections * 4),
+            '-d',
+            String(reader.seconds),
+            '-H',
+            `authorization=Bearer ${tokens[1]}`,
+            `http://127.0.0.1:${defaultsPort}/api/v1/policy/${flooderTree.deepPolicies[0]}`,
+          ],
           { stdio: ['ignore', 'pipe', 'ignore'] },
         );
         let flooderOutput = '';
@@ -622,7 +829,14 @@ try {
         const flooded = await load(defaultsPort, readPolicy, reader.connections, { overallRate: reader.rate, duration: reader.seconds });
         await new Promise((resolve) => flooder.once('exit', resolve));
         const result = JSON.parse(flooderOutput) as autocannon.Result;
-        const flood = { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+        const flood = {
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p90: result.latency.p90,
+          p99: result.latency.p99,
+          errors: result.errors,
+          non2xx: result.non2xx,
+        };
         fairnessRuns.push({ alone, flooded, flood });
         // The flooder's allowance resets with its window; the next run starts from a fresh one.
         if (run < 2) await new Promise((resolve) => setTimeout(resolve, 60_000 - ((2 * reader.seconds * 1000) % 60_000)));
@@ -642,8 +856,12 @@ try {
       console.log('| scenario | service req/s, p50/p99 ms, errors, non-2xx | baseline req/s, p50/p99 ms, errors, non-2xx | ratio |');
       console.log('|---|---|---|---|');
       for (const row of rows) console.log(row);
-      console.log('\nLimits of spec section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n');
-      console.log('| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |');
+      console.log(
+        '\nLimits of spec section 12 on (too high to trigger) against off, 6 rounds, each on a fresh pair of processes loaded at the same time with half the connections each (means; the ratios are the medians of the rounds); the control row compares two processes with the limits off:\n',
+      );
+      console.log(
+        '| read | limits on: req/s, p50/p99 ms, errors, non-2xx | limits off | throughput on / off (each round) | CPU per request on / off: capacity on / off |',
+      );
       console.log('|---|---|---|---|---|');
       for (const row of [...limitRows, controlRow]) console.log(row);
       console.log(
@@ -660,7 +878,8 @@ try {
     }
   }
 } finally {
-  for (const child of [service, defaults, baseline, unprotected, traced, tracedTenth, postgraphile, serviceCluster, baselineCluster]) if (child) await stop(child);
+  for (const child of [service, defaults, baseline, unprotected, traced, tracedTenth, postgraphile, serviceCluster, baselineCluster])
+    if (child) await stop(child);
   collector.close();
   await database.stop();
 }
@@ -700,7 +919,14 @@ async function load(
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
 }
 
 function mean(runs: Measured[]): Measured {
@@ -750,9 +976,10 @@ async function deepParentsOf(url: string, trees: SeedTree[]): Promise<Map<string
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string; parent_id: string }>('select id, parent_id from organization where id = any($1::uuid[])', [
-      trees.map((tree) => tree.deepest[0]),
-    ]);
+    const { rows } = await client.query<{ id: string; parent_id: string }>(
+      'select id, parent_id from organization where id = any($1::uuid[])',
+      [trees.map((tree) => tree.deepest[0])],
+    );
     const parents = new Map(rows.map((row) => [row.id, row.parent_id]));
     return new Map(trees.map((tree) => [tree.rootId, parents.get(tree.deepest[0])!]));
   } finally {

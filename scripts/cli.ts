@@ -5,7 +5,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
  * `--help` prints the usage and exits 0; a usage error is one line on stderr and exit 2,
  * never a stack trace.
  */
-export function cliOptions<T>(command: string, usage: string, options: ParseArgsConfig['options']): { values: T; fail: (reason: string) => never } {
+export function cliOptions<T>(
+  command: string,
+  usage: string,
+  options: ParseArgsConfig['options'],
+): { values: T; fail: (reason: string) => never } {
   const fail = (reason: string): never => {
     console.error(`npm run ${command}: ${reason} (--help for usage)`);
     process.exit(2);

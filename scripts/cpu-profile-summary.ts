@@ -39,7 +39,10 @@ export function summarizeCpuProfile(path: string, { top = 25, sinceMs = 0 } = {}
     byFunction.set(name, (byFunction.get(name) ?? 0) + time);
   });
   const shares = (map: Map<string, number>) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([key, time]) => ({ key, share: time / busy }));
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([key, time]) => ({ key, share: time / busy }));
   return {
     busyMs: busy / 1000,
     byOrigin: shares(byOrigin).map(({ key, share }) => ({ origin: key, share })),

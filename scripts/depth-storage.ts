@@ -60,11 +60,28 @@ try {
     return (await response.json()) as { id?: string };
   };
   const organization = (parentId: string | null) =>
-    post('organization', { parentId, name: 'Paws & Claws', legalName: 'Paws & Claws LLC', legalType: 'llc', taxId: '12-3456789', email: 'billing@paws.example' });
+    post('organization', {
+      parentId,
+      name: 'Paws & Claws',
+      legalName: 'Paws & Claws LLC',
+      legalType: 'llc',
+      taxId: '12-3456789',
+      email: 'billing@paws.example',
+    });
   const policy = (organizationId: string) =>
-    post('policy', { organizationId, ownerFirstname: 'Rosa', ownerLastname: 'Diaz', petName: 'Biscuit', effectiveDate: '2026-01-01', expirationDate: '2027-01-01', coverageSlug: 'accident-illness-basic' });
+    post('policy', {
+      organizationId,
+      ownerFirstname: 'Rosa',
+      ownerLastname: 'Diaz',
+      petName: 'Biscuit',
+      effectiveDate: '2026-01-01',
+      expirationDate: '2027-01-01',
+      coverageSlug: 'accident-illness-basic',
+    });
   const sizes = async (): Promise<Sizes> => {
-    const { rows } = await client.query(`select ${RELATIONS.map((relation) => `pg_total_relation_size('${relation}') as ${relation}`).join(', ')}`);
+    const { rows } = await client.query(
+      `select ${RELATIONS.map((relation) => `pg_total_relation_size('${relation}') as ${relation}`).join(', ')}`,
+    );
     return Object.fromEntries(RELATIONS.map((relation) => [relation, Number(rows[0][relation])])) as Sizes;
   };
   /** Bytes each relation grew by, per call of `create`, over `count` calls. */
@@ -82,7 +99,11 @@ try {
   const rows: Array<{ depth: number; organization: Sizes; policy: Sizes }> = [];
   for (const depth of depths) {
     const parent = depth === 1 ? null : chain[depth - 2];
-    rows.push({ depth, organization: await perCreate(() => organization(parent)), policy: await perCreate(() => policy(chain[depth - 1])) });
+    rows.push({
+      depth,
+      organization: await perCreate(() => organization(parent)),
+      policy: await perCreate(() => policy(chain[depth - 1])),
+    });
   }
 
   const first = rows[0];
@@ -90,7 +111,9 @@ try {
   const policyTotal = (sizes: Sizes) => sizes.policy + sizes.policy_ancestor + sizes.event + sizes.event_ancestor;
   const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}x`;
   console.log(`bytes per create, over ${count} creates at each depth (pg_total_relation_size growth: table, indexes, TOAST)\n`);
-  console.log('| depth | organization | its event | its event_ancestor | per organization | policy | policy_ancestor | its event | its event_ancestor | per policy |');
+  console.log(
+    '| depth | organization | its event | its event_ancestor | per organization | policy | policy_ancestor | its event | its event_ancestor | per policy |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const { depth, organization: o, policy: p } of rows) {
     console.log(

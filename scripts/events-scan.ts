@@ -84,10 +84,12 @@ try {
 async function fillPlatform(): Promise<void> {
   const [{ count }] = (await db.query<{ count: string }>('select count(*) from event')).rows;
   if (Number(count) >= wanted) return void console.log(`${count} events already on the platform`);
-  const [root] = (await db.query<{ id: string }>(
-    `insert into organization (id, owner_sub, name, legal_name, legal_type, tax_id)
+  const [root] = (
+    await db.query<{ id: string }>(
+      `insert into organization (id, owner_sub, name, legal_name, legal_type, tax_id)
      values (gen_random_uuid(), 'platform-tenant', 'Platform', 'Platform Inc', 'corporation', '1') returning id`,
-  )).rows;
+    )
+  ).rows;
   await db.query(
     `insert into organization (id, parent_id, owner_sub, name, legal_name, legal_type, tax_id)
      select gen_random_uuid(), $1, 'platform-tenant', 'Branch ' || i, 'Branch LLC', 'llc', '1' from generate_series(1, 1000) i`,

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { accessPredicate } from '../src/auth/access-rule.js';
 import { ORGANIZATION_BY_ID } from '../src/organizations/organization.reads.js';
-import { POLICIES_BY_INTERNAL_ID, POLICIES_PAGE, POLICY_BY_NUMBER, SUBTREE_POLICIES_PAGE, SUBTREE_POLICIES_WALK_END } from '../src/policies/policy.reads.js';
+import {
+  POLICIES_BY_INTERNAL_ID,
+  POLICIES_PAGE,
+  POLICY_BY_NUMBER,
+  SUBTREE_POLICIES_PAGE,
+  SUBTREE_POLICIES_WALK_END,
+} from '../src/policies/policy.reads.js';
 import { PolicyStatus } from '../src/policies/policy-status.js';
 import { loadConfig } from '../src/config.js';
 import { positional, uuidArray } from '../src/database/sql.js';
@@ -36,13 +42,29 @@ try {
   for (const [name, sql, params] of [
     ['organization by id', ORGANIZATION_BY_ID(access.sql), [tree.deepest[0], ...access.params]],
     ['policy by number, with charges and organization', POLICY_BY_NUMBER(access.sql), [tree.deepPolicies[0], ...access.params]],
-    [`a page of the root's subtree policies (${subtreeSize} policies)`, SUBTREE_POLICIES_PAGE(null)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
-    ['a page of a deep subtree (the parent of the deepest level)', SUBTREE_POLICIES_PAGE(null)(access.sql), [uuidArray([deepParent]), ...access.params, ...page]],
+    [
+      `a page of the root's subtree policies (${subtreeSize} policies)`,
+      SUBTREE_POLICIES_PAGE(null)(access.sql),
+      [uuidArray([tree.rootId]), ...access.params, ...page],
+    ],
+    [
+      'a page of a deep subtree (the parent of the deepest level)',
+      SUBTREE_POLICIES_PAGE(null)(access.sql),
+      [uuidArray([deepParent]), ...access.params, ...page],
+    ],
     ["a page of the root's own policies", POLICIES_PAGE(null)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
     // A rare status walks at most STATUS_FILTER_WALK policies, then says where it stopped.
-    ["a page of the root's subtree policies, status cancelled", SUBTREE_POLICIES_PAGE(PolicyStatus.cancelled)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
+    [
+      "a page of the root's subtree policies, status cancelled",
+      SUBTREE_POLICIES_PAGE(PolicyStatus.cancelled)(access.sql),
+      [uuidArray([tree.rootId]), ...access.params, ...page],
+    ],
     ['where that walk stopped', SUBTREE_POLICIES_WALK_END(access.sql), [uuidArray([tree.rootId]), ...access.params, 0]],
-    ["a page of the root's subtree policies, status active", SUBTREE_POLICIES_PAGE(PolicyStatus.active)(access.sql), [uuidArray([tree.rootId]), ...access.params, ...page]],
+    [
+      "a page of the root's subtree policies, status active",
+      SUBTREE_POLICIES_PAGE(PolicyStatus.active)(access.sql),
+      [uuidArray([tree.rootId]), ...access.params, ...page],
+    ],
     // Contract section 18: by the integrator's own key, walked by policy_internal_id_index.
     ['policies by internalID', POLICIES_BY_INTERNAL_ID(access.sql), ['ext-1', 0, ...access.params, 21]],
   ] as const) {

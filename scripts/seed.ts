@@ -51,7 +51,9 @@ export interface SeedTree {
 
 const config = loadConfig();
 if (depth > config.limits.organizationMaxDepth) {
-  console.error(`--depth ${depth} is over ORGANIZATION_MAX_DEPTH (${config.limits.organizationMaxDepth}); the database would refuse the deeper levels`);
+  console.error(
+    `--depth ${depth} is over ORGANIZATION_MAX_DEPTH (${config.limits.organizationMaxDepth}); the database would refuse the deeper levels`,
+  );
   process.exit(1);
 }
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
@@ -59,7 +61,10 @@ const embedded = config.databaseUrl
   ? null
   : await (await import('../src/database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
 // With the service's tree limits: the depth trigger allows what ORGANIZATION_MAX_DEPTH does.
-const orm = await openDatabase(ormConfig(config.databaseUrl ?? embedded!.url, logger, { options: treeLimitSettings(config.limits) }), { migrate: true, logger });
+const orm = await openDatabase(ormConfig(config.databaseUrl ?? embedded!.url, logger, { options: treeLimitSettings(config.limits) }), {
+  migrate: true,
+  logger,
+});
 const started = Date.now();
 try {
   const trees = await withoutTreeCounting(orm, () => seedOrganizations(orm));
@@ -185,7 +190,9 @@ async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
  */
 async function withoutTreeCounting<T>(orm: MikroORM, work: () => Promise<T>): Promise<T> {
   const connection = orm.em.getConnection();
-  await connection.execute('alter table organization disable trigger organization_tree_usage; alter table policy disable trigger policy_tree_usage');
+  await connection.execute(
+    'alter table organization disable trigger organization_tree_usage; alter table policy disable trigger policy_tree_usage',
+  );
   try {
     return await work();
   } finally {

@@ -38,11 +38,17 @@ try {
 // A development secret this script would have to create is one no server verifies with: a
 // token signed with it would be refused. Only one the server already made (its DATA_DIR) is used.
 if (!config.jwt.secret && usesDevelopmentSecret(config) && !existsSync(join(config.dataDir, 'dev-jwt-secret'))) {
-  fail(`no development secret in ${config.dataDir}: start the service once (npm start), or run this with the server's DATA_DIR or JWT_SECRET`);
+  fail(
+    `no development secret in ${config.dataDir}: start the service once (npm start), or run this with the server's DATA_DIR or JWT_SECRET`,
+  );
 }
 const { secret, issuer, audience } = verificationKeys(config);
-if (!secret) fail('it signs with JWT_SECRET or the development secret, and neither is available here (JWT_PUBLIC_KEY/JWKS_URL tokens come from your identity provider)');
-const expiresIn = values['expires-in'] === undefined ? developmentTokenSeconds(config.jwt.maxLifetimeSeconds) : Number(values['expires-in']);
+if (!secret)
+  fail(
+    'it signs with JWT_SECRET or the development secret, and neither is available here (JWT_PUBLIC_KEY/JWKS_URL tokens come from your identity provider)',
+  );
+const expiresIn =
+  values['expires-in'] === undefined ? developmentTokenSeconds(config.jwt.maxLifetimeSeconds) : Number(values['expires-in']);
 if (!Number.isInteger(expiresIn) || expiresIn <= 0 || expiresIn > config.jwt.maxLifetimeSeconds) {
   // The service refuses tokens that live longer than JWT_MAX_LIFETIME_SECONDS.
   fail(`--expires-in must be a number of seconds from 1 to ${config.jwt.maxLifetimeSeconds} (JWT_MAX_LIFETIME_SECONDS)`);

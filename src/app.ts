@@ -58,7 +58,18 @@ export interface ServiceDependencies {
 }
 
 /** Paths served outside the REST route table, as metrics count them when no route matched. */
-const FIXED_ROUTES = ['/graphql', '/metrics', '/healthz', '/readyz', '/version', '/api/v1/openapi.json', '/api/v1/docs', '/graphiql', '/favicon.ico', '/'];
+const FIXED_ROUTES = [
+  '/graphql',
+  '/metrics',
+  '/healthz',
+  '/readyz',
+  '/version',
+  '/api/v1/openapi.json',
+  '/api/v1/docs',
+  '/graphiql',
+  '/favicon.ico',
+  '/',
+];
 
 /** Request bodies larger than this are refused with 413 (spec section 6). */
 const BODY_LIMIT = '100kb';
@@ -74,7 +85,9 @@ export async function createApp(deps: ServiceDependencies) {
   const createContext = createContextFactory({ ...deps, deadlineSeconds: limits.requestDeadlineSeconds });
   // A body's coverageSlug is judged with its other rules, against the catalog (policies/coverage-catalog.ts).
   readCatalogFrom(deps.orm.em);
-  const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger, (policy) => deps.metrics.observeRateLimited(policy));
+  const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger, (policy) =>
+    deps.metrics.observeRateLimited(policy),
+  );
   const idempotency = new IdempotencyKeys({
     fingerprints: deps.fingerprints,
     cipher: deps.cipher,
@@ -107,11 +120,18 @@ export async function createApp(deps: ServiceDependencies) {
   // One set of rules and checks for every document: sent as text (Apollo) or trusted (operation-checks.ts).
   const rules = documentRules(graphql.limits, deps.production);
   const checks = { anonymousIntrospection: deps.developerPages, maxCost: graphql.limits.cost };
-  const apollo = createApolloServer(schema, { introspection: graphql.introspection, limits: graphql.limits, developerPages: deps.developerPages, rules, checks });
+  const apollo = createApolloServer(schema, {
+    introspection: graphql.introspection,
+    limits: graphql.limits,
+    developerPages: deps.developerPages,
+    rules,
+    checks,
+  });
   const trustedDocuments = graphql.trustedDocuments
     ? TrustedDocuments.load(graphql.trustedDocuments, schema, rules.all, graphql.trustedDocumentsOnly)
     : TrustedDocuments.none();
-  if (graphql.trustedDocuments) deps.logger.info({ documents: trustedDocuments.size, only: graphql.trustedDocumentsOnly }, 'trusted documents loaded');
+  if (graphql.trustedDocuments)
+    deps.logger.info({ documents: trustedDocuments.size, only: graphql.trustedDocumentsOnly }, 'trusted documents loaded');
   deps.metrics.keepOperationNames(trustedDocuments.operationNames());
   await apollo.start();
   app.disable('x-powered-by');
@@ -158,7 +178,12 @@ export async function createApp(deps: ServiceDependencies) {
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  mountRestRoutes(app, schema, createContext, { bodyParser: jsonBody(REST_BODY_TYPES), idempotency, limits: rateLimits, responseMaxBytes: limits.responseMaxBytes });
+  mountRestRoutes(app, schema, createContext, {
+    bodyParser: jsonBody(REST_BODY_TYPES),
+    idempotency,
+    limits: rateLimits,
+    responseMaxBytes: limits.responseMaxBytes,
+  });
   // `/graphql` alone (and `/graphql/`): a path below it is a 404, not a second endpoint.
   app.all(
     '/graphql',
@@ -181,7 +206,10 @@ export async function createApp(deps: ServiceDependencies) {
     // A client that hangs up while sending its body (or is cut by the request timeout) is not a
     // fault of ours: an info line without a stack, so no caller can fill the error log with it.
     if (clientAborted(error)) {
-      deps.logger.info({ requestId: res.locals.requestId, req: { method: req.method, url: req.originalUrl.split('?')[0] } }, 'client aborted the request');
+      deps.logger.info(
+        { requestId: res.locals.requestId, req: { method: req.method, url: req.originalUrl.split('?')[0] } },
+        'client aborted the request',
+      );
       if (!req.socket.destroyed) sendError(req, res, badUserInput([], 'The request body was not received whole.'));
       return;
     }

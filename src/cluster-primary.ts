@@ -82,7 +82,9 @@ export async function runPrimary(config: Config): Promise<void> {
     served = true;
     logger.info({ url: serviceUrl(config.host, address.port), workers: count }, `listening with ${count} workers`);
     if (config.env !== 'production') {
-      printWelcome(config, serviceUrl(config.host, address.port)).catch((error) => logger.warn({ err: error }, 'could not print the welcome'));
+      printWelcome(config, serviceUrl(config.host, address.port)).catch((error) =>
+        logger.warn({ err: error }, 'could not print the welcome'),
+      );
     }
   });
   cluster.on('exit', (worker, code, signal) => {

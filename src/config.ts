@@ -170,7 +170,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     migrateOnStart: parseBoolean('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
     dataDir: resolve(env.DATA_DIR || '.data'),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info'),
-    logFormat: parseChoice('LOG_FORMAT', env.LOG_FORMAT, ['pretty', 'json'], stdoutIsTerminal && nodeEnv !== 'production' ? 'pretty' : 'json'),
+    logFormat: parseChoice(
+      'LOG_FORMAT',
+      env.LOG_FORMAT,
+      ['pretty', 'json'],
+      stdoutIsTerminal && nodeEnv !== 'production' ? 'pretty' : 'json',
+    ),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     jwt: {
       secret: parseSecret(env.JWT_SECRET),
@@ -227,9 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   if (config.env === 'production') {
     const { secret, publicKey, jwksUrl } = config.jwt;
     if (!secret && !publicKey && !jwksUrl) {
-      throw new ConfigError(
-        'NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL to verify tokens',
-      );
+      throw new ConfigError('NODE_ENV=production needs JWT_SECRET, JWT_PUBLIC_KEY or JWKS_URL to verify tokens');
     }
     if (!config.dataEncryptionKey) {
       throw new ConfigError('NODE_ENV=production needs DATA_ENCRYPTION_KEY (32 random bytes, base64)');
@@ -247,7 +250,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     // `true` trusts every hop: any client then picks its own address, and its rate limits, by
     // sending X-Forwarded-For.
     if (config.trustProxy === true) {
-      throw new ConfigError('NODE_ENV=production refuses TRUST_PROXY=true (any client could choose its address): give the number of proxies or their addresses');
+      throw new ConfigError(
+        'NODE_ENV=production refuses TRUST_PROXY=true (any client could choose its address): give the number of proxies or their addresses',
+      );
     }
     // The embedded PostgreSQL (user postgres/postgres, no backups, data in the container) is
     // for development; in production it would start silently and lose its data on a restart.
@@ -359,11 +364,7 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
     requestDeadlineSeconds: deadline,
     statementTimeoutSeconds: parseLimit('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, deadline),
     responseMaxBytes: parseLimit('RESPONSE_MAX_BYTES', env.RESPONSE_MAX_BYTES, 5 * 1024 * 1024),
-    idempotencyKeptResponseMaxBytes: parseLimit(
-      'IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES',
-      env.IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES,
-      64 * 1024,
-    ),
+    idempotencyKeptResponseMaxBytes: parseLimit('IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES', env.IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES, 64 * 1024),
     http: {
       headersTimeoutSeconds: parseLimit('HTTP_HEADERS_TIMEOUT_SECONDS', env.HTTP_HEADERS_TIMEOUT_SECONDS, 10),
       requestTimeoutSeconds: parseLimit('HTTP_REQUEST_TIMEOUT_SECONDS', env.HTTP_REQUEST_TIMEOUT_SECONDS, 30),
@@ -396,7 +397,9 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   const items = value.split(',').map((item) => item.trim());
   const bad = items.find((item) => !TRUST_PROXY_NAMES.includes(item) && !isAddressOrRange(item));
   if (bad === undefined) return items.join(',');
-  throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxies or a list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "${bad}")`);
+  throw new ConfigError(
+    `TRUST_PROXY must be true, false, a number of proxies or a list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "${bad}")`,
+  );
 }
 
 function isAddressOrRange(item: string): boolean {

@@ -29,7 +29,15 @@ const REDACT = [
  * stack, and PostgreSQL quotes values in some messages (`invalid input syntax ... "..."`).
  */
 export function serializeError(error: unknown): unknown {
-  const fields = error as { name?: string; code?: string; sqlState?: string; constraint?: string; table?: string; routine?: string; stack?: string };
+  const fields = error as {
+    name?: string;
+    code?: string;
+    sqlState?: string;
+    constraint?: string;
+    table?: string;
+    routine?: string;
+    stack?: string;
+  };
   if (!(error instanceof DriverException) && !(error instanceof Error && typeof fields.routine === 'string')) {
     return error instanceof Error ? stdSerializers.err(error) : error;
   }

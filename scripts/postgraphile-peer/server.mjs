@@ -17,7 +17,12 @@ if (!DATABASE_URL || !JWT_SECRET || !PORT) throw new Error('DATABASE_URL, JWT_SE
 // The service's pool: 10 connections, statements and abandoned transactions ended after 10 s
 // (mikro-orm.config.ts; the service's default deadline). The production considerations page asks
 // for a statement timeout; as connection parameters they cost nothing per request.
-const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10, statement_timeout: 10_000, idle_in_transaction_session_timeout: 10_000 });
+const pool = new pg.Pool({
+  connectionString: DATABASE_URL,
+  max: 10,
+  statement_timeout: 10_000,
+  idle_in_transaction_session_timeout: 10_000,
+});
 pool.on('error', () => undefined);
 
 // A KeyObject, made once. Given a string (or a Buffer), jsonwebtoken 9 first tries to parse it as
@@ -70,4 +75,11 @@ const server = createServer(middleware);
 // Listening only once the schema is built: the first request the benchmark sends is answered.
 await middleware.getGraphQLSchema();
 server.listen(Number(PORT), '127.0.0.1', () => console.log('postgraphile peer listening'));
-process.on('SIGTERM', () => server.close(() => middleware.release().then(() => pool.end()).then(() => process.exit(0))));
+process.on('SIGTERM', () =>
+  server.close(() =>
+    middleware
+      .release()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+  ),
+);

@@ -19,7 +19,8 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export async function authenticate(header: string | undefined, verify: TokenVerifier): Promise<Authentication> {
   if (!header) return refuse(null);
   // The developer pages preload this placeholder (spec section 9): say what to do with it.
-  if (header.includes('<token>')) return refuse('the Authorization header still holds the placeholder <token>: replace <token> with a token (npm run -s token)');
+  if (header.includes('<token>'))
+    return refuse('the Authorization header still holds the placeholder <token>: replace <token> with a token (npm run -s token)');
   const match = BEARER.exec(header);
   if (!match) return refuse('the Authorization header must be "Bearer <token>"');
   try {
@@ -40,9 +41,7 @@ function refuse(description: string | null): Authentication {
   const challenge = description
     ? `Bearer realm="${REALM}", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`
     : `Bearer realm="${REALM}"`;
-  const message = description
-    ? `Invalid token: ${description}.`
-    : 'Authentication required: send "Authorization: Bearer <token>".';
+  const message = description ? `Invalid token: ${description}.` : 'Authentication required: send "Authorization: Bearer <token>".';
   // Always request-level: a request without a principal gets its 401 before anything runs.
   return { principal: null, failure: beforeExecution(unauthenticated(message, challenge)) };
 }
@@ -53,7 +52,5 @@ function refuse(description: string | null): Authentication {
  */
 export function needsPrincipal(operation: OperationDefinitionNode, anonymousIntrospection: boolean): boolean {
   if (!anonymousIntrospection || operation.operation !== 'query') return true;
-  return !operation.selectionSet.selections.every(
-    (selection) => selection.kind === 'Field' && selection.name.value.startsWith('__'),
-  );
+  return !operation.selectionSet.selections.every((selection) => selection.kind === 'Field' && selection.name.value.startsWith('__'));
 }

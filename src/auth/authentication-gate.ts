@@ -24,9 +24,7 @@ export function authenticationGate(verify: TokenVerifier) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = authorizationHeader(req);
     const result =
-      header === DUPLICATE
-        ? Promise.resolve(refusedToken('send a single Authorization header'))
-        : authenticate(header, verify);
+      header === DUPLICATE ? Promise.resolve(refusedToken('send a single Authorization header')) : authenticate(header, verify);
     result.then((authentication) => {
       res.locals.authentication = { ...authentication, tokenSent: header !== undefined } satisfies RequestAuthentication;
       res.locals.sub = authentication.principal?.sub;
@@ -63,7 +61,10 @@ export type AuthenticationPoint =
  * once the operation is known (every operation needs one but an introspection-only query
  * while the developer pages are on, so Sandbox and GraphiQL can load the schema).
  */
-export function authenticationRefusal(authentication: Authentication & { tokenSent?: boolean }, point: AuthenticationPoint): ServiceError | null {
+export function authenticationRefusal(
+  authentication: Authentication & { tokenSent?: boolean },
+  point: AuthenticationPoint,
+): ServiceError | null {
   if (authentication.principal) return null;
   const { failure, tokenSent } = authentication;
   if (point.surface === 'rest') return failure;

@@ -33,11 +33,7 @@ const JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
  */
 export function createTokenVerifier(keys: VerificationKeys): TokenVerifier {
   const jwks = keys.jwksUrl ? createRemoteJWKSet(keys.jwksUrl) : undefined;
-  const algorithms = [
-    ...(keys.secret ? ['HS256'] : []),
-    ...(keys.publicKey?.algorithms ?? []),
-    ...(jwks ? JWKS_ALGORITHMS : []),
-  ];
+  const algorithms = [...(keys.secret ? ['HS256'] : []), ...(keys.publicKey?.algorithms ?? []), ...(jwks ? JWKS_ALGORITHMS : [])];
   if (algorithms.length === 0) throw new Error('no token verification key configured');
 
   const keyFor = async (header: JWTHeaderParameters, token: { payload: string; signature: string }) => {

@@ -34,6 +34,8 @@ export class RequestFingerprints {
   }
 
   private with(key: Buffer, request: unknown): string {
-    return createHmac('sha256', key).update(stringify(request) ?? 'null').digest('hex');
+    return createHmac('sha256', key)
+      .update(stringify(request) ?? 'null')
+      .digest('hex');
   }
 }

@@ -61,5 +61,5 @@ export function ormSettings(clientUrl: string, logger?: Logger, settings: Connec
 /** A driver log entry as text: knex passes strings, and now and then an Error or an object. */
 function databaseText(message: unknown): string {
   if (message instanceof Error) return message.message;
-  return typeof message === 'string' ? message : JSON.stringify(message) ?? String(message);
+  return typeof message === 'string' ? message : (JSON.stringify(message) ?? String(message));
 }

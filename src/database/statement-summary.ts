@@ -24,7 +24,21 @@ type Token = { kind: 'word'; value: string } | { kind: 'name'; value: string } |
 
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 /** Words that end an outer FROM list. */
-const FROM_ENDS = new Set(['where', 'group', 'having', 'window', 'order', 'limit', 'offset', 'union', 'intersect', 'except', 'for', 'returning', 'fetch']);
+const FROM_ENDS = new Set([
+  'where',
+  'group',
+  'having',
+  'window',
+  'order',
+  'limit',
+  'offset',
+  'union',
+  'intersect',
+  'except',
+  'for',
+  'returning',
+  'fetch',
+]);
 
 export function summarizeStatement(sql: string): StatementSummary {
   return summarize(tokenize(sql));
@@ -88,7 +102,7 @@ function collectionOf(tokens: Token[], at: number, operation: string, ctes: Map<
   let expectingItem = true;
   for (index++; index < tokens.length; index++) {
     const token = tokens[index];
-    if (token.kind === 'word' && FROM_ENDS.has(token.value) || isPunct(token, ';')) break;
+    if ((token.kind === 'word' && FROM_ENDS.has(token.value)) || isPunct(token, ';')) break;
     if (isPunct(token, '(')) {
       const end = closing(tokens, index);
       if (expectingItem) {

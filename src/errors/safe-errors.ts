@@ -44,7 +44,12 @@ export function safeError(error: GraphQLError): { safe: SafeError; unexpected: b
     return { safe: { ...base, message: error503.message, extensions: { code: 'UNAVAILABLE' } }, unexpected: true };
   }
   return {
-    safe: { message: 'Internal server error.', locations: error.locations, path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+    safe: {
+      message: 'Internal server error.',
+      locations: error.locations,
+      path: error.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    },
     unexpected: true,
   };
 }
@@ -55,13 +60,15 @@ export function safeError(error: GraphQLError): { safe: SafeError; unexpected: b
  * an account number, so it is cut out.
  */
 export function withoutValues(message: string): string {
-  return message
-    // A name the client chose (an unknown `operationName` of 100 KB) is quoted back at most
-    // 100 characters long, as the access line and the metrics keep it.
-    .replace(/"([_A-Za-z][_0-9A-Za-z]{99})[_0-9A-Za-z]+"/g, '"$1…"')
-    .replace(/^(Variable "\$[^"]+") got invalid value [\s\S]*$/, '$1 has an invalid value.')
-    .replace(/^(Expected value of type "[^"]+"), found [\s\S]*$/, '$1, found another value.')
-    .replace(/^(\w+ cannot represent [^:]*): [\s\S]*$/, '$1.');
+  return (
+    message
+      // A name the client chose (an unknown `operationName` of 100 KB) is quoted back at most
+      // 100 characters long, as the access line and the metrics keep it.
+      .replace(/"([_A-Za-z][_0-9A-Za-z]{99})[_0-9A-Za-z]+"/g, '"$1…"')
+      .replace(/^(Variable "\$[^"]+") got invalid value [\s\S]*$/, '$1 has an invalid value.')
+      .replace(/^(Expected value of type "[^"]+"), found [\s\S]*$/, '$1, found another value.')
+      .replace(/^(\w+ cannot represent [^:]*): [\s\S]*$/, '$1.')
+  );
 }
 
 export function statusOf(code: string): number {
@@ -73,8 +80,11 @@ function isDatabaseUnavailable(cause: unknown): boolean {
   const systemCode = (cause as { code?: string } | undefined)?.code;
   if (cause instanceof DriverException || cause instanceof Error) {
     // 57014: a statement cancelled by statement_timeout (the database is too slow right now).
-    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P03', '08006', '08001', '08003'].includes(systemCode ?? '') ||
-      /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test(cause.message);
+    return (
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P03', '08006', '08001', '08003'].includes(
+        systemCode ?? '',
+      ) || /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test(cause.message)
+    );
   }
   return false;
 }

@@ -88,7 +88,8 @@ export async function subtreeEventsPage(
  * the platform after the cursor (test/e2e/events-list.test.ts saw it). Only the primary key can
  * give this order, so the range is read from it and stops after a page.
  */
-export const ACCESSIBLE_EVENTS_PAGE = perAccess((parentAccess) => `with entry as (
+export const ACCESSIBLE_EVENTS_PAGE = perAccess(
+  (parentAccess) => `with entry as (
   select o.id from organization o left join organization parent on parent.id = o.parent_id
   where (o.id = ?::uuid or o.owner_sub = ?) and (parent.id is null or not coalesce(${parentAccess}, false))
 ), position as (select ?::bigint as after, ?::text[] as types, ?::int as size)
@@ -97,7 +98,8 @@ select ${EVENT_SELECT}, e.seq from entry cross join position cross join lateral 
   where (a.ancestor_id, a.event_seq) > (entry.id, position.after) and a.ancestor_id <= entry.id
     and (position.types is null or e.type = any(position.types))
   order by a.ancestor_id, a.event_seq limit position.size
-) e order by e.seq limit ?`);
+) e order by e.seq limit ?`,
+);
 
 /**
  * A page of every event the caller may access, in creation order: the caller's own trees only,

@@ -7,7 +7,15 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { listCost } from '../graphql/list-cost.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
-import { accessibleEventsPage, eventNotFound, findAccessibleEvent, MAX_EVENT_DELIVERIES, subtreeEventsPage, type DeliveryRead, type EventRead } from './event.reads.js';
+import {
+  accessibleEventsPage,
+  eventNotFound,
+  findAccessibleEvent,
+  MAX_EVENT_DELIVERIES,
+  subtreeEventsPage,
+  type DeliveryRead,
+  type EventRead,
+} from './event.reads.js';
 import { Event, WebhookDelivery } from './event.type.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
 
@@ -83,7 +91,12 @@ export class OrganizationEventsResolver {
 }
 
 /** A page of an organization's subtree's events; the organization out of reach is NOT_FOUND. */
-async function subtreeEvents(ctx: RequestContext, principal: Principal, organizationId: string, args: EventsArgs): Promise<Connection<EventRead>> {
+async function subtreeEvents(
+  ctx: RequestContext,
+  principal: Principal,
+  organizationId: string,
+  args: EventsArgs,
+): Promise<Connection<EventRead>> {
   const { first, after } = pagePosition('event', args);
   const types = checkedTypes(args.types);
   ctx.deadline.assertOpen();

@@ -42,7 +42,10 @@ export class Event {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String, { description: 'organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed or quote.created' })
+  @Field(() => String, {
+    description:
+      'organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed or quote.created',
+  })
   type!: string;
 
   @Field(() => String, { description: 'The version of this shape (its fields and data.object): v1' })
@@ -54,10 +57,18 @@ export class Event {
   @Field(() => ID)
   organizationId!: string;
 
-  @Field(() => EventActor, { nullable: true, description: 'The caller whose request made the event; null for events older than the actor was recorded and not known then (organization.updated)' })
+  @Field(() => EventActor, {
+    nullable: true,
+    description:
+      'The caller whose request made the event; null for events older than the actor was recorded and not known then (organization.updated)',
+  })
   actor!: EventActor | null;
 
   // Charged as what it holds: a policy's object has about 130 values (12 charges of 8).
-  @Field(() => GraphQLJSONObject, { description: '{ object }: the record as its create or change answered it; a change (organization.updated) adds previousAttributes, the changed fields\' earlier values', complexity: 200 })
+  @Field(() => GraphQLJSONObject, {
+    description:
+      "{ object }: the record as its create or change answered it; a change (organization.updated) adds previousAttributes, the changed fields' earlier values",
+    complexity: 200,
+  })
   data!: Record<string, unknown>;
 }

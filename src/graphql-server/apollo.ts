@@ -75,14 +75,22 @@ function requestChecks(checks: OperationCheckSettings): ApolloServerPlugin<Reque
         async didResolveOperation({ contextValue, operation, request, schema, document }) {
           if (!operation) return; // Apollo answers a missing or ambiguous operation itself
           nameApolloOperation(operation);
-          await checkOperation(contextValue, { schema, document, operation, variables: request.variables, operationName: request.operationName }, checks);
+          await checkOperation(
+            contextValue,
+            { schema, document, operation, variables: request.variables, operationName: request.operationName },
+            checks,
+          );
         },
         async willSendResponse({ contextValue, response, request }) {
           if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
           if (!result.errors?.length) return;
           // One status per code, whichever check raised it (error-head.ts): a refusal has no data.
-          const outcome = errorsOutcome(result.errors as SafeError[], graphqlMediaType(request.http?.headers.get('accept')), contextValue?.requestId);
+          const outcome = errorsOutcome(
+            result.errors as SafeError[],
+            graphqlMediaType(request.http?.headers.get('accept')),
+            contextValue?.requestId,
+          );
           response.http.status = outcome.status;
           if (outcome.refused) delete (result as { data?: unknown }).data;
           for (const [name, value] of Object.entries(outcome.headers)) response.http.headers.set(name, value);

@@ -1,6 +1,15 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
-import { execute, getOperationAST, GraphQLError, parse, print, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  print,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { requireAuthentication } from '../auth/authentication-gate.js';
 import { errorHead, graphqlAnswerHead, graphqlMediaType } from '../errors/error-head.js';
 import { checkOperation, errorsOutcome, type OperationCheckSettings } from './operation-checks.js';
@@ -91,14 +100,19 @@ export function graphqlRoute(
    * with an Idempotency-Key either way through the key's record.
    */
   const run = async (req: Request, context: RequestContext): Promise<GraphqlAnswer> => {
-    if (bareGet(req, options.developerPages)) throw new GraphQLError(bareGetHint(options.developerPages), { extensions: { code: 'BAD_REQUEST' } });
+    if (bareGet(req, options.developerPages))
+      throw new GraphQLError(bareGetHint(options.developerPages), { extensions: { code: 'BAD_REQUEST' } });
     const trusted = options.trustedDocuments.find(req);
     const execute = trusted
       ? () => executeTrusted(schema, trusted, context, req, options.checks)
       : () => executeThroughApollo(apollo, req, context);
     const key = req.method === 'POST' ? req.get('idempotency-key') : undefined;
     if (key === undefined || !context.principal) return execute();
-    const mutation = trusted ? (trusted.operation.operation === 'mutation' ? { document: trusted.parsed, operation: trusted.operation } : null) : parsedMutation(req.body);
+    const mutation = trusted
+      ? trusted.operation.operation === 'mutation'
+        ? { document: trusted.parsed, operation: trusted.operation }
+        : null
+      : parsedMutation(req.body);
     return mutation ? answerIdempotently(schema, context, options.idempotency, req, key, mutation, execute) : execute();
   };
 
@@ -117,7 +131,8 @@ function bareGet(req: Request, developerPages: boolean): boolean {
 }
 
 function bareGetHint(developerPages: boolean): string {
-  const send = 'Send a GraphQL operation: POST /graphql with a JSON body {"query": "{ viewer { sub } }"} and Authorization: Bearer <token>.';
+  const send =
+    'Send a GraphQL operation: POST /graphql with a JSON body {"query": "{ viewer { sub } }"} and Authorization: Bearer <token>.';
   return developerPages ? `${send} In a browser: GraphiQL at /graphiql, Apollo Sandbox at /graphql.` : send;
 }
 
@@ -177,7 +192,11 @@ async function answerIdempotently(
         await context.spend.graphqlCost(queryCost(schema, readBack, { variables: body.variables }));
         const result = await execute({ schema, document: readBack, contextValue: context, variableValues: body.variables });
         const errors = result.errors?.map((error) => safeError(error).safe);
-        return { status: 200, contentType: 'application/json', body: JSON.stringify(errors ? { errors, data: result.data } : { data: result.data }) };
+        return {
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify(errors ? { errors, data: result.data } : { data: result.data }),
+        };
       },
       // As on REST, every answer below 500 of a create that started is kept; not a refusal before
       // execution (parse, validation, cost: its corrected retry must run, not meet a 422) nor a 429.
@@ -209,12 +228,15 @@ async function executeTrusted(
     // Apollo Server 5's own answer for a text document, word for word (400, as GraphQL over HTTP allows).
     throw new GraphQLError('GET requests only support query operations, not mutation operations', { extensions: { code: 'BAD_REQUEST' } });
   }
-  const { variables, operationName } = req.method === 'POST' ? (req.body as { variables?: unknown; operationName?: unknown }) : fieldsOfGet(req);
+  const { variables, operationName } =
+    req.method === 'POST' ? (req.body as { variables?: unknown; operationName?: unknown }) : fieldsOfGet(req);
   if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
     throw new GraphQLError('`variables` must be a JSON object.', { extensions: { code: 'BAD_REQUEST' } });
   }
   if (typeof operationName === 'string' && operationName !== (operation.name?.value ?? '')) {
-    throw new GraphQLError('The trusted document holds no operation of this name.', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
+    throw new GraphQLError('The trusted document holds no operation of this name.', {
+      extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+    });
   }
   const values = (variables ?? {}) as Record<string, unknown>;
   await checkOperation(context, { schema, document: parsed, operation, variables: values, operationName: operation.name?.value }, settings);
@@ -234,7 +256,8 @@ async function executeTrusted(
 function fieldsOfGet(req: Request): { variables?: unknown; operationName?: unknown } {
   const { variables, operationName } = req.query as Record<string, unknown>;
   if (variables === undefined) return { operationName };
-  if (typeof variables !== 'string') throw new GraphQLError('`variables` must be given once, as JSON.', { extensions: { code: 'BAD_REQUEST' } });
+  if (typeof variables !== 'string')
+    throw new GraphQLError('`variables` must be given once, as JSON.', { extensions: { code: 'BAD_REQUEST' } });
   try {
     return { variables: JSON.parse(variables) as unknown, operationName };
   } catch {
@@ -278,7 +301,12 @@ async function executeThroughApollo(apollo: ApolloServer<RequestContext>, req: R
   else for await (const chunk of result.body.asyncIterator) body += chunk;
   const answerHeaders = Object.fromEntries(result.headers);
   delete answerHeaders['content-type'];
-  return { status: result.status ?? 200, contentType: result.headers.get('content-type') ?? 'application/json', body, headers: answerHeaders };
+  return {
+    status: result.status ?? 200,
+    contentType: result.headers.get('content-type') ?? 'application/json',
+    body,
+    headers: answerHeaders,
+  };
 }
 
 function searchOf(url: string): string {
@@ -304,7 +332,9 @@ function errorAnswer(error: unknown, accept: string | undefined, context?: Reque
 function refusedBeforeExecution(body: string): boolean {
   try {
     const { errors } = JSON.parse(body) as { errors?: Array<{ extensions?: { code?: string } }> };
-    return (errors ?? []).some((error) => ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST'].includes(error.extensions?.code ?? ''));
+    return (errors ?? []).some((error) =>
+      ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST'].includes(error.extensions?.code ?? ''),
+    );
   } catch {
     return true;
   }

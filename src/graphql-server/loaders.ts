@@ -22,7 +22,10 @@ import {
   POLICIES_WALK_END,
   SUBTREE_POLICIES_PAGE,
   SUBTREE_POLICIES_WALK_END,
-  policyRead, type ChargeRead, type PolicyRead } from '../policies/policy.reads.js';
+  policyRead,
+  type ChargeRead,
+  type PolicyRead,
+} from '../policies/policy.reads.js';
 
 /** A page of a connection: the rows with their positions, and whether more follow. */
 export interface Page<T> {
@@ -78,10 +81,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
   const organization = new DataLoader<string, OrganizationRead | null>(async (ids) => {
     deadline.assertOpen();
     const access = accessPredicate('o', principal());
-    const rows = await querySql<OrganizationRead>(em, ORGANIZATIONS_BY_IDS(access.sql), [
-      uuidArray(ids),
-      ...access.params,
-    ]);
+    const rows = await querySql<OrganizationRead>(em, ORGANIZATIONS_BY_IDS(access.sql), [uuidArray(ids), ...access.params]);
     const found = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => found.get(id) ?? null);
   });
@@ -153,8 +153,15 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
 
   return {
     organization,
-    children: pager((access) => CHILDREN_PAGE(access.sql), (row) => row as unknown as OrganizationRead),
-    policies: pager((access, key) => POLICIES_PAGE(key.status ?? null)(access.sql), policyRead, (access) => POLICIES_WALK_END(access.sql)),
+    children: pager(
+      (access) => CHILDREN_PAGE(access.sql),
+      (row) => row as unknown as OrganizationRead,
+    ),
+    policies: pager(
+      (access, key) => POLICIES_PAGE(key.status ?? null)(access.sql),
+      policyRead,
+      (access) => POLICIES_WALK_END(access.sql),
+    ),
     subtreePolicies: pager(
       (access, key) => SUBTREE_POLICIES_PAGE(key.status ?? null)(access.sql),
       policyRead,
@@ -163,7 +170,10 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
     owners: byParent<OwnerRead>(OWNERS_BY_ORGANIZATION),
     bankAccounts: byParent<BankAccountRead>(BANK_ACCOUNTS_BY_ORGANIZATION),
     charges: byParent<ChargeRead>(CHARGES_BY_POLICY),
-    transactions: pager((access) => TRANSACTIONS_PAGE(access.sql), (row) => row as unknown as TransactionRead),
+    transactions: pager(
+      (access) => TRANSACTIONS_PAGE(access.sql),
+      (row) => row as unknown as TransactionRead,
+    ),
     deliveries: new DataLoader<string, DeliveryRead[]>(async (ids) => {
       deadline.assertOpen();
       const access = accessPredicate('o', principal());

@@ -1,5 +1,13 @@
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { Kind, specifiedRules, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import {
+  Kind,
+  specifiedRules,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationRule,
+} from 'graphql';
 import { authenticationRefusal } from '../auth/authentication-gate.js';
 import type { GraphQLLimits } from '../config.js';
 import { beforeExecution, graphqlAnswerHead, headFor } from '../errors/error-head.js';
@@ -61,13 +69,23 @@ export interface OperationCheckSettings {
  */
 export async function checkOperation(
   context: RequestContext,
-  request: { schema: GraphQLSchema; document: DocumentNode; operation: OperationDefinitionNode; variables?: Record<string, unknown>; operationName?: string | null },
+  request: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    operation: OperationDefinitionNode;
+    variables?: Record<string, unknown>;
+    operationName?: string | null;
+  },
   settings: OperationCheckSettings,
 ): Promise<void> {
   const { schema, document, operation, variables } = request;
   context.operation.operationName = operation.name?.value.slice(0, 100) ?? null;
   context.operation.operationType = operation.operation;
-  const refusal = authenticationRefusal(context.authentication, { surface: 'graphql', anonymousIntrospection: settings.anonymousIntrospection, operation });
+  const refusal = authenticationRefusal(context.authentication, {
+    surface: 'graphql',
+    anonymousIntrospection: settings.anonymousIntrospection,
+    operation,
+  });
   if (refusal) throw refusal;
   const errors = await inputErrors(schema, operation, variables);
   if (errors.length > 0) throw beforeExecution(badUserInput(errors));

@@ -1,14 +1,5 @@
 import { beforeExecution } from '../errors/error-head.js';
-import {
-  GraphQLError,
-  Kind,
-  getNullableType,
-  isListType,
-  visit,
-  type DocumentNode,
-  type GraphQLField,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLError, Kind, getNullableType, isListType, visit, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_MAX_ITEMS } from '../input/input-shape.js';
 

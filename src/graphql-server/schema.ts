@@ -19,7 +19,19 @@ import { callerOf, type RequestContext } from '../graphql/context.js';
  */
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [ViewerResolver, NodeResolver, OrganizationResolver, OrganizationPoliciesResolver, CreatePolicyResolver, PolicyResolver, QuoteResolver, AddressResolver, EventResolver, OrganizationEventsResolver, WebhookEndpointResolver],
+    resolvers: [
+      ViewerResolver,
+      NodeResolver,
+      OrganizationResolver,
+      OrganizationPoliciesResolver,
+      CreatePolicyResolver,
+      PolicyResolver,
+      QuoteResolver,
+      AddressResolver,
+      EventResolver,
+      OrganizationEventsResolver,
+      WebhookEndpointResolver,
+    ],
     authChecker: ({ context }: { context: RequestContext }) => {
       callerOf(context);
       return true;

@@ -58,7 +58,10 @@ export class TrustedDocuments {
       throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${path} as JSON (${(error as Error).message})`, { cause: error });
     }
     const entries = manifestEntries(manifest, path);
-    const documents = entries.map(({ id, body }) => ({ id, ...prepareDocument(schema, body, `GRAPHQL_TRUSTED_DOCUMENTS: the document ${id}`, rules) }));
+    const documents = entries.map(({ id, body }) => ({
+      id,
+      ...prepareDocument(schema, body, `GRAPHQL_TRUSTED_DOCUMENTS: the document ${id}`, rules),
+    }));
     return new TrustedDocuments(documents, only);
   }
 
@@ -91,7 +94,8 @@ export class TrustedDocuments {
       if (this.only) throw notInList();
       return null;
     }
-    if (this.byId.size === 0) throw persistedError('PERSISTED_QUERY_NOT_SUPPORTED', 'This service has no trusted documents: send the document as `query`.');
+    if (this.byId.size === 0)
+      throw persistedError('PERSISTED_QUERY_NOT_SUPPORTED', 'This service has no trusted documents: send the document as `query`.');
     if (req.method !== 'POST') throw persistedError('BAD_REQUEST', 'Send a trusted document id by POST.');
     const document = typeof id === 'string' ? this.byId.get(bareId(id)) : undefined;
     if (!document) throw persistedError('PERSISTED_QUERY_NOT_FOUND', 'No trusted document has this id.');
@@ -127,7 +131,8 @@ function manifestEntries(manifest: unknown, path: string): Array<{ id: string; b
     const { version, operations } = manifest as ApolloManifest;
     if (version !== 1 || !Array.isArray(operations)) throw invalid('is an Apollo manifest of an unknown version');
     for (const operation of operations) {
-      if (typeof operation?.id !== 'string' || typeof operation.body !== 'string') throw invalid('has an operation without a string id and body');
+      if (typeof operation?.id !== 'string' || typeof operation.body !== 'string')
+        throw invalid('has an operation without a string id and body');
     }
     return operations.map(({ id, body }) => ({ id, body }));
   }
@@ -140,7 +145,10 @@ function manifestEntries(manifest: unknown, path: string): Array<{ id: string; b
 }
 
 function notInList(): GraphQLError {
-  return persistedError('PERSISTED_QUERY_NOT_IN_LIST', 'This service runs only its trusted documents: send the `documentId` your build made.');
+  return persistedError(
+    'PERSISTED_QUERY_NOT_IN_LIST',
+    'This service runs only its trusted documents: send the `documentId` your build made.',
+  );
 }
 
 function persistedError(code: string, message: string): GraphQLError {

@@ -10,10 +10,14 @@ export class PageInfo {
   @Field(() => Boolean, { description: 'Paging forward: true after a cursor (the rows up to it come before), false on the first page' })
   hasPreviousPage!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'The first edge\'s cursor; null on an empty page' })
+  @Field(() => String, { nullable: true, description: "The first edge's cursor; null on an empty page" })
   startCursor!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page. Usually the last edge\'s cursor; a status-filtered page may stop short, even empty, with hasNextPage true and this cursor past its last edge. Null on an empty last page' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Pass as `after` for the next page. Usually the last edge's cursor; a status-filtered page may stop short, even empty, with hasNextPage true and this cursor past its last edge. Null on an empty last page",
+  })
   endCursor!: string | null;
 }
 
@@ -86,7 +90,10 @@ export function pagePosition(kind: string, args: PageArgs): { first: number; aft
  * Rows read with one more than the page size (`limit first + 1`, each with its `seq`) as a
  * page: the first `first`, and whether the extra one shows that more follow.
  */
-export function pageOf<T>(rows: Array<T & { seq: string | number }>, first: number): { items: Array<{ node: T; seq: string }>; hasNextPage: boolean } {
+export function pageOf<T>(
+  rows: Array<T & { seq: string | number }>,
+  first: number,
+): { items: Array<{ node: T; seq: string }>; hasNextPage: boolean } {
   return {
     items: rows.slice(0, first).map(({ seq, ...node }) => ({ node: node as T, seq: String(seq) })),
     hasNextPage: rows.length > first,

@@ -74,7 +74,9 @@ export interface RequestFacts<A extends RequestAuthentication = RequestAuthentic
 }
 
 /** A context whose principal is as known as its authentication's: a REST route's, narrowed to one with a principal, gets an AuthenticatedContext. */
-export type ContextFactory = <A extends RequestAuthentication>(request: RequestFacts<A>) => RequestContext & { readonly principal: A['principal'] };
+export type ContextFactory = <A extends RequestAuthentication>(
+  request: RequestFacts<A>,
+) => RequestContext & { readonly principal: A['principal'] };
 
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
   // RequestScope's principal is its authentication's, so the narrower type holds.

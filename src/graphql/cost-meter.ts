@@ -28,7 +28,7 @@ export function chargeBeyondEstimate(meter: CostMeter, items: number, estimate: 
     throw beforeExecution(
       new GraphQLError(
         `Query cost limit of ${meter.limit} exceeded while reading: a list held ${items} items, over the ${estimate} its cost counted. ` +
-        'Ask for fewer of them in one query.',
+          'Ask for fewer of them in one query.',
         { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
       ),
     );

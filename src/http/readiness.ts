@@ -10,7 +10,11 @@ export type Readiness = 'ready' | 'migrations pending' | 'database unreachable';
  * is running, so a process makes at most one a second whatever the request rate, and every
  * caller in between shares its answer. `check` must not reject.
  */
-export function cachedReadiness(check: () => Promise<Readiness>, maxAgeMs = 1000, now: () => number = () => performance.now()): () => Promise<Readiness> {
+export function cachedReadiness(
+  check: () => Promise<Readiness>,
+  maxAgeMs = 1000,
+  now: () => number = () => performance.now(),
+): () => Promise<Readiness> {
   let last: { startedAt: number; result: Promise<Readiness>; settled: boolean } | undefined;
   return () => {
     if (last && (!last.settled || now() - last.startedAt < maxAgeMs)) return last.result;

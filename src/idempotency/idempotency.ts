@@ -133,14 +133,16 @@ export class IdempotencyKeys {
     // Twice at most: a row can vanish between the insert and the select (its run failed and
     // deleted it, or it expired and was cleaned up); the second insert then takes the key.
     for (let attempt = 0; ; attempt++) {
-      const inserted = await querySql<unknown>(tx, 
+      const inserted = await querySql<unknown>(
+        tx,
         `insert into idempotency_key (scope, key, fingerprint, claim, locked_until, expires_at)
          values (?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
          on conflict (scope, key) do nothing returning 1`,
         [row.scope, row.key, fingerprints.of(body), row.claim, claimSeconds, retentionSeconds],
       );
       if (inserted.length > 0) return { kept: null, created: null };
-      const [kept] = await querySql<KeptRow>(tx, 
+      const [kept] = await querySql<KeptRow>(
+        tx,
         `select fingerprint, status, content_type, body, created, locked_until is null as finished, locked_until > now() as locked,
            expires_at <= now() as expired
          from idempotency_key where scope = ? and key = ? for update`,
@@ -149,7 +151,8 @@ export class IdempotencyKeys {
       if (!kept && attempt === 0) continue;
       if (!kept) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       if (kept.expired) {
-        await querySql(tx, 
+        await querySql(
+          tx,
           `update idempotency_key set fingerprint = ?, claim = ?, locked_until = now() + make_interval(secs => ?), created = null,
              status = null, content_type = null, body = null, created_at = now(), expires_at = now() + make_interval(secs => ?)
            where scope = ? and key = ?`,
@@ -168,7 +171,8 @@ export class IdempotencyKeys {
       if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
       if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       // An earlier run crashed, or its answer was too large to keep: take over the key.
-      await querySql(tx, 
+      await querySql(
+        tx,
         'update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?',
         [row.claim, claimSeconds, row.scope, row.key],
       );
@@ -187,8 +191,13 @@ export class IdempotencyKeys {
     return this.settings.cipher.open({ keyId, ciphertext }, KEPT_BODY_COLUMN);
   }
 
-  private async recordCreated(tx: EntityManager, row: { scope: string; key: string; claim: string }, created: CreatedRecord): Promise<void> {
-    const marked = await querySql<unknown>(tx, 
+  private async recordCreated(
+    tx: EntityManager,
+    row: { scope: string; key: string; claim: string },
+    created: CreatedRecord,
+  ): Promise<void> {
+    const marked = await querySql<unknown>(
+      tx,
       'update idempotency_key set created = ?::jsonb where scope = ? and key = ? and claim = ? returning 1',
       [JSON.stringify(created), row.scope, row.key, row.claim],
     );
@@ -197,7 +206,11 @@ export class IdempotencyKeys {
   }
 
   /** Keeps the answer and releases the claim; without an answer to keep, see the class comment. */
-  private async finish(em: EntityManager, row: { scope: string; key: string; claim: string }, response: StoredResponse | null): Promise<void> {
+  private async finish(
+    em: EntityManager,
+    row: { scope: string; key: string; claim: string },
+    response: StoredResponse | null,
+  ): Promise<void> {
     const where = 'scope = ? and key = ? and claim = ?';
     const params = [row.scope, row.key, row.claim];
     if (response && Buffer.byteLength(response.body) <= this.settings.keptResponseMaxBytes) {

@@ -44,6 +44,10 @@ export function readBackDocument(document: DocumentNode, operation: OperationDef
     name: { kind: Kind.NAME, value: READ_OF[create.name.value] },
     arguments: [{ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: argument.name }, value: argument.value }],
   };
-  const query: OperationDefinitionNode = { ...operation, operation: 'query' as never, selectionSet: { kind: Kind.SELECTION_SET, selections: [read] } };
+  const query: OperationDefinitionNode = {
+    ...operation,
+    operation: 'query' as never,
+    selectionSet: { kind: Kind.SELECTION_SET, selections: [read] },
+  };
   return { kind: Kind.DOCUMENT, definitions: document.definitions.map((definition) => (definition === operation ? query : definition)) };
 }

@@ -1,4 +1,13 @@
-import { ArrayMaxSize, IsOptional, ValidateBy, ValidateIf, ValidateNested, isEmail, isURL, type ValidationArguments } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsOptional,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+  isEmail,
+  isURL,
+  type ValidationArguments,
+} from 'class-validator';
 import { Extensions } from 'type-graphql';
 import { addMonthsClamped, compareDates, isCalendarDate, todayUtc } from '../values/calendar-date.js';
 import { jsonProblem, type JsonBounds } from './input-shape.js';
@@ -57,13 +66,20 @@ export const OptionalText = (max = 255) => optional(maxLength(max));
 export const RequiredTextIfGiven = (max = 255) =>
   compose(
     ValidateIf((_object, value) => value !== undefined),
-    rule('required', 'is required: it cannot be removed (null) and must not be blank', (value) => typeof value === 'string' && value.trim().length > 0),
+    rule(
+      'required',
+      'is required: it cannot be removed (null) and must not be blank',
+      (value) => typeof value === 'string' && value.trim().length > 0,
+    ),
     // Judged only on text: null is the rule above's.
     rule('maxLength', `must be at most ${max} characters`, (value) => typeof value !== 'string' || characters(value) <= max),
   );
 
 export const Email = () =>
-  optional(maxLength(255), rule('email', 'must be a valid email address', (value) => isEmail(value)));
+  optional(
+    maxLength(255),
+    rule('email', 'must be a valid email address', (value) => isEmail(value)),
+  );
 
 export const HttpUrl = () =>
   optional(
@@ -97,8 +113,7 @@ export const EachAmong = (values: readonly string[]) =>
   );
 
 /** A required value among `values`. */
-export const OneOf = (values: readonly string[]) =>
-  rule('oneOf', `must be one of ${values.join(', ')}`, (value) => values.includes(value));
+export const OneOf = (values: readonly string[]) => rule('oneOf', `must be one of ${values.join(', ')}`, (value) => values.includes(value));
 
 export const Phone = () =>
   optional(rule('phone', 'must be 7 to 20 digits, spaces or +-().', (value) => /^[0-9 +\-().]{7,20}$/.test(value)));
@@ -114,14 +129,20 @@ export const Cvc = () => optional(rule('cvc', 'must be 3 or 4 digits', (value) =
  */
 export const TaxId = () =>
   optional(
-    rule('taxId', 'must be 4 to 40 letters or digits, optionally separated by spaces, dots, slashes or hyphens', (value) =>
-      /^[A-Za-z0-9](?:[A-Za-z0-9 ./-]{0,38}[A-Za-z0-9])?$/.test(value) && (value.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 4,
+    rule(
+      'taxId',
+      'must be 4 to 40 letters or digits, optionally separated by spaces, dots, slashes or hyphens',
+      (value) => /^[A-Za-z0-9](?:[A-Za-z0-9 ./-]{0,38}[A-Za-z0-9])?$/.test(value) && (value.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 4,
     ),
   );
 
 export const Percentage = () =>
   optional(
-    rule('percentage', 'must be a percentage greater than 0 and at most 100', (value) => Number.isFinite(value) && value > 0 && value <= 100),
+    rule(
+      'percentage',
+      'must be a percentage greater than 0 and at most 100',
+      (value) => Number.isFinite(value) && value > 0 && value <= 100,
+    ),
   );
 
 export const PositiveInteger = () => optional(rule('positive', 'must be at least 1', (value) => value >= 1));
@@ -167,10 +188,7 @@ export const WithinYearsOf = (field: string, years: number) =>
  * input shape check (input-shape.ts) finds it to refuse a longer list before walking its items.
  */
 export const MaxItems = (max: number) =>
-  compose(
-    Extensions({ maxItems: max }),
-    optional(ArrayMaxSize(max, { message: `must have at most ${max} items` }), ValidateNested()),
-  );
+  compose(Extensions({ maxItems: max }), optional(ArrayMaxSize(max, { message: `must have at most ${max} items` }), ValidateNested()));
 
 /** A JSON object within size and depth bounds; declared in the extensions like MaxItems. */
 export const BoundedJson = (bounds: JsonBounds) =>

@@ -28,11 +28,7 @@ export async function ruleErrors(input: unknown): Promise<FieldError[]> {
 }
 
 function flatten(error: ValidationError, parent: string): FieldError[] {
-  const path = /^\d+$/.test(error.property)
-    ? `${parent}[${error.property}]`
-    : parent
-      ? `${parent}.${error.property}`
-      : error.property;
+  const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
   const own = Object.values(error.constraints ?? {})
     // ValidateNested adds "nested property must be either object or array"; types are GraphQL's job.
     .filter((message) => !message.startsWith('nested property'))

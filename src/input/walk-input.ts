@@ -32,7 +32,7 @@ export interface InputNode {
 
 export function inputNode(value: unknown, type: GraphQLInputType, path = '', field?: GraphQLInputField): InputNode {
   const nullable = !isNonNullType(type);
-  return { value, type: (isNonNullType(type) ? type.ofType : type), nullable, path, field };
+  return { value, type: isNonNullType(type) ? type.ofType : type, nullable, path, field };
 }
 
 /** A plain JSON object (not null, not an array). */

@@ -4,7 +4,11 @@
  * `refusal` recognizes becomes the caller's error; the write's transaction has rolled back.
  * Any other error is rethrown as it is.
  */
-export async function withDatabaseRefusal<T>(sqlstate: string, refusal: (message: string) => Error | null, write: () => Promise<T>): Promise<T> {
+export async function withDatabaseRefusal<T>(
+  sqlstate: string,
+  refusal: (message: string) => Error | null,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write();
   } catch (error) {

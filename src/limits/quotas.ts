@@ -10,14 +10,22 @@ const QUOTA_SQLSTATE = 'QE001';
  * QUOTA_EXCEEDED here, with the whole create rolled back.
  */
 export function withQuotas<T>(create: () => Promise<T>): Promise<T> {
-  return withDatabaseRefusal(QUOTA_SQLSTATE, (message) => {
-    const match = /(organizations|policies|webhook endpoints) quota (\d+) exceeded/.exec(message);
-    return match ? quotaExceeded(match[1], Number(match[2])) : null;
-  }, create);
+  return withDatabaseRefusal(
+    QUOTA_SQLSTATE,
+    (message) => {
+      const match = /(organizations|policies|webhook endpoints) quota (\d+) exceeded/.exec(message);
+      return match ? quotaExceeded(match[1], Number(match[2])) : null;
+    },
+    create,
+  );
 }
 
 /** PostgreSQL startup options that give the triggers the configured quotas (none: no quota). */
-export function quotaSettings(quotas: { organizationsPerTree: number | null; policiesPerTree: number | null; webhookEndpointsPerTree?: number | null }): string | undefined {
+export function quotaSettings(quotas: {
+  organizationsPerTree: number | null;
+  policiesPerTree: number | null;
+  webhookEndpointsPerTree?: number | null;
+}): string | undefined {
   const settings = [
     quotas.organizationsPerTree ? `-c org_policy.quota_organizations_per_tree=${quotas.organizationsPerTree}` : '',
     quotas.policiesPerTree ? `-c org_policy.quota_policies_per_tree=${quotas.policiesPerTree}` : '',

@@ -82,7 +82,8 @@ export class RateLimits {
         }),
     );
     this.concurrencyItem = `"concurrency";q=${config.concurrentRequests};qu="concurrent-requests"`;
-    this.admission = config.concurrentRequests > 0 ? new FairAdmission(config.concurrentRequests, Math.min(FAIR_SHARE, config.concurrentRequests)) : null;
+    this.admission =
+      config.concurrentRequests > 0 ? new FairAdmission(config.concurrentRequests, Math.min(FAIR_SHARE, config.concurrentRequests)) : null;
   }
 
   /**
@@ -140,11 +141,14 @@ export class RateLimits {
         if (!admitted.started) {
           // Waiting counts toward the deadline: past it, the request is answered without running.
           const left = this.config.requestDeadlineSeconds * 1000 - (performance.now() - res.locals.startedAt);
-          waitTimer = setTimeout(() => {
-            release?.();
-            release = undefined;
-            sendError(req, res, unavailable(`The request did not finish within ${this.config.requestDeadlineSeconds} s; retry shortly.`));
-          }, Math.max(0, left));
+          waitTimer = setTimeout(
+            () => {
+              release?.();
+              release = undefined;
+              sendError(req, res, unavailable(`The request did not finish within ${this.config.requestDeadlineSeconds} s; retry shortly.`));
+            },
+            Math.max(0, left),
+          );
         }
       };
       if (!budget) return admit();
@@ -212,6 +216,8 @@ export function clientAddress(ip: string | undefined): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((group) => Number.parseInt(group || '0', 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group || '0', 16).toString(16))
+    .join(':')}::/64`;
 }
-

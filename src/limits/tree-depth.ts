@@ -12,10 +12,18 @@ const TOO_DEEP_SQLSTATE = 'TD001';
  * 400 on `parentId` here, the field that chose the depth.
  */
 export function withDepthLimit<T>(create: () => Promise<T>): Promise<T> {
-  return withDatabaseRefusal(TOO_DEEP_SQLSTATE, (message) => {
-    const match = /max depth (\d+) exceeded/.exec(message);
-    return match ? badUserInput([{ path: 'parentId', message: `is at the maximum depth of ${match[1]} levels; an organization cannot be created under it` }]) : null;
-  }, create);
+  return withDatabaseRefusal(
+    TOO_DEEP_SQLSTATE,
+    (message) => {
+      const match = /max depth (\d+) exceeded/.exec(message);
+      return match
+        ? badUserInput([
+            { path: 'parentId', message: `is at the maximum depth of ${match[1]} levels; an organization cannot be created under it` },
+          ])
+        : null;
+    },
+    create,
+  );
 }
 
 /** PostgreSQL startup options that give the triggers the tree limits: the quotas and the depth. */

@@ -15,7 +15,11 @@ export function metricsRoute(metrics: ServiceMetrics, token: string | undefined)
     if (expected) {
       const given = Buffer.from(req.get('authorization') ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return sendError(req, res, unauthenticated('Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.', 'Bearer realm="metrics"'));
+        return sendError(
+          req,
+          res,
+          unauthenticated('Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.', 'Bearer realm="metrics"'),
+        );
       }
     }
     try {

@@ -57,7 +57,12 @@ export class ServiceMetrics {
     this.scrape = options.cluster ? instanceScrape(this.registry) : () => this.registry.metrics();
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['method', 'route', 'status'], registers });
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
     this.latency = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time from the request to its answer, by route pattern, method and status.',
@@ -77,7 +82,12 @@ export class ServiceMetrics {
       labelNames: ['operation_name', 'code'],
       registers,
     });
-    this.rateLimited = new Counter({ name: 'rate_limited_requests_total', help: 'Requests refused with 429, by the limit they were over.', labelNames: ['limit'], registers });
+    this.rateLimited = new Counter({
+      name: 'rate_limited_requests_total',
+      help: 'Requests refused with 429, by the limit they were over.',
+      labelNames: ['limit'],
+      registers,
+    });
     this.deliveries = new Counter({
       name: 'webhook_delivery_attempts_total',
       help: 'Webhook delivery attempts made by this instance, by result: delivered, retrying (another attempt is scheduled), failed (out of attempts), dropped (endpoint deleted or retry window passed).',
@@ -124,7 +134,11 @@ export class ServiceMetrics {
   /** The operation a `/graphql` request ran (or failed to reach), and the error codes it answered. */
   observeGraphqlOperation(outcome: OperationOutcome): void {
     const name =
-      outcome.operationType === undefined ? '(none)' : outcome.operationName ? this.operationNames.label(outcome.operationName) : '(anonymous)';
+      outcome.operationType === undefined
+        ? '(none)'
+        : outcome.operationName
+          ? this.operationNames.label(outcome.operationName)
+          : '(anonymous)';
     this.operations.inc({ operation_name: name, operation_type: outcome.operationType ?? '(none)' });
     for (const code of outcome.codes ?? []) {
       const label = this.codes.label(code);

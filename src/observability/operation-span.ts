@@ -13,7 +13,10 @@ const APOLLO_OPERATION = createContextKey('org-policy-service graphql operation 
  * Apollo Server's learn it once Apollo has parsed the document (inApolloOperationSpan). Only
  * inside a sampled request: this is on every request's path.
  */
-export function inOperationSpan<T extends { errors?: readonly unknown[] }>(operation: OperationDefinitionNode, run: () => Promise<T>): Promise<T> {
+export function inOperationSpan<T extends { errors?: readonly unknown[] }>(
+  operation: OperationDefinitionNode,
+  run: () => Promise<T>,
+): Promise<T> {
   if (!trace.getActiveSpan()?.isRecording()) return run();
   const span = tracer.startSpan(operation.operation);
   named(span, operation);

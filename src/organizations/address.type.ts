@@ -7,7 +7,10 @@ export const ADDRESS_FIELDS = ['line1', 'line2', 'division', 'city', 'postal', '
 /** An address as stored: the named fields plus whatever else the client sent (jsonb). */
 export type StoredAddress = Partial<Record<(typeof ADDRESS_FIELDS)[number], string>> & Record<string, unknown>;
 
-@ObjectType('Address', { simpleResolvers: true, description: 'A postal address. Unknown properties sent by clients are kept in additionalFields.' })
+@ObjectType('Address', {
+  simpleResolvers: true,
+  description: 'A postal address. Unknown properties sent by clients are kept in additionalFields.',
+})
 export class Address {
   @Field(() => String, { nullable: true }) line1?: string;
   @Field(() => String, { nullable: true }) line2?: string;
@@ -24,9 +27,7 @@ export class AddressResolver {
     description: 'Properties beyond the named ones, as sent; null when there are none',
   })
   additionalFields(@Root() address: StoredAddress): Record<string, unknown> | null {
-    const extra = Object.fromEntries(
-      Object.entries(address).filter(([key]) => !(ADDRESS_FIELDS as readonly string[]).includes(key)),
-    );
+    const extra = Object.fromEntries(Object.entries(address).filter(([key]) => !(ADDRESS_FIELDS as readonly string[]).includes(key)));
     return Object.keys(extra).length > 0 ? extra : null;
   }
 }

@@ -59,32 +59,41 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   // One transaction: the organization with its accounts and owners, and the mark on an
   // Idempotency-Key, are all stored or none. A quota over the tree and the tree's maximum depth
   // are checked by the database.
-  return withDepthLimit(() => withQuotas(() => inTransaction(scope.em, async (em) => {
-    // Every field of the input that is a column is stored as sent (absent optional ones as
-    // null); what the input names differently (parent, accounts, owners) is mapped here.
-    const { parentId: _parentId, bankAccounts: _accounts, owners: _owners, address, name, ...fields } = input;
-    const organization: OrganizationWrite = {
-      ...ABSENT_FIELDS,
-      ...definedOnly(fields),
-      id: randomUUID(),
-      parentId: parent?.id ?? null,
-      ownerSub: principal.sub,
-      name: name ?? input.legalName,
-      address: storedAddress(address),
-      version: 1,
-    };
-    const bankAccounts = bankAccountRows(cipher, organization.id, input.bankAccounts ?? []);
-    const owners = ownerRows(cipher, organization.id, input.owners ?? []);
-    // Through the write models, rows as JSON: nothing is read back, no entity is tracked.
-    await querySql(em, INSERT_ORGANIZATIONS, [JSON.stringify([organization])]);
-    if (bankAccounts.length > 0) await querySql(em, INSERT_BANK_ACCOUNTS, [JSON.stringify(bankAccounts)]);
-    if (owners.length > 0) await querySql(em, INSERT_OWNERS, [JSON.stringify(owners)]);
-    await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
-    const created = organizationReadOf(organization, bankAccounts, owners);
-    // Masked as every read is: account and tax id last fours only (organization.reads.ts).
-    await recordEvent(em, { type: 'organization.created', organizationId: organization.id, actorSub: principal.sub, object: organizationEventObject(created) });
-    return created;
-  })));
+  return withDepthLimit(() =>
+    withQuotas(() =>
+      inTransaction(scope.em, async (em) => {
+        // Every field of the input that is a column is stored as sent (absent optional ones as
+        // null); what the input names differently (parent, accounts, owners) is mapped here.
+        const { parentId: _parentId, bankAccounts: _accounts, owners: _owners, address, name, ...fields } = input;
+        const organization: OrganizationWrite = {
+          ...ABSENT_FIELDS,
+          ...definedOnly(fields),
+          id: randomUUID(),
+          parentId: parent?.id ?? null,
+          ownerSub: principal.sub,
+          name: name ?? input.legalName,
+          address: storedAddress(address),
+          version: 1,
+        };
+        const bankAccounts = bankAccountRows(cipher, organization.id, input.bankAccounts ?? []);
+        const owners = ownerRows(cipher, organization.id, input.owners ?? []);
+        // Through the write models, rows as JSON: nothing is read back, no entity is tracked.
+        await querySql(em, INSERT_ORGANIZATIONS, [JSON.stringify([organization])]);
+        if (bankAccounts.length > 0) await querySql(em, INSERT_BANK_ACCOUNTS, [JSON.stringify(bankAccounts)]);
+        if (owners.length > 0) await querySql(em, INSERT_OWNERS, [JSON.stringify(owners)]);
+        await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
+        const created = organizationReadOf(organization, bankAccounts, owners);
+        // Masked as every read is: account and tax id last fours only (organization.reads.ts).
+        await recordEvent(em, {
+          type: 'organization.created',
+          organizationId: organization.id,
+          actorSub: principal.sub,
+          object: organizationEventObject(created),
+        });
+        return created;
+      }),
+    ),
+  );
 }
 
 /** The properties that were sent (an absent optional field is stored as its column's null). */

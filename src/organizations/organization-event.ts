@@ -9,7 +9,22 @@ import type { OrganizationRead } from './organization.reads.js';
  * gives it flat (restAddress).
  */
 export const ORGANIZATION_KEY_ORDER: KeyOrder = [
-  ...['id', 'name', 'parentId', 'version', 'legalName', 'legalType', 'taxId', 'description', 'logo', 'type', 'descriptor', 'phone', 'email', 'website'],
+  ...[
+    'id',
+    'name',
+    'parentId',
+    'version',
+    'legalName',
+    'legalType',
+    'taxId',
+    'description',
+    'logo',
+    'type',
+    'descriptor',
+    'phone',
+    'email',
+    'website',
+  ],
   'address',
   ['bankAccounts', ['id', 'nickname', 'routing', 'accountLast4']],
   ['owners', ['id', 'firstname', 'lastname', 'birthdate', 'taxIdLast4', 'email', 'phone', 'ownership', 'address']],

@@ -80,7 +80,9 @@ export class Organization {
   owners = new Collection<Owner>(this);
 
   /** 1 when created, one more per change (contract section 15): REST's ETag, what If-Match and ifVersion compare. */
-  @Field(() => Int, { description: '1 when created, one more per change; REST sends it as the ETag, If-Match and ifVersion compare against it' })
+  @Field(() => Int, {
+    description: '1 when created, one more per change; REST sends it as the ETag, If-Match and ifVersion compare against it',
+  })
   @Property({ type: 'integer', default: 1 })
   version: Opt<number> = 1;
 

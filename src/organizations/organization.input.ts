@@ -67,7 +67,10 @@ export class OwnerInput {
   @CalendarDate({ required: false })
   @NotInFuture()
   birthdate?: string | null;
-  @Field(() => String, { nullable: true, description: '4 to 40 letters or digits (separators allowed); stored encrypted, responses carry taxIdLast4' })
+  @Field(() => String, {
+    nullable: true,
+    description: '4 to 40 letters or digits (separators allowed); stored encrypted, responses carry taxIdLast4',
+  })
   @TaxId()
   taxId?: string | null;
   @Field(() => String, { nullable: true }) @Email() email?: string | null;
@@ -132,10 +135,16 @@ export class UpdateOrganizationInput {
   })
   @Nested()
   address?: AddressInput | null;
-  @Field(() => [BankAccountInput], { nullable: true, description: `Replaces every bank account (at most ${MAX_BANK_ACCOUNTS}); null or [] removes them` })
+  @Field(() => [BankAccountInput], {
+    nullable: true,
+    description: `Replaces every bank account (at most ${MAX_BANK_ACCOUNTS}); null or [] removes them`,
+  })
   @MaxItems(MAX_BANK_ACCOUNTS)
   bankAccounts?: BankAccountInput[] | null;
-  @Field(() => [OwnerInput], { nullable: true, description: `Replaces every owner (at most ${MAX_OWNERS}; ownership adds up to at most 100); null or [] removes them` })
+  @Field(() => [OwnerInput], {
+    nullable: true,
+    description: `Replaces every owner (at most ${MAX_OWNERS}; ownership adds up to at most 100); null or [] removes them`,
+  })
   @MaxItems(MAX_OWNERS)
   @OwnershipTotalAtMost(100)
   owners?: OwnerInput[] | null;

@@ -86,14 +86,17 @@ export async function findAccessibleOrganization(em: EntityManager, principal: P
 }
 
 /** The children pager's statement: one page per parent at once (see graphql-server/loaders.ts). */
-export const CHILDREN_PAGE = perAccess((access) => `select * from (
+export const CHILDREN_PAGE = perAccess(
+  (access) => `select * from (
   select ${ORGANIZATION_SELECT}, o.parent_id as owner, o.seq, row_number() over (partition by o.parent_id order by o.seq) as rank
   from organization o
   where o.parent_id = any(?::uuid[]) and ${access} and o.seq > ?::bigint
-) page where rank <= ? order by owner, seq`);
+) page where rank <= ? order by owner, seq`,
+);
 
-export const ORGANIZATIONS_BY_IDS = perAccess((access) =>
-  `select ${ORGANIZATION_SELECT} from organization o where o.id = any(?::uuid[]) and ${access}`);
+export const ORGANIZATIONS_BY_IDS = perAccess(
+  (access) => `select ${ORGANIZATION_SELECT} from organization o where o.id = any(?::uuid[]) and ${access}`,
+);
 
 /** Owners and accounts are only reached through an organization that passed the access rule. */
 export const OWNERS_BY_ORGANIZATION = `select ${OWNER_SELECT}, w.organization_id as parent from owner w
@@ -123,7 +126,12 @@ export function targetOrganizationId(given: string | null | undefined, principal
 }
 
 /** That organization if the principal may access it; else 404, worded for a given id or for the token's org. */
-export async function findTargetOrganization(em: EntityManager, principal: Principal, id: string, given: boolean): Promise<OrganizationRead> {
+export async function findTargetOrganization(
+  em: EntityManager,
+  principal: Principal,
+  id: string,
+  given: boolean,
+): Promise<OrganizationRead> {
   const organization = await findAccessibleOrganization(em, principal, id);
   if (!organization) throw targetNotFound(given);
   return organization;
@@ -140,11 +148,13 @@ export function targetNotFound(given: boolean) {
  * claim's organization, and one it created (any other accessible row has an accessible parent,
  * since `path` and `owner_subs` include the parent's), so both are found by index.
  */
-export const ENTRY_POINTS_PAGE = perAccess((parentAccess) => `select ${ORGANIZATION_SELECT}, o.seq
+export const ENTRY_POINTS_PAGE = perAccess(
+  (parentAccess) => `select ${ORGANIZATION_SELECT}, o.seq
   from organization o left join organization parent on parent.id = o.parent_id
   where (o.id = ?::uuid or o.owner_sub = ?) and o.seq > ?::bigint
     and (parent.id is null or not coalesce(${parentAccess}, false))
-  order by o.seq limit ?`);
+  order by o.seq limit ?`,
+);
 
 export async function entryPointsPage(
   em: EntityManager,

@@ -15,7 +15,6 @@ import { type BankAccountRead, type OrganizationRead, type OwnerRead } from './o
 
 export const OrganizationConnection = ConnectionType('Organization', Organization);
 
-
 @Resolver(() => Organization)
 export class OrganizationResolver {
   @Authorized()
@@ -53,7 +52,8 @@ export class OrganizationResolver {
   async updateOrganization(
     @Arg('id', () => ID) id: string,
     @Arg('input', () => UpdateOrganizationInput) input: UpdateOrganizationInput,
-    @Arg('ifVersion', () => Int, { nullable: true, description: 'The version the change was made against (REST: If-Match)' }) ifVersion: number | null | undefined,
+    @Arg('ifVersion', () => Int, { nullable: true, description: 'The version the change was made against (REST: If-Match)' })
+    ifVersion: number | null | undefined,
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead> {

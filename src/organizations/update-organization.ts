@@ -85,7 +85,9 @@ export async function updateOrganization(
     if (!locked) throw organizationNotFound();
     const [current] = await querySql<CurrentRow>(em, CURRENT, [locked.id]);
     if (ifVersion !== null && ifVersion !== current.version) {
-      throw preconditionFailed(`The organization is at version ${current.version}, not ${ifVersion}; read it again and reapply the change.`);
+      throw preconditionFailed(
+        `The organization is at version ${current.version}, not ${ifVersion}; read it again and reapply the change.`,
+      );
     }
 
     const before = Object.fromEntries(FIELD_KEYS.map((key) => [key, current[key] ?? null])) as OrganizationFieldsWrite;
@@ -94,25 +96,29 @@ export async function updateOrganization(
     const changed: string[] = changedKeys(before, after, FIELD_KEYS);
     const accounts = listChange(
       patch.bankAccounts,
-      () => current.bankAccounts.map((account): ComparableBankAccount => ({
-        nickname: account.nickname,
-        routing: account.routing,
-        account: cipher.open({ ciphertext: account.accountCiphertext, keyId: account.accountKeyId }, 'bank_account.account'),
-      })),
+      () =>
+        current.bankAccounts.map((account): ComparableBankAccount => ({
+          nickname: account.nickname,
+          routing: account.routing,
+          account: cipher.open({ ciphertext: account.accountCiphertext, keyId: account.accountKeyId }, 'bank_account.account'),
+        })),
       comparableBankAccounts,
     );
     const owners = listChange(
       patch.owners,
-      () => current.owners.map((owner): ComparableOwner => ({
-        firstname: owner.firstname,
-        lastname: owner.lastname,
-        birthdate: owner.birthdate,
-        taxId: owner.taxIdCiphertext ? cipher.open({ ciphertext: owner.taxIdCiphertext, keyId: owner.taxIdKeyId ?? '' }, 'owner.tax_id') : null,
-        email: owner.email,
-        phone: owner.phone,
-        ownership: owner.ownership,
-        address: owner.address,
-      })),
+      () =>
+        current.owners.map((owner): ComparableOwner => ({
+          firstname: owner.firstname,
+          lastname: owner.lastname,
+          birthdate: owner.birthdate,
+          taxId: owner.taxIdCiphertext
+            ? cipher.open({ ciphertext: owner.taxIdCiphertext, keyId: owner.taxIdKeyId ?? '' }, 'owner.tax_id')
+            : null,
+          email: owner.email,
+          phone: owner.phone,
+          ownership: owner.ownership,
+          address: owner.address,
+        })),
       comparableOwners,
     );
     if (accounts) changed.push('bankAccounts');
@@ -143,7 +149,13 @@ export async function updateOrganization(
     // The earlier values of what changed, as reads show them: lists with last fours only.
     const shownBefore: Record<string, unknown> = { ...before, bankAccounts: shownAccounts, owners: shownOwners };
     const previousAttributes = Object.fromEntries(changed.map((key) => [key, shownBefore[key] ?? null]));
-    await recordEvent(em, { type: 'organization.updated', organizationId: current.id, actorSub: principal.sub, object: organizationEventObject(answer), previousAttributes });
+    await recordEvent(em, {
+      type: 'organization.updated',
+      organizationId: current.id,
+      actorSub: principal.sub,
+      object: organizationEventObject(answer),
+      previousAttributes,
+    });
     return answer;
   });
 }

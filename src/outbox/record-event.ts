@@ -3,7 +3,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { querySql } from '../database/sql.js';
 import { traceHeaders } from '../observability/trace-context.js';
 
-export const EVENT_TYPES = ['organization.created', 'organization.updated', 'policy.created', 'policy.changed', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created'] as const;
+export const EVENT_TYPES = [
+  'organization.created',
+  'organization.updated',
+  'policy.created',
+  'policy.changed',
+  'policy.cancelled',
+  'policy.reinstated',
+  'policy.renewed',
+  'quote.created',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
@@ -40,7 +49,14 @@ export const EVENT_API_VERSION = 'v1';
  * the order its builder gave them, the REST answer's (contract section 18; jsonb would sort them).
  */
 export function eventRow(event: RecordedEvent): [string, EventType, string, string, string | null, string] {
-  return [randomUUID(), event.type, event.organizationId, JSON.stringify(eventData(event)), traceHeaders().traceparent ?? null, event.actorSub];
+  return [
+    randomUUID(),
+    event.type,
+    event.organizationId,
+    JSON.stringify(eventData(event)),
+    traceHeaders().traceparent ?? null,
+    event.actorSub,
+  ];
 }
 
 function eventData(event: RecordedEvent): object {

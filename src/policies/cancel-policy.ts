@@ -3,7 +3,14 @@ import { badUserInput, invalidState } from '../errors/errors.js';
 import { todayUtc } from '../values/calendar-date.js';
 import { cancellationCharges, cancellationMethod, withinFreeLook, type CancellationReason } from './cancellation-charges.js';
 import type { CancelPolicyInput } from './policy-lifecycle.input.js';
-import { assertTransactionDate, schedulePeriods, withLockedLedger, writeTransaction, type LedgerScope, type PolicyLedger } from './policy-ledger.js';
+import {
+  assertTransactionDate,
+  schedulePeriods,
+  withLockedLedger,
+  writeTransaction,
+  type LedgerScope,
+  type PolicyLedger,
+} from './policy-ledger.js';
 import type { PolicyRead } from './policy.reads.js';
 
 /**
@@ -18,7 +25,12 @@ export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: num
   return withLockedLedger(scope, number, (em, ledger) => {
     const { policy } = ledger;
     if (method === 'flat' && !withinFreeLook(policy.effectiveDate, input.effectiveDate, rules.freeLookDays)) {
-      throw badUserInput([{ path: 'reason', message: `free_look is only allowed up to ${rules.freeLookDays} days after the policy's effectiveDate (${policy.effectiveDate})` }]);
+      throw badUserInput([
+        {
+          path: 'reason',
+          message: `free_look is only allowed up to ${rules.freeLookDays} days after the policy's effectiveDate (${policy.effectiveDate})`,
+        },
+      ]);
     }
     assertCancellable(ledger);
     assertTransactionDate(ledger, input.effectiveDate);

@@ -53,7 +53,10 @@ export function roundedShare(amount: number, numerator: number, denominator: num
 
 /** `net(P)`: the sum of the charges whose period is exactly `P`. */
 export function net(ledger: readonly LedgerLine[], period: Period): number {
-  return ledger.reduce((sum, line) => (line.periodStart === period.periodStart && line.periodEnd === period.periodEnd ? sum + line.amount : sum), 0);
+  return ledger.reduce(
+    (sum, line) => (line.periodStart === period.periodStart && line.periodEnd === period.periodEnd ? sum + line.amount : sum),
+    0,
+  );
 }
 
 /**
@@ -83,7 +86,9 @@ export function cancellationCharges(input: {
     const start = !ended && compareDates(effectiveDate, period.periodStart) > 0 ? effectiveDate : period.periodStart;
     const owed = net(ledger, period);
     const credit =
-      method === 'flat' ? owed : roundedShare(owed, daysBetween(start, period.periodEnd), daysBetween(period.periodStart, period.periodEnd));
+      method === 'flat'
+        ? owed
+        : roundedShare(owed, daysBetween(start, period.periodEnd), daysBetween(period.periodStart, period.periodEnd));
     lines.push({ type: 'credit', periodStart: start, periodEnd: period.periodEnd, dueDate: start, amount: credit === 0 ? 0 : -credit });
   }
   const credited = lines.reduce((sum, line) => sum + line.amount, 0);
@@ -114,7 +119,9 @@ export interface ReversibleLine extends LedgerLine {
 }
 
 /** One reversal per charge: the opposite amount over the same period, naming the charge it undoes. */
-export function reversalLines(charges: readonly ReversibleLine[]): (LedgerLine & { type: 'reversal'; dueDate: string; reverses: string })[] {
+export function reversalLines(
+  charges: readonly ReversibleLine[],
+): (LedgerLine & { type: 'reversal'; dueDate: string; reverses: string })[] {
   return charges.map(({ id, periodStart, periodEnd, dueDate, amount }) => ({
     type: 'reversal',
     periodStart,

@@ -3,7 +3,14 @@ import { compareDates, todayUtc } from '../values/calendar-date.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { applyChanges, CHANGEABLE_FIELDS, fieldChanges, isBillingDate, planChangeCharges, type ChangedField } from './policy-change.js';
 import type { ChangePolicyInput } from './policy-lifecycle.input.js';
-import { assertTransactionDate, schedulePeriods, withLockedLedger, writeTransaction, type LedgerScope, type PolicyLedger } from './policy-ledger.js';
+import {
+  assertTransactionDate,
+  schedulePeriods,
+  withLockedLedger,
+  writeTransaction,
+  type LedgerScope,
+  type PolicyLedger,
+} from './policy-ledger.js';
 import type { PolicyRead } from './policy.reads.js';
 import { currentPlan, unknownPlan } from './priced-body.js';
 import { premiumSchedule } from './premium-schedule.js';
@@ -77,7 +84,7 @@ export async function changePolicy(scope: LedgerScope, number: number, input: Ch
       charges,
       event: 'policy.changed',
       cancellation: null,
-      shows: inEffect ? (Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]))) : {},
+      shows: inEffect ? Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to])) : {},
     });
   });
 }
@@ -90,7 +97,9 @@ function pick(input: ChangePolicyInput): Partial<Record<(typeof CHANGEABLE_FIELD
 /** Not when cancelled or with a cancellation scheduled, nor once expired (as for a cancellation). */
 function assertChangeable({ policy, cancellation }: PolicyLedger): void {
   if (cancellation) {
-    throw invalidState(`Policy ${policy.number} has a cancellation effective ${cancellation.effectiveDate}: it cannot be changed (reinstate it first).`);
+    throw invalidState(
+      `Policy ${policy.number} has a cancellation effective ${cancellation.effectiveDate}: it cannot be changed (reinstate it first).`,
+    );
   }
   if (todayUtc() >= policy.expirationDate) throw invalidState(`Policy ${policy.number} expired on ${policy.expirationDate}.`);
 }

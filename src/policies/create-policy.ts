@@ -15,7 +15,14 @@ import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
 import { inTransaction } from '../database/transaction.js';
-import { INSERT_CHARGES, INSERT_POLICIES, INSERT_TRANSACTIONS, type ChargeWrite, type PolicyWrite, type TransactionWrite } from './policy.writes.js';
+import {
+  INSERT_CHARGES,
+  INSERT_POLICIES,
+  INSERT_TRANSACTIONS,
+  type ChargeWrite,
+  type PolicyWrite,
+  type TransactionWrite,
+} from './policy.writes.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -108,7 +115,13 @@ export function draftPolicy(
   principal: Principal,
   origin: DraftOrigin = ISSUANCE,
 ): PolicyDraft {
-  const policy: PolicyWrite = { id: randomUUID(), organizationId: organization.id, createdBySub: principal.sub, ...fields, renewalOfId: origin.renewalOf?.id ?? null };
+  const policy: PolicyWrite = {
+    id: randomUUID(),
+    organizationId: organization.id,
+    createdBySub: principal.sub,
+    ...fields,
+    renewalOfId: origin.renewalOf?.id ?? null,
+  };
   const first: TransactionWrite = {
     id: randomUUID(),
     policyId: policy.id,
@@ -118,29 +131,34 @@ export function draftPolicy(
     changes: origin.transaction.changes,
   };
   // Field by field: a quote's stored charge may carry keys of its own.
-  const charges = schedule.map(
-    ({ type, periodStart, periodEnd, dueDate, amount, currency, status }, sequence): ChargeWrite => ({
-      id: randomUUID(),
-      policyId: policy.id,
-      transactionId: first.id,
-      sequence,
-      type,
-      periodStart,
-      periodEnd,
-      dueDate,
-      amount,
-      currency,
-      status,
-      reverses: null,
-    }),
-  );
+  const charges = schedule.map(({ type, periodStart, periodEnd, dueDate, amount, currency, status }, sequence): ChargeWrite => ({
+    id: randomUUID(),
+    policyId: policy.id,
+    transactionId: first.id,
+    sequence,
+    type,
+    periodStart,
+    periodEnd,
+    dueDate,
+    amount,
+    currency,
+    status,
+    reverses: null,
+  }));
   // The number is the database's when the client chose none; the view gets it after the insert.
-  const created = { ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges), renewalOf: origin.renewalOf?.number ?? null, renewedBy: null };
+  const created = {
+    ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges),
+    renewalOf: origin.renewalOf?.number ?? null,
+    renewedBy: null,
+  };
   const values = [
     JSON.stringify([policy]),
     JSON.stringify([first]),
     JSON.stringify(charges),
-    ...eventRowFilledIn({ type: origin.event, organizationId: organization.id, actorSub: principal.sub, object: policyEventObject(created) }, 'number'),
+    ...eventRowFilledIn(
+      { type: origin.event, organizationId: organization.id, actorSub: principal.sub, object: policyEventObject(created) },
+      'number',
+    ),
   ];
   return { policy, created, values };
 }
@@ -155,7 +173,11 @@ export async function insertPolicy(em: EntityManager, draft: PolicyDraft): Promi
  * Runs `write` (which must undo itself whole when it fails) again when a server-assigned number
  * lost a race with a client choosing the same one; a number the client chose is 409.
  */
-export async function withNumberRetries<T>(scope: { deadline: Deadline }, chosen: number | null | undefined, write: () => Promise<T>): Promise<T> {
+export async function withNumberRetries<T>(
+  scope: { deadline: Deadline },
+  chosen: number | null | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     // Past the request's deadline (its 503 has gone), no write starts.
     scope.deadline.assertOpen();
@@ -170,7 +192,11 @@ export async function withNumberRetries<T>(scope: { deadline: Deadline }, chosen
 }
 
 /** The policy just inserted, as reads serve it, from the rows written (nothing is read back). */
-function createdPolicyRead(policy: Omit<PolicyWrite, 'number'> & { number: number }, organization: OrganizationRead, charges: ChargeWrite[]): PolicyRead {
+function createdPolicyRead(
+  policy: Omit<PolicyWrite, 'number'> & { number: number },
+  organization: OrganizationRead,
+  charges: ChargeWrite[],
+): PolicyRead {
   return {
     ...(pickColumns(POLICY_COLUMNS, { ...policy, organizationId: organization.id }) as PolicyRead),
     number: policy.number,

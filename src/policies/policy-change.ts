@@ -25,7 +25,10 @@ export type FieldChanges = Partial<Record<ChangedField, { from: unknown; to: unk
  * (by seq; their effective dates never decrease), so over the values in effect today this
  * gives the values in effect on the latest change's date and after.
  */
-export function applyChanges<T extends object>(start: T, transactions: readonly { type: string; changes: Record<string, { from: unknown; to: unknown }> }[]): T {
+export function applyChanges<T extends object>(
+  start: T,
+  transactions: readonly { type: string; changes: Record<string, { from: unknown; to: unknown }> }[],
+): T {
   const values = { ...start } as Record<string, unknown>;
   for (const transaction of transactions) {
     if (transaction.type !== 'change') continue;

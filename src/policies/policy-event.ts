@@ -3,7 +3,15 @@ import { policyStatus } from './policy-status.js';
 import type { PolicyRead } from './policy.reads.js';
 
 /** A coverage snapshot's keys, as answers give them. */
-export const COVERAGE_KEY_ORDER: KeyOrder = ['slug', 'name', 'deductible', 'reimbursementRate', 'annualLimit', 'monthlyPremium', 'currency'];
+export const COVERAGE_KEY_ORDER: KeyOrder = [
+  'slug',
+  'name',
+  'deductible',
+  'reimbursementRate',
+  'annualLimit',
+  'monthlyPremium',
+  'currency',
+];
 
 /**
  * The REST policy answer's keys, in its order (contract section 18: every field but cvc, in the
@@ -11,7 +19,19 @@ export const COVERAGE_KEY_ORDER: KeyOrder = ['slug', 'name', 'deductible', 'reim
  * and test/unit/event-key-order.test.ts holds the two together.
  */
 export const POLICY_KEY_ORDER: KeyOrder = [
-  ...['id', 'number', 'internalID', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverageSlug'],
+  ...[
+    'id',
+    'number',
+    'internalID',
+    'ownerFirstname',
+    'ownerLastname',
+    'ownerDOB',
+    'petName',
+    'petDOB',
+    'effectiveDate',
+    'expirationDate',
+    'coverageSlug',
+  ],
   ['coverage', COVERAGE_KEY_ORDER],
   ['charges', ['id', 'type', 'periodStart', 'periodEnd', 'dueDate', 'amount', 'currency', 'status', 'transactionId', 'reverses']],
   ['organization', ['id', 'name', 'parentId']],

@@ -12,7 +12,15 @@ import { compareDates } from '../values/calendar-date.js';
 import { EVENT_INSERT, eventRow, type EventType } from '../outbox/record-event.js';
 import { jsonObject, pickColumns, rfc3339 } from '../database/read-model.js';
 import { ORGANIZATION_JSON } from '../organizations/organization.reads.js';
-import { CHARGE_COLUMNS, POLICY_SELECT, policyNotFound, policyRead, type CancellationRead, type ChargeRead, type PolicyRead } from './policy.reads.js';
+import {
+  CHARGE_COLUMNS,
+  POLICY_SELECT,
+  policyNotFound,
+  policyRead,
+  type CancellationRead,
+  type ChargeRead,
+  type PolicyRead,
+} from './policy.reads.js';
 import { policyEventObject } from './policy-event.js';
 import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
 import type { TransactionType } from './policy-transaction.entity.js';
@@ -69,8 +77,10 @@ export interface PolicyLedger {
 }
 
 /** The policy by number if accessible, locked until the transaction ends (`for update of p`). */
-const LOCK_POLICY = perAccess((access) => `select p.id from policy p join organization o on o.id = p.organization_id
-  where p.number = ? and ${access} for update of p`);
+const LOCK_POLICY = perAccess(
+  (access) => `select p.id from policy p join organization o on o.id = p.organization_id
+  where p.number = ? and ${access} for update of p`,
+);
 
 /**
  * Read once the lock is held, in a statement of its own: one that began before the lock was
@@ -94,18 +104,26 @@ const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${
  * Runs `work` in a database transaction holding the policy's row lock, with the ledger as it is
  * once the lock is held. Out of reach (or no such number): 404, as for reads.
  */
-export async function withLockedLedger<T>(scope: LedgerScope, number: number, work: (em: EntityManager, ledger: PolicyLedger) => Promise<T>): Promise<T> {
+export async function withLockedLedger<T>(
+  scope: LedgerScope,
+  number: number,
+  work: (em: EntityManager, ledger: PolicyLedger) => Promise<T>,
+): Promise<T> {
   if (!isPolicyNumber(number)) throw policyNotFound();
   scope.deadline.assertOpen();
   return inTransaction(scope.em, async (em) => {
     const { sql, params } = accessPredicate('o', scope.principal);
     const [locked] = await querySql<{ id: string }>(em, LOCK_POLICY(sql), [number, ...params]);
     if (!locked) throw policyNotFound();
-    const [row] = await querySql<Record<string, unknown> & { ledger: LedgerCharge[]; transactions: LedgerTransaction[]; transactionTime: string }>(em, LEDGER, [locked.id]);
+    const [row] = await querySql<
+      Record<string, unknown> & { ledger: LedgerCharge[]; transactions: LedgerTransaction[]; transactionTime: string }
+    >(em, LEDGER, [locked.id]);
     const { ledger: charges, transactions, transactionTime, ...read } = row;
     const latest = transactions.at(-1);
     if (!latest) throw new Error(`policy ${locked.id} has no transactions: its issuance is missing`);
-    const lastChange = transactions.filter((transaction) => transaction.type === 'cancellation' || transaction.type === 'reinstatement').at(-1);
+    const lastChange = transactions
+      .filter((transaction) => transaction.type === 'cancellation' || transaction.type === 'reinstatement')
+      .at(-1);
     return work(em, {
       policy: { ...policyRead(read), charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead) },
       charges,
@@ -124,10 +142,14 @@ export async function withLockedLedger<T>(scope: LedgerScope, number: number, wo
 export function assertTransactionDate(ledger: PolicyLedger, effectiveDate: string): void {
   const { policy, latest } = ledger;
   if (compareDates(effectiveDate, policy.effectiveDate) < 0 || compareDates(effectiveDate, policy.expirationDate) >= 0) {
-    throw invalidState(`effectiveDate must lie in the policy's term, from ${policy.effectiveDate} until (not on) ${policy.expirationDate}.`);
+    throw invalidState(
+      `effectiveDate must lie in the policy's term, from ${policy.effectiveDate} until (not on) ${policy.expirationDate}.`,
+    );
   }
   if (compareDates(effectiveDate, latest.effectiveDate) < 0) {
-    throw invalidState(`effectiveDate must not be before the policy's latest transaction (${latest.type}, effective ${latest.effectiveDate}).`);
+    throw invalidState(
+      `effectiveDate must not be before the policy's latest transaction (${latest.type}, effective ${latest.effectiveDate}).`,
+    );
   }
 }
 
@@ -138,7 +160,9 @@ export function assertTransactionDate(ledger: PolicyLedger, effectiveDate: strin
  * so its cancellation credited nothing and no plan change found a billing date.
  */
 export function schedulePeriods({ charges }: Pick<PolicyLedger, 'charges'>): LedgerCharge[] {
-  return charges.filter((charge) => (charge.transactionType === 'issuance' || charge.transactionType === 'renewal') && charge.type === 'premium');
+  return charges.filter(
+    (charge) => (charge.transactionType === 'issuance' || charge.transactionType === 'renewal') && charge.type === 'premium',
+  );
 }
 
 /**
@@ -150,7 +174,9 @@ export function schedulePeriods({ charges }: Pick<PolicyLedger, 'charges'>): Led
 export const MAX_LEDGER_CHARGES = 1000;
 
 /** A charge a transaction adds, before its ids and sequence. */
-export type NewCharge = Omit<ChargeWrite, 'id' | 'policyId' | 'transactionId' | 'sequence' | 'currency' | 'status' | 'reverses'> & { reverses?: string | null };
+export type NewCharge = Omit<ChargeWrite, 'id' | 'policyId' | 'transactionId' | 'sequence' | 'currency' | 'status' | 'reverses'> & {
+  reverses?: string | null;
+};
 
 /**
  * Writes the transaction, its charges (numbered after the policy's last) and its event in one
@@ -191,18 +217,16 @@ export async function writeTransaction(
   };
   const next = existing.reduce((max, charge) => Math.max(max, charge.sequence), -1) + 1;
   const currency = existing[0]?.currency ?? 'USD';
-  const rows = write.charges.map(
-    (charge, index): ChargeWrite => ({
-      id: randomUUID(),
-      policyId: policy.id,
-      transactionId: transaction.id,
-      sequence: next + index,
-      currency,
-      status: 'scheduled',
-      ...charge,
-      reverses: charge.reverses ?? null,
-    }),
-  );
+  const rows = write.charges.map((charge, index): ChargeWrite => ({
+    id: randomUUID(),
+    policyId: policy.id,
+    transactionId: transaction.id,
+    sequence: next + index,
+    currency,
+    status: 'scheduled',
+    ...charge,
+    reverses: charge.reverses ?? null,
+  }));
   const read: PolicyRead = {
     ...policy,
     ...write.shows,
@@ -212,7 +236,12 @@ export async function writeTransaction(
   await querySql(em, WRITE_TRANSACTION, [
     JSON.stringify([transaction]),
     JSON.stringify(rows),
-    ...eventRow({ type: write.event, organizationId: policy.organizationId, actorSub: scope.principal.sub, object: policyEventObject(read) }),
+    ...eventRow({
+      type: write.event,
+      organizationId: policy.organizationId,
+      actorSub: scope.principal.sub,
+      object: policyEventObject(read),
+    }),
   ]);
   await scope.idempotency?.recordCreated(em, { type: 'policy', number: policy.number });
   return read;

@@ -46,7 +46,8 @@ const ChangedText = () => (target: object, key: string) => {
 @InputType('ChangePolicyInput')
 export class ChangePolicyInput {
   @Field(() => String, {
-    description: 'YYYY-MM-DD, the day the change takes effect: in the term, not before the latest transaction; with coverageSlug, a billing date (the start of a schedule period)',
+    description:
+      'YYYY-MM-DD, the day the change takes effect: in the term, not before the latest transaction; with coverageSlug, a billing date (the start of a schedule period)',
   })
   @CalendarDate({ required: true })
   effectiveDate!: string;
@@ -77,7 +78,10 @@ export class ChangePolicyInput {
 
   /** At least one field besides effectiveDate; none null (a change cannot remove a value). */
   crossFieldErrors(): FieldError[] {
-    const nulls = CHANGEABLE_FIELDS.filter((field) => this[field] === null).map((path) => ({ path, message: 'must not be null: a change sets a value, it cannot remove one' }));
+    const nulls = CHANGEABLE_FIELDS.filter((field) => this[field] === null).map((path) => ({
+      path,
+      message: 'must not be null: a change sets a value, it cannot remove one',
+    }));
     if (nulls.length > 0 || CHANGEABLE_FIELDS.some((field) => this[field] != null)) return nulls;
     return [{ path: '', message: `must change at least one of ${CHANGEABLE_FIELDS.join(', ')}` }];
   }
@@ -86,12 +90,18 @@ export class ChangePolicyInput {
 /** POST /api/v1/policy/{number}/renewal and renewPolicy (contract section 14, "Renew"). */
 @InputType('RenewPolicyInput')
 export class RenewPolicyInput {
-  @Field(() => String, { nullable: true, description: "The successor's plan, at today's catalog price; the policy's current plan when absent" })
+  @Field(() => String, {
+    nullable: true,
+    description: "The successor's plan, at today's catalog price; the policy's current plan when absent",
+  })
   @OptionalText()
   @CatalogPlan()
   coverageSlug?: string | null;
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: "The successor's number, unique (409 CONFLICT when taken); assigned by the server when absent" })
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description: "The successor's number, unique (409 CONFLICT when taken); assigned by the server when absent",
+  })
   @PositiveInteger()
   number?: number | null;
 }

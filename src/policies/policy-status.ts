@@ -10,9 +10,9 @@ export enum PolicyStatus {
 }
 registerEnumType(PolicyStatus, {
   name: 'PolicyStatus',
-  description: 'pending (before effectiveDate), active, cancelled (a cancellation in effect) or expired (on or after expirationDate); today in UTC',
+  description:
+    'pending (before effectiveDate), active, cancelled (a cancellation in effect) or expired (on or after expirationDate); today in UTC',
 });
-
 
 /**
  * The status from the dates, compared as `YYYY-MM-DD` text. A cancellation in effect (today on

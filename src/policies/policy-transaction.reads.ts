@@ -21,8 +21,10 @@ export type TransactionRead = ReadOf<PolicyTransaction, HiddenTransaction>;
  * ids, access, after, page size). The policies reached this far passed the access rule already;
  * it is applied again so that the statement is safe on its own.
  */
-export const TRANSACTIONS_PAGE = perAccess((access) => `select * from (
+export const TRANSACTIONS_PAGE = perAccess(
+  (access) => `select * from (
   select ${selectList(TRANSACTION_COLUMNS)}, t.policy_id as owner, t.seq, row_number() over (partition by t.policy_id order by t.seq) as rank
   from policy_transaction t join policy p on p.id = t.policy_id join organization o on o.id = p.organization_id
   where t.policy_id = any(?::uuid[]) and ${access} and t.seq > ?::bigint
-) page where rank <= ? order by owner, seq`);
+) page where rank <= ? order by owner, seq`,
+);

@@ -59,7 +59,9 @@ export class Policy {
   @Property({ type: 'text' })
   coverageSlug!: string;
 
-  @Field(() => CoveragePlan, { description: 'The plan in effect today: as it was when the policy was created, or when a change in effect today chose it' })
+  @Field(() => CoveragePlan, {
+    description: 'The plan in effect today: as it was when the policy was created, or when a change in effect today chose it',
+  })
   @Property({ type: 'json' })
   coverage!: CoverageSnapshot;
 

@@ -30,7 +30,14 @@ export const QUOTED_FIELDS = [
   'coverageSlug',
   'organizationId',
 ] as const;
-export const REQUIRED_UNLESS_QUOTED = ['ownerFirstname', 'ownerLastname', 'petName', 'effectiveDate', 'expirationDate', 'coverageSlug'] as const;
+export const REQUIRED_UNLESS_QUOTED = [
+  'ownerFirstname',
+  'ownerLastname',
+  'petName',
+  'effectiveDate',
+  'expirationDate',
+  'coverageSlug',
+] as const;
 
 /**
  * A quoted field's rules run only on a body without `quoteId` (with it, the field is refused

@@ -111,17 +111,22 @@ export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
 export const CHARGES_JSON = `(select coalesce(json_agg(${jsonObject(CHARGE_COLUMNS)} order by c.sequence), '[]') from charge c where c.policy_id = p.id)`;
 
 /** The access-checked read of one policy by a unique column, given the access predicate. */
-const policyBy = (column: 'number' | 'id') => perAccess((access) =>
-  `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
+const policyBy = (column: 'number' | 'id') =>
+  perAccess(
+    (access) =>
+      `select ${POLICY_SELECT}, ${CHARGES_JSON} as charges, ${ORGANIZATION_JSON} as organization
      from policy p join organization o on o.id = p.organization_id
-     where p.${column} = ? and ${access}`);
+     where p.${column} = ? and ${access}`,
+  );
 
 /** By number (REST and `policy(number:)`; also for `npm run explain`), and by id (`node(id:)`). */
 export const POLICY_BY_NUMBER = policyBy('number');
 export const POLICY_BY_ID = policyBy('id');
 
 /** Built once per status filter (none: every policy). */
-function perStatus(build: (status: PolicyStatus | null) => (access: string) => string): (status: PolicyStatus | null) => (access: string) => string {
+function perStatus(
+  build: (status: PolicyStatus | null) => (access: string) => string,
+): (status: PolicyStatus | null) => (access: string) => string {
   const built = new Map<PolicyStatus | null, (access: string) => string>();
   return (status) => {
     let statement = built.get(status);
@@ -152,7 +157,8 @@ const RANGES = {
   },
   subtree: {
     from: 'policy_ancestor a join policy p on p.seq = a.policy_seq where a.ancestor_id = top.id and a.policy_seq > position.after order by a.policy_seq',
-    positions: 'select a.policy_seq as seq from policy_ancestor a where a.ancestor_id = top.id and a.policy_seq > position.after order by a.policy_seq',
+    positions:
+      'select a.policy_seq as seq from policy_ancestor a where a.ancestor_id = top.id and a.policy_seq > position.after order by a.policy_seq',
   },
 } as const;
 
@@ -165,15 +171,22 @@ const ACCESSIBLE_OWNERS = (access: string) => `top as (select o.id from organiza
  * to continue after, the page size. With a status, the range is cut at STATUS_FILTER_WALK
  * policies before the filter (it skips the policies not in that status today).
  */
-const policiesPage = (range: keyof typeof RANGES) => perStatus((status) => perAccess((access) => `with ${ACCESSIBLE_OWNERS(access)},
+const policiesPage = (range: keyof typeof RANGES) =>
+  perStatus((status) =>
+    perAccess(
+      (access) => `with ${ACCESSIBLE_OWNERS(access)},
   position as (select ?::bigint as after, ?::int as size)
 select page.* from top cross join position cross join lateral (
   select ${POLICY_SELECT}, top.id as owner, p.seq
-  from ${status
-    ? `(select p.* from ${RANGES[range].from} limit ${STATUS_FILTER_WALK}) p where ${STATUS_PREDICATE[status]} order by p.seq`
-    : // Not a subquery: the planner would plan it for every row of the range, not for a page.
-      RANGES[range].from} limit position.size
-) page order by page.owner, page.seq`));
+  from ${
+    status
+      ? `(select p.* from ${RANGES[range].from} limit ${STATUS_FILTER_WALK}) p where ${STATUS_PREDICATE[status]} order by p.seq`
+      : // Not a subquery: the planner would plan it for every row of the range, not for a page.
+        RANGES[range].from
+  } limit position.size
+) page order by page.owner, page.seq`,
+    ),
+  );
 
 export const POLICIES_PAGE = policiesPage('own');
 /** The same page over each organization's whole subtree (`includeDescendants`). */
@@ -184,11 +197,14 @@ export const SUBTREE_POLICIES_PAGE = policiesPage('subtree');
  * STATUS_FILTER_WALK-th position) when the walk was cut, none when it reached the end of the
  * list. Parameters: the owner ids, the access rule's, the position the page continued after.
  */
-const walkEnd = (range: keyof typeof RANGES) => perAccess((access) => `with ${ACCESSIBLE_OWNERS(access)},
+const walkEnd = (range: keyof typeof RANGES) =>
+  perAccess(
+    (access) => `with ${ACCESSIBLE_OWNERS(access)},
   position as (select ?::bigint as after)
 select top.id as owner, walked.seq from top cross join position cross join lateral (
   ${RANGES[range].positions} offset ${STATUS_FILTER_WALK - 1} limit 1
-) walked`);
+) walked`,
+  );
 
 export const POLICIES_WALK_END = walkEnd('own');
 export const SUBTREE_POLICIES_WALK_END = walkEnd('subtree');
@@ -230,7 +246,12 @@ export function findAccessiblePolicyById(em: EntityManager, principal: Principal
   return isUuid(id) ? findOne(em, principal, POLICY_BY_ID, id.toLowerCase()) : Promise.resolve(null);
 }
 
-async function findOne(em: EntityManager, principal: Principal, statement: (access: string) => string, key: unknown): Promise<PolicyRead | null> {
+async function findOne(
+  em: EntityManager,
+  principal: Principal,
+  statement: (access: string) => string,
+  key: unknown,
+): Promise<PolicyRead | null> {
   const { sql, params } = accessPredicate('o', principal);
   const [row] = await querySql(em, statement(sql), [key, ...params]);
   return row ? policyRead(row) : null;
@@ -243,10 +264,12 @@ async function findOne(em: EntityManager, principal: Principal, statement: (acce
  * checked on each one's organization row, found by primary key; the others are not listed.
  * Parameters: the key, the position to continue after, the access rule's, the page size + 1.
  */
-export const POLICIES_BY_INTERNAL_ID = perAccess((access) => `select ${POLICY_SELECT}, p.seq
+export const POLICIES_BY_INTERNAL_ID = perAccess(
+  (access) => `select ${POLICY_SELECT}, p.seq
   from policy p join organization o on o.id = p.organization_id
   where p.internal_id = ? and p.seq > ?::bigint and ${access}
-  order by p.seq limit ?`);
+  order by p.seq limit ?`,
+);
 
 export async function policiesByInternalId(
   em: EntityManager,
@@ -256,7 +279,12 @@ export async function policiesByInternalId(
   after: string,
 ): Promise<{ items: Array<{ node: PolicyRead; seq: string }>; hasNextPage: boolean }> {
   const { sql, params } = accessPredicate('o', principal);
-  const rows = await querySql<Record<string, unknown> & { seq: string }>(em, POLICIES_BY_INTERNAL_ID(sql), [internalID, after, ...params, first + 1]);
+  const rows = await querySql<Record<string, unknown> & { seq: string }>(em, POLICIES_BY_INTERNAL_ID(sql), [
+    internalID,
+    after,
+    ...params,
+    first + 1,
+  ]);
   const page = pageOf(rows, first);
   return { ...page, items: page.items.map(({ node, seq }) => ({ node: policyRead(node), seq })) };
 }

@@ -28,7 +28,6 @@ import { renewPolicy } from './renew-policy.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 
-
 @Resolver(() => Policy)
 export class PolicyResolver {
   @Authorized()
@@ -113,7 +112,10 @@ export class PolicyResolver {
   }
 
   // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate).
-  @FieldResolver(() => [Charge], { description: 'The ledger: the premium schedule, then what each later transaction added, in order', complexity: listCost(MAX_CHARGES) })
+  @FieldResolver(() => [Charge], {
+    description: 'The ledger: the premium schedule, then what each later transaction added, in order',
+    complexity: listCost(MAX_CHARGES),
+  })
   charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): ChargeRead[] | Promise<ChargeRead[]> {
     const metered = (charges: ChargeRead[]) => {
       chargeBeyondEstimate(ctx.cost, charges.length, MAX_CHARGES, info);

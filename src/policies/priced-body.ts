@@ -28,8 +28,10 @@ export const unknownPlan = () => ({ path: 'coverageSlug', message: 'is not a pla
  * one round trip: no row when the organization is out of reach, a null coverage for an
  * unknown slug.
  */
-const TARGET_AND_COVERAGE = perAccess((access) => `select ${ORGANIZATION_SELECT}, ${COVERAGE_BY_SLUG} as coverage
-  from organization o where o.id = ? and ${access}`);
+const TARGET_AND_COVERAGE = perAccess(
+  (access) => `select ${ORGANIZATION_SELECT}, ${COVERAGE_BY_SLUG} as coverage
+  from organization o where o.id = ? and ${access}`,
+);
 
 /** What pricing a policy body needs: where it goes, which plan, and its term. */
 export interface PricedTerms {
@@ -56,7 +58,11 @@ export async function priceBody(em: EntityManager, principal: Principal, terms: 
   const organizationId = targetOrganizationId(terms.organizationId, principal);
   const { sql: access, params } = accessPredicate('o', principal);
   const [target] = isUuid(organizationId)
-    ? await querySql<OrganizationRead & { coverage: CoverageSnapshot | null }>(em, TARGET_AND_COVERAGE(access), [terms.coverageSlug, organizationId.toLowerCase(), ...params])
+    ? await querySql<OrganizationRead & { coverage: CoverageSnapshot | null }>(em, TARGET_AND_COVERAGE(access), [
+        terms.coverageSlug,
+        organizationId.toLowerCase(),
+        ...params,
+      ])
     : [];
   if (!target) throw targetNotFound(terms.organizationId != null);
   const { coverage, ...organization } = target;
@@ -89,7 +95,10 @@ export interface QuotedFields {
  * The quoted fields of a body or a stored quote, with the plan: one mapping for the policy
  * create, the quote create and issuing, so a new field of both is written in one place.
  */
-export function quotedFields(source: Omit<QuotedFields, 'coverageSlug' | 'coverage' | 'ownerDOB' | 'petDOB'> & { ownerDOB?: string | null; petDOB?: string | null }, coverage: CoverageSnapshot): QuotedFields {
+export function quotedFields(
+  source: Omit<QuotedFields, 'coverageSlug' | 'coverage' | 'ownerDOB' | 'petDOB'> & { ownerDOB?: string | null; petDOB?: string | null },
+  coverage: CoverageSnapshot,
+): QuotedFields {
   return {
     ownerFirstname: source.ownerFirstname,
     ownerLastname: source.ownerLastname,

@@ -68,7 +68,9 @@ export function renewPolicy(scope: LedgerScope, rules: PolicyRules, number: numb
 /** Not cancelled nor with a cancellation scheduled, not renewed, and in the window. */
 function assertRenewable({ policy, cancellation }: PolicyLedger, rules: PolicyRules): void {
   if (cancellation) {
-    throw invalidState(`Policy ${policy.number} has a cancellation effective ${cancellation.effectiveDate}: a cancelled policy is not renewed (reinstate it first).`);
+    throw invalidState(
+      `Policy ${policy.number} has a cancellation effective ${cancellation.effectiveDate}: a cancelled policy is not renewed (reinstate it first).`,
+    );
   }
   if (policy.renewedBy != null) throw invalidState(`Policy ${policy.number} has already been renewed by policy ${policy.renewedBy}.`);
   if (!inRenewalWindow(policy.expirationDate, rules.renewalWindowDays, todayUtc())) {

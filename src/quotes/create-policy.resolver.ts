@@ -17,7 +17,8 @@ import { issueQuote } from './issue-quote.js';
 export class CreatePolicyResolver {
   @Authorized()
   @Mutation(() => Policy, {
-    description: 'Creates a policy with its coverage snapshot and premium schedule, all or nothing; with quoteId, issues that quote at its quoted price',
+    description:
+      'Creates a policy with its coverage snapshot and premium schedule, all or nothing; with quoteId, issues that quote at its quoted price',
   })
   createPolicy(
     @Arg('input', () => CreatePolicyInput) input: CreatePolicyInput,

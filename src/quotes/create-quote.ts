@@ -85,7 +85,15 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
     pickColumns(QUOTE_COLUMNS, { ...quote, status: 'open', expiresAt, policyNumber: null }) as QuoteRead;
   const values = [
     JSON.stringify([{ ...quote, validDays: scope.validDays }]),
-    ...eventRowFilledIn({ type: 'quote.created', organizationId: quote.organizationId, actorSub: principal.sub, object: inKeyOrder(QUOTE_KEY_ORDER, created(null)) as object }, 'expiresAt'),
+    ...eventRowFilledIn(
+      {
+        type: 'quote.created',
+        organizationId: quote.organizationId,
+        actorSub: principal.sub,
+        object: inKeyOrder(QUOTE_KEY_ORDER, created(null)) as object,
+      },
+      'expiresAt',
+    ),
   ];
   // Past the request's deadline (its 503 has gone), no write starts.
   scope.deadline.assertOpen();

@@ -32,7 +32,11 @@ export async function issueQuote(scope: CreatePolicyScope, quoteId: string, give
     withQuotas(() =>
       inTransaction(scope.em, async (tx) => {
         const quote = await lockOpenQuote(tx, scope.principal, quoteId);
-        const fields: PolicyFields = { number: given.number ?? null, internalID: given.internalID ?? null, ...quotedFields(quote, quote.coverage) };
+        const fields: PolicyFields = {
+          number: given.number ?? null,
+          internalID: given.internalID ?? null,
+          ...quotedFields(quote, quote.coverage),
+        };
         const policy = await insertPolicy(tx, draftPolicy(fields, quote.organization, quote.charges, scope.principal));
         await markQuoteIssued(tx, quote.id, policy.id);
         await scope.idempotency?.recordCreated(tx, { type: 'policy', number: policy.number });
@@ -54,10 +58,12 @@ export interface QuoteToIssue extends QuoteRead {
 }
 
 /** `for update of q`: only the quote's row is locked, not its organization's. */
-const OPEN_QUOTE_FOR_UPDATE = perAccess((access) => `select ${QUOTE_SELECT}, q.coverage_slug as "coverageSlug", ${ORGANIZATION_JSON} as organization
+const OPEN_QUOTE_FOR_UPDATE = perAccess(
+  (access) => `select ${QUOTE_SELECT}, q.coverage_slug as "coverageSlug", ${ORGANIZATION_JSON} as organization
   from quote q join organization o on o.id = q.organization_id
   where q.id = ? and ${access}
-  for update of q`);
+  for update of q`,
+);
 
 /** Inside the issuing transaction only: the lock lasts until it ends. */
 export async function lockOpenQuote(tx: EntityManager, principal: Principal, quoteId: string): Promise<QuoteToIssue> {

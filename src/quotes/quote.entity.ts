@@ -75,7 +75,10 @@ export class Quote {
   @Property({ type: 'json' })
   coverage!: CoverageSnapshot;
 
-  @Field(() => [QuotedCharge], { description: 'The premium schedule issuing will write, in period order', complexity: listCost(MAX_CHARGES) })
+  @Field(() => [QuotedCharge], {
+    description: 'The premium schedule issuing will write, in period order',
+    complexity: listCost(MAX_CHARGES),
+  })
   @Property({ type: 'json' })
   charges!: ScheduledCharge[];
 

@@ -43,7 +43,10 @@ export class CreateQuoteInput {
   @CatalogPlan()
   coverageSlug!: string;
 
-  @Field(() => ID, { nullable: true, description: "Organization the policy would belong to (must be accessible); defaults to the token's org" })
+  @Field(() => ID, {
+    nullable: true,
+    description: "Organization the policy would belong to (must be accessible); defaults to the token's org",
+  })
   organizationId?: string | null;
 }
 

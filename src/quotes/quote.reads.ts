@@ -52,8 +52,9 @@ export const QUOTE_KEY_ORDER: KeyOrder = [
 export const QUOTE_SELECT = selectList(QUOTE_COLUMNS);
 
 /** The access-checked read of one quote by id: its organization decides, as for a policy. */
-export const QUOTE_BY_ID = perAccess((access) =>
-  `select ${QUOTE_SELECT} from quote q join organization o on o.id = q.organization_id where q.id = ? and ${access}`);
+export const QUOTE_BY_ID = perAccess(
+  (access) => `select ${QUOTE_SELECT} from quote q join organization o on o.id = q.organization_id where q.id = ? and ${access}`,
+);
 
 /** A row selected with QUOTE_SELECT: only the bigint needs converting. */
 export function quoteRead(row: Record<string, unknown>): QuoteRead {

@@ -19,7 +19,9 @@ export class QuoteResolver {
   }
 
   @Authorized()
-  @Mutation(() => Quote, { description: 'Prices a policy body: the plan and premium schedule issuing it will use, valid for QUOTE_VALID_DAYS' })
+  @Mutation(() => Quote, {
+    description: 'Prices a policy body: the plan and premium schedule issuing it will use, valid for QUOTE_VALID_DAYS',
+  })
   createQuote(
     @Arg('input', () => CreateQuoteInput) input: CreateQuoteInput,
     @CurrentPrincipal() principal: Principal,

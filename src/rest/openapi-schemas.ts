@@ -54,7 +54,9 @@ export function responseSchema(schema: GraphQLSchema, document: string, overlays
   const [first] = selectionSet.selections;
   if (first.kind !== 'Field') throw new Error('a REST document selects one object field');
   for (const name of [first.name.value, ...path]) {
-    const field = selectionSet.selections.find((selection): selection is FieldNode => selection.kind === 'Field' && selection.name.value === name);
+    const field = selectionSet.selections.find(
+      (selection): selection is FieldNode => selection.kind === 'Field' && selection.name.value === name,
+    );
     if (!field?.selectionSet || !isObjectType(type)) throw new Error(`the REST document selects no object at ${name}`);
     type = getNamedType(type.getFields()[name].type);
     selectionSet = field.selectionSet;
@@ -109,17 +111,36 @@ export function requestSchema(schema: GraphQLSchema, inputType: string, overlays
   return inputObjectSchema(type.name, type.getFields(), overlays, body);
 }
 
-function inputObjectSchema(typeName: string, fields: Record<string, GraphQLInputField>, overlays: SchemaOverlays, body: 'closed' | 'open'): JsonSchema {
+function inputObjectSchema(
+  typeName: string,
+  fields: Record<string, GraphQLInputField>,
+  overlays: SchemaOverlays,
+  body: 'closed' | 'open',
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of Object.values(fields)) {
     if (isNonNullType(field.type)) required.push(field.name);
-    properties[field.name] = { ...inputSchema(field.type, field, overlays, body), ...described(field.description), ...overlays.fields[`${typeName}.${field.name}`] };
+    properties[field.name] = {
+      ...inputSchema(field.type, field, overlays, body),
+      ...described(field.description),
+      ...overlays.fields[`${typeName}.${field.name}`],
+    };
   }
-  return { type: 'object', ...(required.length ? { required } : {}), properties, ...(body === 'closed' ? { additionalProperties: false } : {}) };
+  return {
+    type: 'object',
+    ...(required.length ? { required } : {}),
+    properties,
+    ...(body === 'closed' ? { additionalProperties: false } : {}),
+  };
 }
 
-function inputSchema(type: GraphQLInputType, field: GraphQLInputField | undefined, overlays: SchemaOverlays, body: 'closed' | 'open'): JsonSchema {
+function inputSchema(
+  type: GraphQLInputType,
+  field: GraphQLInputField | undefined,
+  overlays: SchemaOverlays,
+  body: 'closed' | 'open',
+): JsonSchema {
   const inner = isNonNullType(type) ? type.ofType : type;
   let schema: JsonSchema;
   if (isListType(inner)) {

@@ -58,7 +58,9 @@ const PAGE_PARAMETERS = [
 ];
 const LIST_ERRORS = {
   ...ERRORS,
-  400: problem('A query parameter is invalid: `limit` not 1–100, `after` not a cursor of this list, a parameter given twice, or (policies) `includeDescendants` not true/false, or no `organizationId` and no org claim'),
+  400: problem(
+    'A query parameter is invalid: `limit` not 1–100, `after` not a cursor of this list, a parameter given twice, or (policies) `includeDescendants` not true/false, or no `organizationId` and no org claim',
+  ),
 };
 const ORGANIZATION_POST_ERRORS = {
   ...POST_ERRORS,
@@ -75,7 +77,9 @@ const POLICY_POST_ERRORS = {
   400: problem(
     'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`, an unknown `coverageSlug` among them); a field the body does not have is listed as `is not a field of this request`, with `; did you mean "<field>"?` when one is within two edits; with `quoteId`, each quoted field sent again is listed by name',
   ),
-  404: problem('`organizationId` (or the token’s org) names no organization the caller may access; with `quoteId`, no such quote or one the caller may not access'),
+  404: problem(
+    '`organizationId` (or the token’s org) names no organization the caller may access; with `quoteId`, no such quote or one the caller may not access',
+  ),
   409: problem(
     'The policy `number` is taken, or a request with the same Idempotency-Key is still running (code CONFLICT); the quote of `quoteId` is already issued or has expired (code INVALID_STATE)',
   ),
@@ -149,11 +153,23 @@ const QUOTE_EXAMPLE = {
 const POLICY_EXAMPLE = { internalID: 'ext-001', cvc: '123', ...QUOTE_EXAMPLE };
 const CANCEL_EXAMPLE = { effectiveDate: addDays(EXAMPLE_START, 30), reason: 'insured_request' };
 /** A new pet name and plan from the third billing date (after the example cancellation and its reinstatement, a month in). */
-const CHANGE_EXAMPLE = { effectiveDate: addMonthsClamped(EXAMPLE_START, 2), petName: 'Biscuit Diaz', coverageSlug: 'accident-illness-plus' };
-const RENEWABLE_POLICY_EXAMPLE = { ...POLICY_EXAMPLE, internalID: 'ext-003', effectiveDate: addDays(EXAMPLE_START, -335), expirationDate: addDays(EXAMPLE_START, 30) };
+const CHANGE_EXAMPLE = {
+  effectiveDate: addMonthsClamped(EXAMPLE_START, 2),
+  petName: 'Biscuit Diaz',
+  coverageSlug: 'accident-illness-plus',
+};
+const RENEWABLE_POLICY_EXAMPLE = {
+  ...POLICY_EXAMPLE,
+  internalID: 'ext-003',
+  effectiveDate: addDays(EXAMPLE_START, -335),
+  expirationDate: addDays(EXAMPLE_START, 30),
+};
 const RENEW_EXAMPLE = { coverageSlug: 'accident-illness-plus' };
 const withExample = (schema: object, value: object, more: Record<string, object> = {}) => ({
-  'application/json': { schema, examples: { typical: { value }, ...Object.fromEntries(Object.entries(more).map(([name, example]) => [name, { value: example }])) } },
+  'application/json': {
+    schema,
+    examples: { typical: { value }, ...Object.fromEntries(Object.entries(more).map(([name, example]) => [name, { value: example }])) },
+  },
 });
 
 /** POSTs accept an Idempotency-Key (spec section 7). */
@@ -168,7 +184,10 @@ const idempotencyKey = {
 };
 /** On a read or a change of an organization (contract section 15). */
 const etagHeader = {
-  ETag: { description: 'The organization’s version, quoted (`"3"`): send it back as If-Match to change exactly that version', schema: { type: 'string' } },
+  ETag: {
+    description: 'The organization’s version, quoted (`"3"`): send it back as If-Match to change exactly that version',
+    schema: { type: 'string' },
+  },
 };
 const ifMatch = {
   name: 'If-Match',
@@ -225,7 +244,10 @@ const OVERLAYS: SchemaOverlays = {
     'Quote.status': { enum: ['open', 'issued', 'expired'] },
     'Quote.expiresAt': { format: 'date-time' },
     'Quote.coverage': { description: 'The plan as it was when the quote was made. Amounts in cents.' },
-    'Policy.coverage': { description: 'The plan in effect today: as it was when the policy was created, or when a change in effect today chose it. Amounts in cents.' },
+    'Policy.coverage': {
+      description:
+        'The plan in effect today: as it was when the policy was created, or when a change in effect today chose it. Amounts in cents.',
+    },
   },
 };
 
@@ -237,7 +259,11 @@ function listSchema(item: string) {
     properties: {
       data: { type: 'array', items: ref(item) },
       hasMore: { type: 'boolean' },
-      nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last. A status-filtered page may be short, even empty, and still have one' },
+      nextCursor: {
+        type: ['string', 'null'],
+        description:
+          'Pass as `after` for the next page; null on the last. A status-filtered page may be short, even empty, and still have one',
+      },
     },
     additionalProperties: false,
   };
@@ -263,11 +289,24 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
     },
     servers: [{ url: '/' }],
     tags: [
-      { name: 'Organizations', description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below' },
+      {
+        name: 'Organizations',
+        description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below',
+      },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
-      { name: 'Quotes', description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS' },
-      { name: 'Events', description: 'What happened (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery' },
-      { name: 'Webhooks', description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way" },
+      {
+        name: 'Quotes',
+        description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS',
+      },
+      {
+        name: 'Events',
+        description:
+          'What happened (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery',
+      },
+      {
+        name: 'Webhooks',
+        description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way",
+      },
     ],
     security: [{ bearerAuth: [] }],
     paths: {
@@ -280,7 +319,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'roots it created here). Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`.',
           tags: ['Organizations'],
           parameters: [
-            { name: 'parentId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: 'List its children' },
+            {
+              name: 'parentId',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', format: 'uuid' },
+              description: 'List its children',
+            },
             ...PAGE_PARAMETERS,
           ],
           responses: {
@@ -295,7 +340,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           parameters: [idempotencyKey],
           tags: ['Organizations'],
           requestBody: { required: true, content: withExample(ref('CreateOrganizationRequest'), ORGANIZATION_EXAMPLE) },
-          responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('OrganizationCreated')) }, ...ORGANIZATION_POST_ERRORS },
+          responses: {
+            200: {
+              description: 'Created',
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('OrganizationCreated')),
+            },
+            ...ORGANIZATION_POST_ERRORS,
+          },
         },
       },
       '/api/v1/organization/{id}': {
@@ -303,9 +355,15 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           operationId: 'getOrganization',
           summary: 'Read an organization the caller may access',
           tags: ['Organizations'],
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' }],
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' },
+          ],
           responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders }, content: json(ref('Organization')) },
+            200: {
+              description: 'Found',
+              headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders },
+              content: json(ref('Organization')),
+            },
             404: problem('No such organization, or the caller may not access it'),
             ...ERRORS,
           },
@@ -319,13 +377,23 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'changes nothing answers 200 with the same version and records nothing; any other records an `organization.updated` ' +
             'event with `previousAttributes` (the changed fields’ earlier values, masked as reads mask them). Bank account numbers ' +
             'and owner tax ids sent are stored encrypted, answered as last fours.',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' }, ifMatch, idempotencyKey],
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' },
+            ifMatch,
+            idempotencyKey,
+          ],
           tags: ['Organizations'],
           requestBody: {
             required: true,
             content: {
-              'application/merge-patch+json': { schema: ref('UpdateOrganizationRequest'), examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } } },
-              'application/json': { schema: ref('UpdateOrganizationRequest'), examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } } },
+              'application/merge-patch+json': {
+                schema: ref('UpdateOrganizationRequest'),
+                examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } },
+              },
+              'application/json': {
+                schema: ref('UpdateOrganizationRequest'),
+                examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } },
+              },
             },
           },
           responses: {
@@ -335,10 +403,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               content: json(ref('OrganizationCreated')),
             },
             ...POST_ERRORS,
-            400: problem('The body is not valid JSON, not an object, or the organization it would make breaks the rules (all listed in `errors`, at most 100); `id` or `parentId` sent is listed by name'),
+            400: problem(
+              'The body is not valid JSON, not an object, or the organization it would make breaks the rules (all listed in `errors`, at most 100); `id` or `parentId` sent is listed by name',
+            ),
             404: problem('No such organization, or the caller may not access it'),
             409: problem('A request with the same Idempotency-Key is still running'),
-            412: problem('If-Match names another version than the organization’s, or is malformed (code PRECONDITION_FAILED); nothing was written'),
+            412: problem(
+              'If-Match names another version than the organization’s, or is malformed (code PRECONDITION_FAILED); nothing was written',
+            ),
             415: problem('The body is neither application/merge-patch+json nor application/json, or not UTF-8'),
           },
         },
@@ -364,13 +436,20 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               schema: { type: 'string', format: 'uuid' },
               description: 'Whose policies; without it, the token’s org (a token without one must send it)',
             },
-            { name: 'includeDescendants', in: 'query', required: false, schema: { type: 'boolean', default: false }, description: 'Also every descendant’s policies' },
+            {
+              name: 'includeDescendants',
+              in: 'query',
+              required: false,
+              schema: { type: 'boolean', default: false },
+              description: 'Also every descendant’s policies',
+            },
             {
               name: 'internalID',
               in: 'query',
               required: false,
               schema: { type: 'string' },
-              description: 'Find by the integrator’s own key (exact), among every policy the caller may access; alone (with `limit` and `after`)',
+              description:
+                'Find by the integrator’s own key (exact), among every policy the caller may access; alone (with `limit` and `after`)',
             },
             {
               name: 'status',
@@ -397,8 +476,21 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             ' The organization is `organizationId`, else the token’s `org` claim; with neither, 400 (the start-up banner’s token has no claim: on /api/v1/docs, run the organization create first and this example carries its id).',
           parameters: [idempotencyKey],
           tags: ['Policies'],
-          requestBody: { required: true, content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, { issueQuote: ISSUE_EXAMPLE, renewable: RENEWABLE_POLICY_EXAMPLE }) },
-          responses: { 200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('PolicyCreated')) }, ...POLICY_POST_ERRORS },
+          requestBody: {
+            required: true,
+            content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, {
+              issueQuote: ISSUE_EXAMPLE,
+              renewable: RENEWABLE_POLICY_EXAMPLE,
+            }),
+          },
+          responses: {
+            200: {
+              description: 'Created',
+              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('PolicyCreated')),
+            },
+            ...POLICY_POST_ERRORS,
+          },
         },
       },
       '/api/v1/policy/{id}': {
@@ -424,7 +516,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Policies'],
           parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
           responses: {
-            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyTransactionList')) },
+            200: {
+              description: 'A page',
+              headers: { ...requestIdHeader, ...rateLimitHeaders },
+              content: json(ref('PolicyTransactionList')),
+            },
             404: problem('No such policy, or the caller may not access it'),
             ...LIST_ERRORS,
           },
@@ -450,7 +546,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             content: withExample(ref('ChangePolicyRequest'), CHANGE_EXAMPLE),
           },
           responses: {
-            200: { description: 'Changed (or scheduled to be)', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            200: {
+              description: 'Changed (or scheduled to be)',
+              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('Policy')),
+            },
             ...POLICY_LIFECYCLE_ERRORS,
           },
         },
@@ -474,7 +574,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             content: withExample(ref('CancelPolicyRequest'), CANCEL_EXAMPLE),
           },
           responses: {
-            200: { description: 'Cancelled (or scheduled to be)', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            200: {
+              description: 'Cancelled (or scheduled to be)',
+              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('Policy')),
+            },
             ...POLICY_LIFECYCLE_ERRORS,
           },
         },
@@ -492,7 +596,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Policies'],
           requestBody: { required: true, content: withExample(ref('ReinstatePolicyRequest'), {}) },
           responses: {
-            200: { description: 'Reinstated', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            200: {
+              description: 'Reinstated',
+              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('Policy')),
+            },
             ...POLICY_LIFECYCLE_ERRORS,
           },
         },
@@ -514,7 +622,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Policies'],
           requestBody: { required: true, content: withExample(ref('RenewPolicyRequest'), RENEW_EXAMPLE, { currentPlan: {} }) },
           responses: {
-            200: { description: 'Renewed: the new policy', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            200: {
+              description: 'Renewed: the new policy',
+              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('Policy')),
+            },
             ...POLICY_LIFECYCLE_ERRORS,
             409: problem(
               'Code INVALID_STATE: before the renewal window, cancelled or with a cancellation scheduled, or already renewed; code CONFLICT: `number` is taken, or a request with the same Idempotency-Key is still running',
@@ -535,7 +647,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           parameters: [idempotencyKey],
           tags: ['Quotes'],
           requestBody: { required: true, content: withExample(ref('CreateQuoteRequest'), QUOTE_EXAMPLE) },
-          responses: { 200: { description: 'Quoted', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('Quote')) }, ...QUOTE_POST_ERRORS },
+          responses: {
+            200: {
+              description: 'Quoted',
+              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('Quote')),
+            },
+            ...QUOTE_POST_ERRORS,
+          },
         },
       },
       '/api/v1/quote/{id}': {
@@ -557,11 +676,23 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           summary: 'List the events the caller may access, oldest first, each with the state of its deliveries',
           description:
             'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`. ' +
-            "Each event carries `actor` (`{ sub }` of the caller whose request made it) and `apiVersion`, and its `deliveries` (at most 25, to endpoints the caller may access) as `GET /api/v1/events/{id}` shows them.",
+            'Each event carries `actor` (`{ sub }` of the caller whose request made it) and `apiVersion`, and its `deliveries` (at most 25, to endpoints the caller may access) as `GET /api/v1/events/{id}` shows them.',
           tags: ['Events'],
           parameters: [
-            { name: 'organizationId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: "Only this organization's subtree" },
-            { name: 'type', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated event types, e.g. `policy.created`' },
+            {
+              name: 'organizationId',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', format: 'uuid' },
+              description: "Only this organization's subtree",
+            },
+            {
+              name: 'type',
+              in: 'query',
+              required: false,
+              schema: { type: 'string' },
+              description: 'Comma-separated event types, e.g. `policy.created`',
+            },
             ...PAGE_PARAMETERS,
           ],
           responses: {
@@ -590,7 +721,13 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           summary: 'List the webhook endpoints registered on an organization',
           tags: ['Webhooks'],
           parameters: [
-            { name: 'organizationId', in: 'query', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Default: the token’s org' },
+            {
+              name: 'organizationId',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', format: 'uuid' },
+              description: 'Default: the token’s org',
+            },
             ...PAGE_PARAMETERS,
           ],
           responses: {
@@ -606,10 +743,16 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           parameters: [idempotencyKey],
           requestBody: { required: true, content: json(ref('CreateWebhookEndpointRequest')) },
           responses: {
-            200: { description: 'Created', headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpointCreated')) },
+            200: {
+              description: 'Created',
+              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('WebhookEndpointCreated')),
+            },
             ...POST_ERRORS,
             400: problem('The body breaks the rules, or the URL is not allowed (in production: https to a public address)'),
-            403: problem('The organization tree already has its quota of webhook endpoints (WEBHOOK_ENDPOINTS_PER_TREE, default 25; code QUOTA_EXCEEDED)'),
+            403: problem(
+              'The organization tree already has its quota of webhook endpoints (WEBHOOK_ENDPOINTS_PER_TREE, default 25; code QUOTA_EXCEEDED)',
+            ),
             409: problem('A request with the same Idempotency-Key is still running'),
             404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
           },
@@ -713,7 +856,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
         PolicyListItem: responseSchema(schema, documentOf('GET', '/api/v1/policy'), OVERLAYS, ['policies', 'edges', 'node']),
         PolicyList: listSchema('PolicyListItem'),
-        PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, ['transactions', 'edges', 'node']),
+        PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, [
+          'transactions',
+          'edges',
+          'node',
+        ]),
         PolicyTransactionList: listSchema('PolicyTransaction'),
         ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS, 'closed'),
         CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS, 'closed'),

@@ -49,15 +49,20 @@ export interface RestOptions {
  * registered on the app itself: a nested Router is one more dispatch (and its closures) on
  * every request.
  */
-export function mountRestRoutes(router: Pick<Router, 'get' | 'post' | 'patch' | 'delete' | 'all'>, schema: GraphQLSchema, createContext: ContextFactory, options: RestOptions): void {
+export function mountRestRoutes(
+  router: Pick<Router, 'get' | 'post' | 'patch' | 'delete' | 'all'>,
+  schema: GraphQLSchema,
+  createContext: ContextFactory,
+  options: RestOptions,
+): void {
   const paths = new Map<string, string[]>();
   for (const route of REST_ROUTES.map((route) => prepare(schema, route))) {
     paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
-    const handler = (req: Request, res: Response, next: NextFunction) =>
-      run(schema, route, createContext, options, req, res).catch(next);
+    const handler = (req: Request, res: Response, next: NextFunction) => run(schema, route, createContext, options, req, res).catch(next);
     if (route.method === 'GET') router.get(route.path, requirePrincipal, handler);
     else if (route.method === 'DELETE') router.delete(route.path, requirePrincipal, handler);
-    else if (route.method === 'PATCH') router.patch(route.path, requirePrincipal, spendCreate(options.limits), requireMergePatchBody, options.bodyParser, handler);
+    else if (route.method === 'PATCH')
+      router.patch(route.path, requirePrincipal, spendCreate(options.limits), requireMergePatchBody, options.bodyParser, handler);
     else router.post(route.path, requirePrincipal, spendCreate(options.limits), requireJsonBody, options.bodyParser, handler);
   }
   for (const [path, methods] of paths) {
@@ -66,7 +71,12 @@ export function mountRestRoutes(router: Pick<Router, 'get' | 'post' | 'patch' | 
       sendError(
         req,
         res,
-        new ServiceError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') }),
+        new ServiceError(
+          'METHOD_NOT_ALLOWED',
+          `${req.method} is not allowed here; use ${allow.join(', ')}.`,
+          {},
+          { Allow: allow.join(', ') },
+        ),
       ),
     );
   }
@@ -99,7 +109,11 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
 /** A PATCH carries a JSON merge patch (RFC 7396), as `application/merge-patch+json` or plain JSON: anything else is 415. */
 function requireMergePatchBody(req: Request, res: Response, next: NextFunction): void {
   if (!req.is(REST_BODY_TYPES)) {
-    return sendError(req, res, new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/merge-patch+json or application/json.'));
+    return sendError(
+      req,
+      res,
+      new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/merge-patch+json or application/json.'),
+    );
   }
   next();
 }
@@ -143,9 +157,10 @@ async function run(
   // A request that waited its turn past its deadline is answered without being run.
   const work = context.deadline.expired
     ? Promise.resolve(errorAnswer(context, [context.deadline.error()]))
-    : (key === undefined ? answerRequest(schema, route, context, req) : answerIdempotently(schema, route, context, options, req, key)).catch(
-        (error: unknown) => errorAnswer(context, [asGraphQLError(error)]),
-      );
+    : (key === undefined
+        ? answerRequest(schema, route, context, req)
+        : answerIdempotently(schema, route, context, options, req, key)
+      ).catch((error: unknown) => errorAnswer(context, [asGraphQLError(error)]));
   // The caller's place in flight is held until this work settles, even if the answer goes first.
   res.locals.holdSlot?.(work);
   let answer = withEtag(route, await context.deadline.race(work, () => errorAnswer(context, [context.deadline.error()])));
@@ -187,7 +202,12 @@ async function answerIdempotently(
   const { response, replayed } = await options.idempotency.run(
     context.em,
     // A change's If-Match is part of what it asks: the same key with another precondition is another request.
-    { principal: context.principal, operation: idempotencyOperation(route, req), key, request: route.method === 'PATCH' ? { body: req.body, ifMatch: req.get('if-match') ?? null } : req.body },
+    {
+      principal: context.principal,
+      operation: idempotencyOperation(route, req),
+      key,
+      request: route.method === 'PATCH' ? { body: req.body, ifMatch: req.get('if-match') ?? null } : req.body,
+    },
     {
       execute: (recorder) => {
         context.idempotency = recorder;
@@ -223,7 +243,11 @@ async function checkedVariables(
   principal: Principal,
 ): Promise<Record<string, unknown>> {
   const variables = variablesOf(route, req, principal);
-  const invalid = [...refusedFieldErrors(route, req.body), ...unknownFieldErrors(route, req.body), ...(await inputErrors(schema, route.operation, variables))];
+  const invalid = [
+    ...refusedFieldErrors(route, req.body),
+    ...unknownFieldErrors(route, req.body),
+    ...(await inputErrors(schema, route.operation, variables)),
+  ];
   if (invalid.length > 0) throw badUserInput(invalid);
   return variables;
 }
@@ -291,7 +315,11 @@ function variablesOf(route: PreparedRoute, req: Request, principal: Principal): 
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     throw badUserInput([], 'The request body must be a JSON object.');
   }
-  return { ...route.pathVariables?.(req.params), ...route.headerVariables?.(req), [route.bodyVariable]: inputFromBody(req.body, route.bodyType) };
+  return {
+    ...route.pathVariables?.(req.params),
+    ...route.headerVariables?.(req),
+    [route.bodyVariable]: inputFromBody(req.body, route.bodyType),
+  };
 }
 
 /**

@@ -111,7 +111,11 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
 export type RestRoute = GetRoute<any> | PostRoute<any>;
 
 const get = <Data>(route: Omit<GetRoute<Data>, 'method'>): GetRoute<Data> => ({ method: 'GET', ...route });
-const del = <Data>(route: Omit<GetRoute<Data>, 'method' | 'response'>): GetRoute<Data> => ({ method: 'DELETE', response: () => null, ...route });
+const del = <Data>(route: Omit<GetRoute<Data>, 'method' | 'response'>): GetRoute<Data> => ({
+  method: 'DELETE',
+  response: () => null,
+  ...route,
+});
 const post = <Data>(route: Omit<PostRoute<Data>, 'method'>): PostRoute<Data> => ({ method: 'POST', ...route });
 const patch = <Data>(route: Omit<PostRoute<Data>, 'method'>): PostRoute<Data> => ({ method: 'PATCH', ...route });
 
@@ -168,7 +172,12 @@ export const REST_ROUTES: RestRoute[] = [
     document: CREATE_QUOTE,
     closedBody: true,
     bodyVariable: 'input',
-    refusedFields: Object.fromEntries(REFUSED_QUOTE_FIELDS.map((field) => [field, 'is not part of a quote: send it when issuing the quote (POST /api/v1/policy with quoteId)'])),
+    refusedFields: Object.fromEntries(
+      REFUSED_QUOTE_FIELDS.map((field) => [
+        field,
+        'is not part of a quote: send it when issuing the quote (POST /api/v1/policy with quoteId)',
+      ]),
+    ),
     response: (data) => data.createQuote,
   }),
   get<QuoteQuery>({
@@ -187,7 +196,12 @@ export const REST_ROUTES: RestRoute[] = [
       if (internalID !== undefined) {
         const alongside = ['organizationId', 'includeDescendants', 'status'].filter((name) => query[name] !== undefined);
         if (alongside.length > 0) {
-          throw badUserInput(alongside.map((path) => ({ path, message: 'cannot be combined with internalID, which looks among every policy the caller may see' })));
+          throw badUserInput(
+            alongside.map((path) => ({
+              path,
+              message: 'cannot be combined with internalID, which looks among every policy the caller may see',
+            })),
+          );
         }
         return { byInternalID: true, internalID, organizationId: '', includeDescendants: false, status: null, ...pageVariables(query) };
       }
@@ -309,7 +323,7 @@ function organizationBody(organization: CreateOrganizationMutation['createOrgani
 export function ifMatchVersion(header: string | undefined): number | null {
   if (header === undefined || header.trim() === '*') return null;
   const tags = header.split(',').map((tag) => tag.trim());
-  const versions = new Set(tags.map((tag) => (/^"([1-9][0-9]{0,9})"$/.exec(tag)?.[1] ?? null)));
+  const versions = new Set(tags.map((tag) => /^"([1-9][0-9]{0,9})"$/.exec(tag)?.[1] ?? null));
   const [version] = versions;
   if (versions.size !== 1 || version === null || Number(version) > 2_147_483_647) {
     throw preconditionFailed('If-Match must be the ETag of a read, e.g. "3" (quotes included).');

@@ -12,7 +12,10 @@ import { findAccessibleQuote, type QuoteRead } from '../quotes/quote.reads.js';
 export class NodeResolver {
   /** Through the access rule like every read: inaccessible and unknown ids are the same null. */
   @Authorized()
-  @Query(() => Node, { nullable: true, description: 'An organization, policy or quote by its id, if the caller may access it; else null and NOT_FOUND' })
+  @Query(() => Node, {
+    nullable: true,
+    description: 'An organization, policy or quote by its id, if the caller may access it; else null and NOT_FOUND',
+  })
   async node(
     @Arg('id', () => ID) id: string,
     @CurrentPrincipal() principal: Principal,

@@ -31,7 +31,10 @@ function newSecret(): string {
  * the given event types (all when absent). The URL is checked against the policy (DNS
  * included); the secret is sealed at rest and returned only in this answer.
  */
-export async function createWebhookEndpoint(scope: CreateEndpointScope, input: CreateWebhookEndpointInput): Promise<EndpointRead & { secret: string }> {
+export async function createWebhookEndpoint(
+  scope: CreateEndpointScope,
+  input: CreateWebhookEndpointInput,
+): Promise<EndpointRead & { secret: string }> {
   const { em, principal } = scope;
   const organizationId = targetOrganizationId(input.organizationId, principal);
   const problem = await webhookUrlProblem(input.url, scope.urls);
@@ -41,25 +44,27 @@ export async function createWebhookEndpoint(scope: CreateEndpointScope, input: C
   const sealed = scope.cipher.seal(secret, 'webhook_endpoint.secret');
   const id = randomUUID();
   // The tree's endpoint quota is counted by the database at commit (403 QUOTA_EXCEEDED over it).
-  const row = await withQuotas(() => inTransaction(em, async (tx) => {
-    const [inserted] = await querySql<EndpointRead>(
-      tx,
-      `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
+  const row = await withQuotas(() =>
+    inTransaction(em, async (tx) => {
+      const [inserted] = await querySql<EndpointRead>(
+        tx,
+        `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
        values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning ${ENDPOINT_SELECT}`,
-      [
-        id,
-        organization.id,
-        input.url,
-        input.events ? `{${input.events.join(',')}}` : null,
-        input.description ?? null,
-        sealed.ciphertext,
-        sealed.keyId,
-        principal.sub,
-      ],
-    );
-    await scope.idempotency?.recordCreated(tx, { type: 'webhookEndpoint', id });
-    return inserted;
-  }));
+        [
+          id,
+          organization.id,
+          input.url,
+          input.events ? `{${input.events.join(',')}}` : null,
+          input.description ?? null,
+          sealed.ciphertext,
+          sealed.keyId,
+          principal.sub,
+        ],
+      );
+      await scope.idempotency?.recordCreated(tx, { type: 'webhookEndpoint', id });
+      return inserted;
+    }),
+  );
   return { ...row, secret };
 }
 

@@ -157,10 +157,10 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         }));
         await boss.insert(QUEUE, jobs, { db: db(client) });
         // The time shown as its next attempt is when its job may start (its endpoint's back-off).
-        await client.query('update webhook_delivery set enqueued = true, next_attempt_at = greatest(next_attempt_at, ($2::timestamptz[])[array_position($1::uuid[], id)]) where id = any($1::uuid[])', [
-          rows.map((row) => row.id),
-          rows.map((row) => row.start_after),
-        ]);
+        await client.query(
+          'update webhook_delivery set enqueued = true, next_attempt_at = greatest(next_attempt_at, ($2::timestamptz[])[array_position($1::uuid[], id)]) where id = any($1::uuid[])',
+          [rows.map((row) => row.id), rows.map((row) => row.start_after)],
+        );
       }
       return rows.length;
     });
@@ -182,7 +182,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     if (delivery.deleted || delivery.expired || delivery.disabled_reason !== null) {
       await pool.query(`update webhook_delivery set status = 'failed', last_error = $2 where id = $1 and status = 'pending'`, [
         job.deliveryId,
-        delivery.deleted ? 'the endpoint was deleted' : delivery.disabled_reason !== null ? 'the endpoint is disabled' : 'no attempt succeeded within the retry window',
+        delivery.deleted
+          ? 'the endpoint was deleted'
+          : delivery.disabled_reason !== null
+            ? 'the endpoint is disabled'
+            : 'no attempt succeeded within the retry window',
       ]);
       metrics?.observeDelivery('dropped');
       return;
@@ -191,7 +195,10 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     if (fairness && delivery.retry_at) {
       const retryAt = delivery.retry_at;
       await inTransaction(pool, async (client) => {
-        await client.query(`update webhook_delivery set next_attempt_at = greatest(next_attempt_at, $2) where id = $1`, [job.deliveryId, retryAt]);
+        await client.query(`update webhook_delivery set next_attempt_at = greatest(next_attempt_at, $2) where id = $1`, [
+          job.deliveryId,
+          retryAt,
+        ]);
         await boss.send(QUEUE, job, { startAfter: retryAt, db: db(client), ...groupOf(delivery.root_id) });
       });
       return;
@@ -200,10 +207,18 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     // too): the receiver gets its `traceparent`. The host is recorded, never the URL, which can
     // carry a credential.
     const parent = delivery.trace_parent ? propagation.extract(ROOT_CONTEXT, { traceparent: delivery.trace_parent }) : ROOT_CONTEXT;
-    const attributes = { 'webhook.delivery_id': job.deliveryId, 'webhook.attempt': job.attempt, 'webhook.event_id': delivery.event_id, 'server.address': new URL(delivery.url).hostname };
+    const attributes = {
+      'webhook.delivery_id': job.deliveryId,
+      'webhook.attempt': job.attempt,
+      'webhook.event_id': delivery.event_id,
+      'server.address': new URL(delivery.url).hostname,
+    };
     await tracer.startActiveSpan('webhook delivery', { kind: SpanKind.CLIENT, attributes }, parent, async (span) => {
       try {
-        const secret = options.cipher.open({ ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id }, 'webhook_endpoint.secret');
+        const secret = options.cipher.open(
+          { ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id },
+          'webhook_endpoint.secret',
+        );
         const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
         const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
@@ -214,7 +229,15 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         // and whether another follows. The host only, never the URL (its path or query can hold a credential).
         if (failed) {
           logger.warn(
-            { endpointId: delivery.endpoint_id, host: new URL(delivery.url).host, eventId: delivery.event_id, deliveryId: job.deliveryId, attempt: job.attempt, ...outcome, result },
+            {
+              endpointId: delivery.endpoint_id,
+              host: new URL(delivery.url).host,
+              eventId: delivery.event_id,
+              deliveryId: job.deliveryId,
+              attempt: job.attempt,
+              ...outcome,
+              result,
+            },
             'webhook attempt failed',
           );
         }
@@ -266,9 +289,16 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
    * further) and, after failing for the whole retry window, disables it and fails its pending
    * deliveries. Returns how long the endpoint now waits.
    */
-  const endpointOutcome = async (endpointId: string, deliveryId: string, delivered: boolean, outcome: Outcome): Promise<{ waitSeconds: number; disabled: boolean }> => {
+  const endpointOutcome = async (
+    endpointId: string,
+    deliveryId: string,
+    delivered: boolean,
+    outcome: Outcome,
+  ): Promise<{ waitSeconds: number; disabled: boolean }> => {
     if (delivered) {
-      await pool.query('update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = $1 and failures > 0', [endpointId]);
+      await pool.query('update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = $1 and failures > 0', [
+        endpointId,
+      ]);
       return { waitSeconds: 0, disabled: false };
     }
     const why = outcome.error ?? `HTTP ${outcome.status}`;
@@ -285,7 +315,10 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       );
       if (!rows[0]?.expired) return { waitSeconds: Math.ceil(rows[0]?.wait ?? 0), disabled: false };
       const reason = `no attempt succeeded for ${settings.retryWindowSeconds} s; the last one: ${why}`.slice(0, 300);
-      await client.query(`update webhook_endpoint set disabled_at = now(), disabled_reason = $2, retry_at = null where id = $1 and disabled_at is null`, [endpointId, reason]);
+      await client.query(
+        `update webhook_endpoint set disabled_at = now(), disabled_reason = $2, retry_at = null where id = $1 and disabled_at is null`,
+        [endpointId, reason],
+      );
       await client.query(
         `update webhook_delivery set status = 'failed', last_error = 'the endpoint is disabled' where endpoint_id = $1 and status = 'pending' and id <> $2`,
         [endpointId, deliveryId],
@@ -456,7 +489,10 @@ function post(url: string, eventId: string, body: string, secret: string, settin
       },
     );
     // A whole-attempt limit: the socket timeout alone restarts with every byte received.
-    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${settings.timeoutSeconds} s`)), settings.timeoutSeconds * 1000);
+    const deadline = setTimeout(
+      () => request.destroy(new Error(`no answer within ${settings.timeoutSeconds} s`)),
+      settings.timeoutSeconds * 1000,
+    );
     request.on('timeout', () => request.destroy(new Error(`no answer within ${settings.timeoutSeconds} s`)));
     request.on('error', (error) => resolve({ error: error.message.slice(0, 200) }));
     request.on('close', () => clearTimeout(deadline));

@@ -6,7 +6,13 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
 import { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
-import { deleteAccessibleEndpoint, endpointNotFound, endpointsPage, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
+import {
+  deleteAccessibleEndpoint,
+  endpointNotFound,
+  endpointsPage,
+  findAccessibleEndpoint,
+  type EndpointRead,
+} from './webhook-endpoint.reads.js';
 import { CreatedWebhookEndpoint, WebhookEndpoint } from './webhook-endpoint.type.js';
 
 const WebhookEndpointConnection = ConnectionType('WebhookEndpoint', WebhookEndpoint);
@@ -21,7 +27,9 @@ class EndpointsArgs extends PageArgs {
 @Resolver(() => WebhookEndpoint)
 export class WebhookEndpointResolver {
   @Authorized()
-  @Mutation(() => CreatedWebhookEndpoint, { description: "Registers an endpoint for an organization's subtree; its secret is shown only here" })
+  @Mutation(() => CreatedWebhookEndpoint, {
+    description: "Registers an endpoint for an organization's subtree; its secret is shown only here",
+  })
   createWebhookEndpoint(
     @Arg('input', () => CreateWebhookEndpointInput) input: CreateWebhookEndpointInput,
     @CurrentPrincipal() principal: Principal,
@@ -33,15 +41,26 @@ export class WebhookEndpointResolver {
 
   @Authorized()
   @Mutation(() => ID, { description: 'Deletes an endpoint: it receives nothing more; returns its id' })
-  async deleteWebhookEndpoint(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<string> {
+  async deleteWebhookEndpoint(
+    @Arg('id', () => ID) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<string> {
     ctx.deadline.assertOpen();
     if (!(await deleteAccessibleEndpoint(ctx.em, principal, id))) throw endpointNotFound();
     return id;
   }
 
   @Authorized()
-  @Query(() => WebhookEndpoint, { nullable: true, description: 'An endpoint of an organization the caller may access; else null and NOT_FOUND' })
-  async webhookEndpoint(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<EndpointRead> {
+  @Query(() => WebhookEndpoint, {
+    nullable: true,
+    description: 'An endpoint of an organization the caller may access; else null and NOT_FOUND',
+  })
+  async webhookEndpoint(
+    @Arg('id', () => ID) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<EndpointRead> {
     const endpoint = await findAccessibleEndpoint(ctx.em, principal, id);
     if (!endpoint) throw endpointNotFound();
     return endpoint;

@@ -22,7 +22,8 @@ export class WebhookEndpoint {
   createdAt!: string;
 
   @Field(() => String, {
-    description: 'active, or disabled: no attempt succeeded for the whole retry window, and it receives nothing more (delete it and register it again)',
+    description:
+      'active, or disabled: no attempt succeeded for the whole retry window, and it receives nothing more (delete it and register it again)',
   })
   status!: string;
 

@@ -10,10 +10,22 @@ import { BlockList, isIP } from 'node:net';
  */
 const NOT_PUBLIC = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
 // IPv4-mapped addresses (::ffff:0:0/96) meet the IPv4 rules (isPublicAddress reads the IPv4 they
 // carry). Every other form that carries or translates to an IPv4 address is refused whole, as no
 // public receiver needs one: ::/96 (IPv4-compatible, deprecated), ::ffff:0:0:0/96 (IPv4-translated,
@@ -21,9 +33,21 @@ for (const [network, prefix] of [
 // the private IPv4 they embed), 2002::/16 (6to4) and 2001::/32 (Teredo). fec0::/10 is the
 // deprecated site-local range, private like fc00::/7.
 for (const [network, prefix] of [
-  ['::', 96], ['::1', 128], ['::ffff:0:0:0', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32], ['2001:db8::', 32], ['100::', 64],
-] as const) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+  ['::', 96],
+  ['::1', 128],
+  ['::ffff:0:0:0', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['100::', 64],
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 
 export interface UrlPolicy {
   /** Only https, and only public addresses (production unless WEBHOOK_ALLOW_PRIVATE_URLS=true). */
@@ -103,11 +127,16 @@ function resolveAll(host: string): Promise<string[] | null> {
 
 /** A `lookup` for node:http(s) that refuses non-public addresses (the delivery's own check). */
 export function checkedLookup(policy: UrlPolicy) {
-  return (hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: object,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, []);
       const allowed = policy.publicOnly ? addresses.filter((entry) => isPublicAddress(entry.address)) : addresses;
-      if (allowed.length === 0) return callback(Object.assign(new Error(`${hostname} resolves to no public address`), { code: 'EADDRNOTPUBLIC' }), []);
+      if (allowed.length === 0)
+        return callback(Object.assign(new Error(`${hostname} resolves to no public address`), { code: 'EADDRNOTPUBLIC' }), []);
       if ((options as { all?: boolean }).all) return callback(null, allowed);
       callback(null, allowed[0].address, allowed[0].family);
     });

@@ -89,7 +89,9 @@ describe('developer pages in headless Chromium', () => {
   /** Opens the Docs pane and answers its text once it has loaded the schema (or failed to). */
   const docsText = async (tab: Page) => {
     await tab.click('button[aria-label="Show Documentation Explorer"]');
-    await tab.waitForFunction(() => /Root Types|Error fetching schema/.test((document.querySelector('.graphiql-doc-explorer') as any)?.textContent ?? ''));
+    await tab.waitForFunction(() =>
+      /Root Types|Error fetching schema/.test((document.querySelector('.graphiql-doc-explorer') as any)?.textContent ?? ''),
+    );
     return tab.textContent('.graphiql-doc-explorer');
   };
 
@@ -105,7 +107,10 @@ describe('developer pages in headless Chromium', () => {
     const statuses: Array<{ operationName: string | undefined; status: number }> = [];
     tab.on('response', (response) => {
       if (!response.url().endsWith('/graphql') || response.request().method() !== 'POST') return;
-      statuses.push({ operationName: (response.request().postDataJSON() as { operationName?: string }).operationName, status: response.status() });
+      statuses.push({
+        operationName: (response.request().postDataJSON() as { operationName?: string }).operationName,
+        status: response.status(),
+      });
     });
     return statuses;
   };
@@ -151,10 +156,15 @@ describe('developer pages in headless Chromium', () => {
   it('GraphiQL renders from the service alone and runs its examples as written: Example, then a quote issued, cancelled and reinstated, and a policy renewed', async () => {
     await visit('/graphiql', 'graphiql', async (tab) => {
       await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
-      const editorText = await tab.evaluate(() => (document.querySelector('.graphiql-query-editor .CodeMirror') as any).CodeMirror.getValue());
+      const editorText = await tab.evaluate(() =>
+        (document.querySelector('.graphiql-query-editor .CodeMirror') as any).CodeMirror.getValue(),
+      );
       expect(editorText).toContain('query Example');
       // The headers tab holds the placeholder, never a token; a user pastes theirs.
-      const organization = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'graphiql-user' }), body: organizationBody() });
+      const organization = await request(service.url, 'POST', '/api/v1/organization', {
+        token: await service.token({ sub: 'graphiql-user' }),
+        body: organizationBody(),
+      });
       const token = await service.token({ sub: 'graphiql-user', org: organization.body.id });
       expect(await setTool(tab, 'Authorization', { Authorization: `Bearer ${token}` })).toContain('Bearer <token>');
 
@@ -186,9 +196,13 @@ describe('developer pages in headless Chromium', () => {
       expect(await tab.textContent('.swagger-ui .info .title')).toContain('Organization and Policy service');
       await tab.waitForSelector('.opblock');
       const operations = await tab.$$eval('.opblock-summary-path', (paths) => paths.map((path) => path.textContent?.trim()));
-      expect(operations).toEqual(expect.arrayContaining(['/api/v1/organization', '/api/v1/organization/{id}', '/api/v1/policy', '/api/v1/policy/{id}']));
+      expect(operations).toEqual(
+        expect.arrayContaining(['/api/v1/organization', '/api/v1/organization/{id}', '/api/v1/policy', '/api/v1/policy/{id}']),
+      );
       // Every operation of the service's own OpenAPI document, and nothing else.
-      const document = (await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+      const document = (await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
       const documented = Object.values(document.paths).reduce((count, methods) => count + Object.keys(methods).length, 0);
       expect(operations.length).toBe(documented);
     });
@@ -209,7 +223,9 @@ describe('developer pages in headless Chromium', () => {
         await block.locator('.btn.execute').click();
         await block.locator('.live-responses-table .response .response-col_status').first().waitFor();
         const status = Number((await block.locator('.live-responses-table .response .response-col_status').first().textContent())?.trim());
-        const body = JSON.parse((await block.locator('.live-responses-table .response .response-col_description pre').first().textContent()) ?? 'null');
+        const body = JSON.parse(
+          (await block.locator('.live-responses-table .response .response-col_description pre').first().textContent()) ?? 'null',
+        );
         return { status, body, shown: JSON.parse(shown) };
       };
       const organization = await execute('Organizations-createOrganization');
@@ -234,7 +250,13 @@ describe('developer pages in headless Chromium', () => {
     const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const blocked: string[] = [];
     await tab.route('**/*', (route) => {
-      if (route.request().url().startsWith(service.url + '/')) return route.continue();
+      if (
+        route
+          .request()
+          .url()
+          .startsWith(service.url + '/')
+      )
+        return route.continue();
       blocked.push(new URL(route.request().url()).host);
       return route.abort();
     });

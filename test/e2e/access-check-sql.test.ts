@@ -20,15 +20,23 @@ describe('the access check in SQL', () => {
   beforeAll(async () => {
     // A chain 30 deep owned by "root-owner", plus 2,000 unrelated roots so the planner sees a real table.
     for (let depth = 0; depth < 30; depth++) {
-      const [id] = await insertOrganizations(service, [{ parentId: chain.at(-1) ?? null, ownerSub: depth === 0 ? 'root-owner' : `user-${depth}` }]);
+      const [id] = await insertOrganizations(service, [
+        { parentId: chain.at(-1) ?? null, ownerSub: depth === 0 ? 'root-owner' : `user-${depth}` },
+      ]);
       chain.push(id);
     }
-    await insertOrganizations(service, Array.from({ length: 2000 }, (_, i) => ({ ownerSub: `other-${i + 1}` })));
+    await insertOrganizations(
+      service,
+      Array.from({ length: 2000 }, (_, i) => ({ ownerSub: `other-${i + 1}` })),
+    );
     await insertPolicies(service, [{ number: 424242, organizationId: chain[29], coverage: {}, createdBySub: 'root-owner' }]);
     await service.sql('analyze organization');
     await service.sql('analyze policy');
     orm = await MikroORM.init(ormConfig(service.databaseUrl));
-    orm.em.getConnection().getKnex().on('query', (query: { sql: string; bindings: unknown[] }) => statements.push(query));
+    orm.em
+      .getConnection()
+      .getKnex()
+      .on('query', (query: { sql: string; bindings: unknown[] }) => statements.push(query));
   });
   afterAll(() => orm?.close());
 

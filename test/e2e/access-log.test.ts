@@ -6,7 +6,10 @@ import { useTestService } from '../support/test-service.js';
 /** The `/graphql` access line names the operation and the codes it answered (spec section 13). */
 describe('the /graphql access line', () => {
   const logLines: string[] = [];
-  const service = useTestService({}, { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) });
+  const service = useTestService(
+    {},
+    { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) },
+  );
   const accessLine = (requestId: string) =>
     logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId);
 
@@ -15,24 +18,39 @@ describe('the /graphql access line', () => {
     const missing = await graphql(service.url, 'query FindPolicy { policy(number: 987654) { number } }', {}, token);
     expect(missing.status).toBe(200);
     const line = await waitFor(() => accessLine(missing.headers.get('x-request-id')!));
-    expect(line).toMatchObject({ route: '/graphql', operationName: 'FindPolicy', operationType: 'query', codes: ['NOT_FOUND'], res: { statusCode: 200 } });
+    expect(line).toMatchObject({
+      route: '/graphql',
+      operationName: 'FindPolicy',
+      operationType: 'query',
+      codes: ['NOT_FOUND'],
+      res: { statusCode: 200 },
+    });
 
     const fine = await graphql(service.url, '{ viewer { sub } }', {}, token);
-    expect(await waitFor(() => accessLine(fine.headers.get('x-request-id')!))).toMatchObject({ operationName: null, operationType: 'query' });
+    expect(await waitFor(() => accessLine(fine.headers.get('x-request-id')!))).toMatchObject({
+      operationName: null,
+      operationType: 'query',
+    });
     expect(accessLine(fine.headers.get('x-request-id')!).codes).toBeUndefined();
 
     const refused = await graphql(service.url, 'query Bad { nope }', {}, token);
     expect(await waitFor(() => accessLine(refused.headers.get('x-request-id')!))).toMatchObject({ codes: ['GRAPHQL_VALIDATION_FAILED'] });
 
     const unauthenticated = await graphql(service.url, '{ viewer { sub } }', {}, 'not-a-token');
-    expect(await waitFor(() => accessLine(unauthenticated.headers.get('x-request-id')!))).toMatchObject({ res: { statusCode: 401 }, codes: ['UNAUTHENTICATED'] });
+    expect(await waitFor(() => accessLine(unauthenticated.headers.get('x-request-id')!))).toMatchObject({
+      res: { statusCode: 401 },
+      codes: ['UNAUTHENTICATED'],
+    });
   });
 });
 
 /** A REST access line carries its error code too (review F15), as the /graphql line does. */
 describe('the REST access line', () => {
   const logLines: string[] = [];
-  const service = useTestService({}, { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) });
+  const service = useTestService(
+    {},
+    { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) },
+  );
   const accessLine = (requestId: string) =>
     waitFor(() => logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId));
 
@@ -40,7 +58,11 @@ describe('the REST access line', () => {
     const token = await service.token({ sub: 'rest-logged' });
     const missing = await request(service.url, 'GET', '/api/v1/policy/987654', { token });
     expect(missing.status).toBe(404);
-    expect(await accessLine(missing.headers.get('x-request-id')!)).toMatchObject({ route: '/api/v1/policy/:id', codes: ['NOT_FOUND'], res: { statusCode: 404 } });
+    expect(await accessLine(missing.headers.get('x-request-id')!)).toMatchObject({
+      route: '/api/v1/policy/:id',
+      codes: ['NOT_FOUND'],
+      res: { statusCode: 404 },
+    });
 
     const invalid = await request(service.url, 'POST', '/api/v1/organization', { token, body: { legalName: '' } });
     expect(invalid.status).toBe(400);
@@ -48,7 +70,10 @@ describe('the REST access line', () => {
 
     const anonymous = await request(service.url, 'GET', '/api/v1/organization');
     expect(anonymous.status).toBe(401);
-    expect(await accessLine(anonymous.headers.get('x-request-id')!)).toMatchObject({ codes: ['UNAUTHENTICATED'], res: { statusCode: 401 } });
+    expect(await accessLine(anonymous.headers.get('x-request-id')!)).toMatchObject({
+      codes: ['UNAUTHENTICATED'],
+      res: { statusCode: 401 },
+    });
 
     const fine = await request(service.url, 'GET', '/api/v1/organization', { token });
     expect(fine.status).toBe(200);
@@ -58,7 +83,10 @@ describe('the REST access line', () => {
 
 describe('the other lines of a request', () => {
   const logLines: string[] = [];
-  const service = useTestService({ RESPONSE_MAX_BYTES: '600' }, { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) });
+  const service = useTestService(
+    { RESPONSE_MAX_BYTES: '600' },
+    { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) },
+  );
 
   it('carry its request id, as its access line does', async () => {
     const token = await service.token({ sub: 'verbose' });
@@ -68,7 +96,11 @@ describe('the other lines of a request', () => {
     const lines = logLines.map((line) => JSON.parse(line));
     const warning = await waitFor(() => lines.find((line) => line.msg === 'response over RESPONSE_MAX_BYTES refused'));
     expect(warning).toMatchObject({ requestId, sub: 'verbose' });
-    expect(await waitFor(() => logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId))).toBeDefined();
+    expect(
+      await waitFor(() =>
+        logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === requestId),
+      ),
+    ).toBeDefined();
   });
 });
 

@@ -34,7 +34,10 @@ describe('Apollo Client 4 against the service', () => {
     token = await service.token({ sub: 'apollo-user' });
     const root = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ name: 'Root' }) });
     rootId = root.body.id;
-    await insertOrganizations(service, Array.from({ length: 45 }, (_, i) => ({ parentId: rootId, name: `child ${i + 1}`, ownerSub: 'apollo-user' })));
+    await insertOrganizations(
+      service,
+      Array.from({ length: 45 }, (_, i) => ({ parentId: rootId, name: `child ${i + 1}`, ownerSub: 'apollo-user' })),
+    );
   });
 
   it('pages through 45 children with fetchMore, merged by relayStylePagination into one list', async () => {
@@ -47,7 +50,11 @@ describe('Apollo Client 4 against the service', () => {
         },
       }),
     });
-    type Data = { organization: { children: { edges: Array<{ node: { id: string; name: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } } };
+    type Data = {
+      organization: {
+        children: { edges: Array<{ node: { id: string; name: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } };
+      };
+    };
     const observable = client.watchQuery<Data>({ query: CHILDREN, variables: { id: rootId } });
     // Watched as a screen would; each fetchMore then merges into what it shows.
     let data = (await firstValueFrom(observable.pipe(filter((result) => result.dataState === 'complete')))).data;
@@ -60,7 +67,9 @@ describe('Apollo Client 4 against the service', () => {
     }
     const children = data.organization.children;
     expect(pages).toBe(3);
-    expect(children.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual(Array.from({ length: 45 }, (_, i) => `child ${i + 1}`));
+    expect(children.edges.map((edge: { node: { name: string } }) => edge.node.name)).toEqual(
+      Array.from({ length: 45 }, (_, i) => `child ${i + 1}`),
+    );
     expect(new Set(children.edges.map((edge: { node: { id: string } }) => edge.node.id)).size).toBe(45);
     // Normalised by id: the root is one cache entry.
     expect((client.cache.extract() as Record<string, unknown>)[`Organization:${rootId}`]).toMatchObject({ id: rootId, name: 'Root' });
@@ -72,7 +81,12 @@ describe('Apollo Client 4 against the service', () => {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const created = await request(service.url, 'POST', '/api/v1/policy', {
       token,
-      body: policyBody({ organizationId: rootId, effectiveDate: day(-40), expirationDate: day(320), coverageSlug: 'accident-illness-plus' }),
+      body: policyBody({
+        organizationId: rootId,
+        effectiveDate: day(-40),
+        expirationDate: day(320),
+        coverageSlug: 'accident-illness-plus',
+      }),
     });
     expect(created.status).toBe(200);
     const operations: string[] = [];
@@ -97,7 +111,13 @@ describe('Apollo Client 4 against the service', () => {
         cancelPolicy(number: $number, input: $input) { id status cancellation { effectiveDate reason method credited fee } }
       }
     `;
-    type Data = { policy: { id: string; status: string; cancellation: { effectiveDate: string; reason: string; method: string; credited: number; fee: number } | null } };
+    type Data = {
+      policy: {
+        id: string;
+        status: string;
+        cancellation: { effectiveDate: string; reason: string; method: string; credited: number; fee: number } | null;
+      };
+    };
     // Watched as a screen would: every result the cache pushes is kept, in order.
     const shownResults: Data[] = [];
     const watching = client.watchQuery<Data>({ query: POLICY, variables: { number: created.body.number } }).subscribe((result) => {
@@ -113,9 +133,16 @@ describe('Apollo Client 4 against the service', () => {
     };
     const before = await nextShown(() => true);
     expect(before.policy).toMatchObject({ status: 'active', cancellation: null });
-    await client.mutate({ mutation: CANCEL, variables: { number: created.body.number, input: { effectiveDate: day(0), reason: 'underwriting' } } });
+    await client.mutate({
+      mutation: CANCEL,
+      variables: { number: created.body.number, input: { effectiveDate: day(0), reason: 'underwriting' } },
+    });
     const shown = await nextShown((data) => data.policy.status === 'cancelled');
-    expect(shown.policy).toMatchObject({ id: before.policy.id, status: 'cancelled', cancellation: { effectiveDate: day(0), reason: 'underwriting', method: 'pro_rata' } });
+    expect(shown.policy).toMatchObject({
+      id: before.policy.id,
+      status: 'cancelled',
+      cancellation: { effectiveDate: day(0), reason: 'underwriting', method: 'pro_rata' },
+    });
     expect(shown.policy.cancellation!.credited).toBeLessThan(0);
     expect(shown.policy.cancellation!.fee).toBe(0);
     // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
@@ -152,7 +179,9 @@ describe('Apollo Client 4 against the service', () => {
         updateOrganization(id: $id, input: $input, ifVersion: $ifVersion) { id version name email address { city } }
       }
     `;
-    type Data = { organization: { id: string; version: number; name: string; email: string | null; address: { city: string | null } | null } };
+    type Data = {
+      organization: { id: string; version: number; name: string; email: string | null; address: { city: string | null } | null };
+    };
     const shownResults: Data[] = [];
     const watching = client.watchQuery<Data>({ query: ORGANIZATION, variables: { id: created.body.id } }).subscribe((result) => {
       if (result.dataState === 'complete') shownResults.push(result.data);
@@ -172,7 +201,14 @@ describe('Apollo Client 4 against the service', () => {
       variables: { id: created.body.id, input: { name: 'After', email: null, address: { city: 'Shelbyville' } }, ifVersion: 1 },
     });
     const shown = await nextShown((data) => data.organization.version === 2);
-    expect(shown.organization).toEqual({ __typename: 'Organization', id: created.body.id, version: 2, name: 'After', email: null, address: { __typename: 'Address', city: 'Shelbyville' } });
+    expect(shown.organization).toEqual({
+      __typename: 'Organization',
+      id: created.body.id,
+      version: 2,
+      name: 'After',
+      email: null,
+      address: { __typename: 'Address', city: 'Shelbyville' },
+    });
     // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
     expect(operations).toEqual(['OrganizationDetails', 'UpdateOrganization']);
     watching.unsubscribe();

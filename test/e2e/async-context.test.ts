@@ -17,11 +17,18 @@ describe('async context', () => {
 
   it('stays off through every kind of create, with and without an Idempotency-Key', async () => {
     const alice = await service.token({ sub: 'alice' });
-    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: organizationBody(), headers: { 'idempotency-key': 'async-1' } });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', {
+      token: alice,
+      body: organizationBody(),
+      headers: { 'idempotency-key': 'async-1' },
+    });
     expect(organization.status).toBe(200);
     const token = await service.token({ sub: 'alice', org: organization.body.id });
     expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() })).status).toBe(200);
-    expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody(), headers: { 'idempotency-key': 'async-2' } })).status).toBe(200);
+    expect(
+      (await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody(), headers: { 'idempotency-key': 'async-2' } }))
+        .status,
+    ).toBe(200);
     expect((await execute(service.url, CreatePolicyDocument, { input: policyBody() as never }, token)).status).toBe(200);
     expect((await createWebhookEndpoint(service.url, token, organization.body.id, 'http://127.0.0.1:9/hooks')).body.errors).toBeUndefined();
     // Node 20's AsyncLocalStorage enables its promise hook on first use (`enabled`); later Node

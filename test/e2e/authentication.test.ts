@@ -41,12 +41,13 @@ describe('authentication', () => {
     await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId, number: 7 }) });
   });
 
-  const routes = () => [
-    ['POST', '/api/v1/organization', organizationBody()],
-    ['GET', `/api/v1/organization/${organizationId}`, undefined],
-    ['POST', '/api/v1/policy', policyBody({ organizationId })],
-    ['GET', '/api/v1/policy/7', undefined],
-  ] as const;
+  const routes = () =>
+    [
+      ['POST', '/api/v1/organization', organizationBody()],
+      ['GET', `/api/v1/organization/${organizationId}`, undefined],
+      ['POST', '/api/v1/policy', policyBody({ organizationId })],
+      ['GET', '/api/v1/policy/7', undefined],
+    ] as const;
 
   describe.each(CASES)('with %s', (name, header) => {
     it('REST answers 401 problem+json with a Bearer challenge on all four routes', async () => {
@@ -91,7 +92,10 @@ describe('authentication', () => {
 
   it('answers a refused token on /graphql/ and /GraphQL (which Express routes to /graphql) as GraphQL, not problem+json', async () => {
     for (const path of ['/graphql/', '/GraphQL', '/graphql?x=1']) {
-      const response = await request(service.url, 'POST', path, { body: { query: '{ viewer { sub } }' }, headers: { authorization: 'Bearer abc' } });
+      const response = await request(service.url, 'POST', path, {
+        body: { query: '{ viewer { sub } }' },
+        headers: { authorization: 'Bearer abc' },
+      });
       expect(response.status, path).toBe(401);
       expect(response.headers.get('content-type'), path).toMatch(/^application\/(graphql-response\+)?json/);
       expect(response.body.errors[0].extensions.code, path).toBe('UNAUTHENTICATED');

@@ -22,7 +22,12 @@ import { isAlive } from '../../src/database/embedded-postgres.js';
 type Outcome = { status: number; body: any } | { error: string };
 
 /** One request on a connection of its own, so the primary hands each to the next worker. */
-function send(url: string, method: string, path: string, options: { token?: string; body?: unknown; requestId?: string } = {}): Promise<Outcome> {
+function send(
+  url: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; requestId?: string } = {},
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
@@ -68,10 +73,11 @@ function listeningWorkers(started: Started): number[] {
 
 /** The node processes the primary forked (the embedded PostgreSQL is its child too: not counted). */
 function workerProcesses(primaryPid: number): number[] {
-  const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(primaryPid)], { encoding: 'utf8' }).trim().split('\n');
+  const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(primaryPid)], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
   return lines.filter((line) => /main\.(ts|js)/.test(line)).map((line) => Number(line.trim().split(/\s+/)[0]));
 }
-
 
 /** Processes whose command line names `dataDir` (a PostgreSQL still holding it). */
 function processesUsing(dataDir: string): number[] {
@@ -133,7 +139,10 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
 
     const ids = Array.from({ length: 12 }, (_, i) => `spread-${i}`);
     for (const requestId of ids) {
-      const answer = await send(service.url, 'GET', '/api/v1/organization/00000000-0000-4000-8000-000000000000', { token: service.token, requestId });
+      const answer = await send(service.url, 'GET', '/api/v1/organization/00000000-0000-4000-8000-000000000000', {
+        token: service.token,
+        requestId,
+      });
       expect(answer).toMatchObject({ status: 404 });
     }
     const pids = await waitFor(() => answeredBy(service, ids).length === ids.length && answeredBy(service, ids), 'the access lines');
@@ -144,14 +153,17 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
     const route = { method: 'GET', route: '/api/v1/policy/:id', status: '404' };
     const before = await scrape(service.url);
     const ids = Array.from({ length: 20 }, (_, i) => `counted-${i}`);
-    for (const requestId of ids) expect(await send(service.url, 'GET', '/api/v1/policy/987654', { token: service.token, requestId })).toMatchObject({ status: 404 });
+    for (const requestId of ids)
+      expect(await send(service.url, 'GET', '/api/v1/policy/987654', { token: service.token, requestId })).toMatchObject({ status: 404 });
     const pids = await waitFor(() => answeredBy(service, ids).length === ids.length && answeredBy(service, ids), 'the access lines');
     expect(new Set(pids).size).toBe(2);
     // Each scrape on a connection of its own: the primary hands them to the workers in turn.
     for (let i = 0; i < 4; i++) {
       const after = await scrape(service.url);
       expect(after.value('http_requests_total', route) - before.value('http_requests_total', route)).toBe(ids.length);
-      expect(after.histogramCount('http_request_duration_seconds', route) - before.histogramCount('http_request_duration_seconds', route)).toBe(ids.length);
+      expect(
+        after.histogramCount('http_request_duration_seconds', route) - before.histogramCount('http_request_duration_seconds', route),
+      ).toBe(ids.length);
       // Every worker's pools, summed; the queue's depth (the same count on each) once, not twice.
       expect(after.value('webhook_delivery_queue_depth')).toBe(0);
       expect(after.family('db_pool_connections')?.metrics.some((sample) => sample.labels?.pool === 'webhooks')).toBe(true);
@@ -166,9 +178,14 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
     // Meanwhile the other worker takes every new connection.
     for (let i = 0; i < 4; i++) expect(await send(service.url, 'GET', '/healthz')).toMatchObject({ status: 200 });
     // A scrape while the new worker is still starting is answered at once, by the workers that listen.
-    await waitFor(() => logLines(service).some((line) => /^worker \d+ started$/.test(line.msg) && !workers.includes(line.worker)), 'the new worker started');
+    await waitFor(
+      () => logLines(service).some((line) => /^worker \d+ started$/.test(line.msg) && !workers.includes(line.worker)),
+      'the new worker started',
+    );
     const scraped = Date.now();
-    expect((await scrape(service.url)).value('http_requests_total', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(4);
+    expect(
+      (await scrape(service.url)).value('http_requests_total', { method: 'GET', route: '/healthz', status: '200' }),
+    ).toBeGreaterThanOrEqual(4);
     expect(Date.now() - scraped).toBeLessThan(2_000);
     workers = await waitFor(() => {
       const now = listeningWorkers(service);
@@ -178,7 +195,8 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
     expect(workerProcesses(service.child.pid!).sort()).toEqual([...workers].sort());
 
     const ids = Array.from({ length: 8 }, (_, i) => `after-kill-${i}`);
-    for (const requestId of ids) expect(await send(service.url, 'GET', '/api/v1/policy/987654', { token: service.token, requestId })).toMatchObject({ status: 404 });
+    for (const requestId of ids)
+      expect(await send(service.url, 'GET', '/api/v1/policy/987654', { token: service.token, requestId })).toMatchObject({ status: 404 });
     const pids = await waitFor(() => answeredBy(service, ids).length === ids.length && answeredBy(service, ids), 'the access lines');
     expect(new Set(pids)).toEqual(new Set(workers));
   }, 60_000);
@@ -192,10 +210,18 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
       await client.query(`
         create function test_slow_insert() returns trigger language plpgsql as $$ begin perform pg_sleep(3); return new; end $$;
         create trigger test_slow before insert on organization for each row when (new.legal_name = 'Slow') execute function test_slow_insert();`);
-      slow = ids.map((requestId) => send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody({ legalName: 'Slow' }), requestId }));
+      slow = ids.map((requestId) =>
+        send(service.url, 'POST', '/api/v1/organization', {
+          token: service.token,
+          body: organizationBody({ legalName: 'Slow' }),
+          requestId,
+        }),
+      );
       // All six are inside their insert when the signal comes.
       await waitFor(async () => {
-        const { rows } = await client.query(`select count(*)::int as n from pg_stat_activity where query like '%insert into organization (%' and wait_event = 'PgSleep'`);
+        const { rows } = await client.query(
+          `select count(*)::int as n from pg_stat_activity where query like '%insert into organization (%' and wait_event = 'PgSleep'`,
+        );
         return rows[0].n === ids.length;
       }, 'the six slow inserts');
     } finally {
@@ -236,7 +262,9 @@ describe('WEB_CONCURRENCY=2 and Ctrl-C', () => {
       expect(processesUsing(dataDir)).toEqual([]);
       // Each process stopped once: by its own SIGINT, or by the primary's SIGTERM when that came
       // first (the two race); the other signal then changed nothing.
-      const stopping = logLines(service).filter((line) => line.msg === 'shutting down' || line.msg === 'shutting down: draining the workers');
+      const stopping = logLines(service).filter(
+        (line) => line.msg === 'shutting down' || line.msg === 'shutting down: draining the workers',
+      );
       expect(stopping.map((line) => line.pid).sort()).toEqual([service.child.pid!, ...workers].sort());
       expect(stopping.find((line) => line.pid === service.child.pid)?.signal).toBe('SIGINT');
       for (const line of stopping) expect(['SIGINT', 'SIGTERM']).toContain(line.signal);
@@ -250,118 +278,135 @@ describe('WEB_CONCURRENCY=2 and Ctrl-C', () => {
 });
 
 describe('Ctrl-C under load (issue 25 F2)', () => {
-  it.each(['2', '1'])('WEB_CONCURRENCY=%s: answers 200 to every request it answers while SIGINT reaches the whole process group; PostgreSQL stops last', async (concurrency) => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
-    const service = await startMain({ ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir }, { detached: true });
-    let postmaster = 0;
-    try {
-      if (concurrency === '2') await waitFor(() => listeningWorkers(service).length === 2, 'two workers listening');
-      const closed = new Promise<number | null>((resolve) => service.child.once('close', resolve));
-      let exited = false;
-      void closed.then(() => (exited = true));
-      const created = await send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody() });
-      expect(created).toMatchObject({ status: 200 });
-      const orgId = (created as { body: { id: string } }).body.id;
+  it.each(['2', '1'])(
+    'WEB_CONCURRENCY=%s: answers 200 to every request it answers while SIGINT reaches the whole process group; PostgreSQL stops last',
+    async (concurrency) => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
+      const service = await startMain({ ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir }, { detached: true });
+      let postmaster = 0;
+      try {
+        if (concurrency === '2') await waitFor(() => listeningWorkers(service).length === 2, 'two workers listening');
+        const closed = new Promise<number | null>((resolve) => service.child.once('close', resolve));
+        let exited = false;
+        void closed.then(() => (exited = true));
+        const created = await send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody() });
+        expect(created).toMatchObject({ status: 200 });
+        const orgId = (created as { body: { id: string } }).body.id;
 
-      // Creates that take a second each (a trigger sleeps in their insert): some are surely
-      // inside the database when the signal comes, as they were when a developer pressed Ctrl-C.
-      const client = new pg.Client({ connectionString: await databaseUrlOf(dataDir) });
-      await client.connect();
-      await client.query(`
+        // Creates that take a second each (a trigger sleeps in their insert): some are surely
+        // inside the database when the signal comes, as they were when a developer pressed Ctrl-C.
+        const client = new pg.Client({ connectionString: await databaseUrlOf(dataDir) });
+        await client.connect();
+        await client.query(`
         create function test_slow_insert() returns trigger language plpgsql as $$ begin perform pg_sleep(1); return new; end $$;
         create trigger test_slow before insert on organization for each row when (new.legal_name = 'Slow') execute function test_slow_insert();`);
 
-      // Four clients, each a steady stream of reads and creates, each request on a connection
-      // of its own, until the port is closed or the service has exited.
-      const outcomes: Array<{ outcome: Outcome }> = [];
-      const stream = async (slow: boolean) => {
-        for (let i = 0; !exited; i++) {
-          const outcome =
-            i % 2 === 0 || slow
-              ? await send(service.url, 'POST', '/api/v1/organization', { token: service.token, body: organizationBody({ legalName: slow ? 'Slow' : `Load ${i}` }) })
-              : await send(service.url, 'GET', `/api/v1/organization/${orgId}`, { token: service.token });
-          outcomes.push({ outcome });
-          if ('error' in outcome) break;
-        }
-      };
-      const clients = [stream(false), stream(false), stream(true), stream(true)];
-      await waitFor(() => outcomes.length >= 20, 'twenty answers before the signal');
-      await waitFor(async () => {
-        const { rows } = await client.query(`select count(*)::int as n from pg_stat_activity where query like '%insert into organization (%' and wait_event = 'PgSleep'`);
-        return rows[0].n === 2;
-      }, 'two slow inserts in flight');
-      await client.end();
-      postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-      // PostgreSQL is in a process group of its own: the group's SIGINT does not reach it.
-      expect(processGroupOf(postmaster)).not.toBe(service.child.pid);
+        // Four clients, each a steady stream of reads and creates, each request on a connection
+        // of its own, until the port is closed or the service has exited.
+        const outcomes: Array<{ outcome: Outcome }> = [];
+        const stream = async (slow: boolean) => {
+          for (let i = 0; !exited; i++) {
+            const outcome =
+              i % 2 === 0 || slow
+                ? await send(service.url, 'POST', '/api/v1/organization', {
+                    token: service.token,
+                    body: organizationBody({ legalName: slow ? 'Slow' : `Load ${i}` }),
+                  })
+                : await send(service.url, 'GET', `/api/v1/organization/${orgId}`, { token: service.token });
+            outcomes.push({ outcome });
+            if ('error' in outcome) break;
+          }
+        };
+        const clients = [stream(false), stream(false), stream(true), stream(true)];
+        await waitFor(() => outcomes.length >= 20, 'twenty answers before the signal');
+        await waitFor(async () => {
+          const { rows } = await client.query(
+            `select count(*)::int as n from pg_stat_activity where query like '%insert into organization (%' and wait_event = 'PgSleep'`,
+          );
+          return rows[0].n === 2;
+        }, 'two slow inserts in flight');
+        await client.end();
+        postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+        // PostgreSQL is in a process group of its own: the group's SIGINT does not reach it.
+        expect(processGroupOf(postmaster)).not.toBe(service.child.pid);
 
-      const slowAnswers = () => outcomes.filter(({ outcome }) => 'status' in outcome && outcome.body?.name === 'Slow').length;
-      const slowBefore = slowAnswers();
-      process.kill(-service.child.pid!, 'SIGINT');
-      expect(await closed).toBe(0);
-      await Promise.all(clients);
+        const slowAnswers = () => outcomes.filter(({ outcome }) => 'status' in outcome && outcome.body?.name === 'Slow').length;
+        const slowBefore = slowAnswers();
+        process.kill(-service.child.pid!, 'SIGINT');
+        expect(await closed).toBe(0);
+        await Promise.all(clients);
 
-      const answered = outcomes.flatMap(({ outcome }) => ('status' in outcome ? [outcome] : []));
-      expect(answered.length).toBeGreaterThan(20);
-      // Not one 503 (or any other failure) among the answers: the database outlived the drain.
-      expect(answered.filter((answer) => answer.status !== 200)).toEqual([]);
-      // A request that got no answer found the port closed (refused), or reached the listening
-      // socket in the instant it closed, before a worker took it (reset): nothing else.
-      for (const { outcome } of outcomes) if ('error' in outcome) expect(outcome.error).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
-      // The slow creates in flight at the signal (each slow client spends all but an instant of
-      // each second inside one) were finished, not cut.
-      expect(slowAnswers()).toBeGreaterThan(slowBefore);
-      const output = service.output();
-      expect(output).not.toContain('57P01');
-      expect(output).not.toMatch(/^\s+at /m);
-      expect(logLines(service).filter((line) => line.level >= 40)).toEqual([]);
-      if (concurrency === '2') expect(logLines(service).filter((line) => line.msg === 'stopped')).toHaveLength(1);
-      // PostgreSQL is gone, and nothing holds the data directory.
-      expect(isAlive(postmaster)).toBe(false);
-      expect(processesUsing(dataDir)).toEqual([]);
-    } finally {
-      if (service.child.exitCode === null && service.child.signalCode === null) process.kill(-service.child.pid!, 'SIGKILL');
-      // Only when the test failed: the PostgreSQL it left running.
-      if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }, 90_000);
+        const answered = outcomes.flatMap(({ outcome }) => ('status' in outcome ? [outcome] : []));
+        expect(answered.length).toBeGreaterThan(20);
+        // Not one 503 (or any other failure) among the answers: the database outlived the drain.
+        expect(answered.filter((answer) => answer.status !== 200)).toEqual([]);
+        // A request that got no answer found the port closed (refused), or reached the listening
+        // socket in the instant it closed, before a worker took it (reset): nothing else.
+        for (const { outcome } of outcomes) if ('error' in outcome) expect(outcome.error).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
+        // The slow creates in flight at the signal (each slow client spends all but an instant of
+        // each second inside one) were finished, not cut.
+        expect(slowAnswers()).toBeGreaterThan(slowBefore);
+        const output = service.output();
+        expect(output).not.toContain('57P01');
+        expect(output).not.toMatch(/^\s+at /m);
+        expect(logLines(service).filter((line) => line.level >= 40)).toEqual([]);
+        if (concurrency === '2') expect(logLines(service).filter((line) => line.msg === 'stopped')).toHaveLength(1);
+        // PostgreSQL is gone, and nothing holds the data directory.
+        expect(isAlive(postmaster)).toBe(false);
+        expect(processesUsing(dataDir)).toEqual([]);
+      } finally {
+        if (service.child.exitCode === null && service.child.signalCode === null) process.kill(-service.child.pid!, 'SIGKILL');
+        // Only when the test failed: the PostgreSQL it left running.
+        if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
 });
 
 describe('Ctrl-C during start-up', () => {
   // PostgreSQL runs in a process group of its own, so only the service stops it: a Ctrl-C before
   // the service has started must stop it too, not end the service and leave it running.
-  it.each(['2', '1'])('WEB_CONCURRENCY=%s: SIGINT to the group while the embedded PostgreSQL is up but nothing listens yet stops everything, exit 0', async (concurrency) => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { PATH: process.env.PATH, ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    let postmaster = 0;
-    try {
-      // PostgreSQL is up (its pid file names its port once it listens); the migrations follow.
-      postmaster = await waitFor(async () => {
-        const lines = (await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n');
-        return lines.length > 7 && /ready/.test(lines[7]) && Number(lines[0]);
-      }, 'the embedded PostgreSQL', 60_000);
-      expect(output).not.toMatch(/listening/);
-      process.kill(-child.pid!, 'SIGINT');
-      expect(await closed, output).toBe(0);
-      expect(isAlive(postmaster)).toBe(false);
-      expect(processesUsing(dataDir)).toEqual([]);
-      expect(output).not.toMatch(/Unhandled|uncaught|Start-up failed|57P01/i);
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
-      // Only when the test failed: the PostgreSQL it left running.
-      if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }, 90_000);
+  it.each(['2', '1'])(
+    'WEB_CONCURRENCY=%s: SIGINT to the group while the embedded PostgreSQL is up but nothing listens yet stops everything, exit 0',
+    async (concurrency) => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { PATH: process.env.PATH, ...CLUSTER, WEB_CONCURRENCY: concurrency, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      let postmaster = 0;
+      try {
+        // PostgreSQL is up (its pid file names its port once it listens); the migrations follow.
+        postmaster = await waitFor(
+          async () => {
+            const lines = (await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n');
+            return lines.length > 7 && /ready/.test(lines[7]) && Number(lines[0]);
+          },
+          'the embedded PostgreSQL',
+          60_000,
+        );
+        expect(output).not.toMatch(/listening/);
+        process.kill(-child.pid!, 'SIGINT');
+        expect(await closed, output).toBe(0);
+        expect(isAlive(postmaster)).toBe(false);
+        expect(processesUsing(dataDir)).toEqual([]);
+        expect(output).not.toMatch(/Unhandled|uncaught|Start-up failed|57P01/i);
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+        // Only when the test failed: the PostgreSQL it left running.
+        if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGINT');
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
 });
 
 describe('WEB_CONCURRENCY with DATABASE_URL', () => {
@@ -392,7 +437,14 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-cluster-'));
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        env: { PATH: process.env.PATH, ...CLUSTER, DATA_DIR: dataDir, DATABASE_URL: await createTestDatabase(), PORT: String((taken.address() as AddressInfo).port), HOST: '127.0.0.1' },
+        env: {
+          PATH: process.env.PATH,
+          ...CLUSTER,
+          DATA_DIR: dataDir,
+          DATABASE_URL: await createTestDatabase(),
+          PORT: String((taken.address() as AddressInfo).port),
+          HOST: '127.0.0.1',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -402,7 +454,10 @@ describe('WEB_CONCURRENCY with DATABASE_URL', () => {
       expect(output).toContain('Start-up failed: bind EADDRINUSE');
       expect(output).toContain('exited before listening: start-up failed');
       expect(output).not.toContain('replacing it');
-      const workers = output.split('\n').filter((line) => line.includes('"msg":"worker ') && line.includes(' started"')).map((line) => JSON.parse(line).worker as number);
+      const workers = output
+        .split('\n')
+        .filter((line) => line.includes('"msg":"worker ') && line.includes(' started"'))
+        .map((line) => JSON.parse(line).worker as number);
       expect(workers).toHaveLength(2);
       expect(workers.filter(isAlive)).toEqual([]);
     } finally {

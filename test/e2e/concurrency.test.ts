@@ -18,7 +18,9 @@ describe('concurrency', () => {
 
   it('gives exactly one 200 and 39 409s to 40 concurrent creates of one policy number', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 424242, petName: `racer-${i}` }) })),
+      Array.from({ length: 40 }, (_, i) =>
+        request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 424242, petName: `racer-${i}` }) }),
+      ),
     );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
@@ -32,7 +34,9 @@ describe('concurrency', () => {
 
   it('gives 100 concurrent creates without numbers 100 distinct numbers, all readable', async () => {
     // Clients also take numbers the sequence is about to hand out.
-    await Promise.all([1, 2, 3, 5, 8].map((number) => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number }) })));
+    await Promise.all(
+      [1, 2, 3, 5, 8].map((number) => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number }) })),
+    );
     const responses = await Promise.all(
       Array.from({ length: 100 }, () => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() })),
     );
@@ -54,7 +58,10 @@ describe('concurrency', () => {
       const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Shared' }) });
       const read = await request(other.url, 'GET', `/api/v1/policy/${created.body.number}`, { token });
       expect(read.status).toBe(200);
-      const organization = await request(other.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ legalName: 'From B' }) });
+      const organization = await request(other.url, 'POST', '/api/v1/organization', {
+        token,
+        body: organizationBody({ legalName: 'From B' }),
+      });
       const back = await request(service.url, 'GET', `/api/v1/organization/${organization.body.id}`, { token });
       expect(back.body).toMatchObject({ id: organization.body.id, name: 'From B' });
     });

@@ -6,7 +6,11 @@ const APP = 'http://localhost:5173';
 const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'if-match', 'x-request-id', 'apollo-require-preflight'];
 const EXPOSED = ['x-request-id', 'etag', 'idempotent-replayed', 'retry-after', 'www-authenticate', 'ratelimit', 'ratelimit-policy'];
 
-const list = (value: string | null) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
 const corsHeaders = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith('access-control-'));
 
 function preflight(url: string, path: string, origin: string, method = 'POST') {
@@ -55,12 +59,22 @@ describe('CORS outside production (any local origin by default)', () => {
   });
 
   it('accepts 127.0.0.1 on any port too, and sends no Access-Control header to another origin (served as usual)', async () => {
-    expect((await preflight(service.url, '/graphql', 'http://127.0.0.1:8080')).headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080');
+    expect((await preflight(service.url, '/graphql', 'http://127.0.0.1:8080')).headers.get('access-control-allow-origin')).toBe(
+      'http://127.0.0.1:8080',
+    );
     // IPv6 loopback as IPv4's (issue 25, F16), with or without a port.
     for (const origin of ['http://[::1]:5173', 'http://[::1]']) {
       expect((await preflight(service.url, '/graphql', origin)).headers.get('access-control-allow-origin'), origin).toBe(origin);
     }
-    for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'https://localhost:5173', 'https://[::1]:5173', 'http://[::2]:5173', 'http://[::1].evil.example', 'null']) {
+    for (const origin of [
+      'https://evil.example',
+      'http://localhost.evil.example',
+      'https://localhost:5173',
+      'https://[::1]:5173',
+      'http://[::2]:5173',
+      'http://[::1].evil.example',
+      'null',
+    ]) {
       const refused = await preflight(service.url, '/graphql', origin);
       expect(corsHeaders(refused.headers), origin).toEqual([]);
       const served = await fetch(new URL('/healthz', service.url), { headers: { origin } });
@@ -98,6 +112,12 @@ describe('/version and the index', () => {
 
   it('answers / with links to what is served', async () => {
     const index = (await (await fetch(new URL('/', service.url))).json()) as { links: Record<string, string> };
-    expect(index.links).toMatchObject({ graphql: '/graphql', openapi: '/api/v1/openapi.json', healthz: '/healthz', readyz: '/readyz', version: '/version' });
+    expect(index.links).toMatchObject({
+      graphql: '/graphql',
+      openapi: '/api/v1/openapi.json',
+      healthz: '/healthz',
+      readyz: '/readyz',
+      version: '/version',
+    });
   });
 });

@@ -47,18 +47,30 @@ function writeLoad(service: Started, workers: number) {
       const tag = `load-${++sent}`;
       const body = organizationBody({
         legalName: tag,
-        owners: [{ firstname: 'A', lastname: 'B', ownership: 50 }, { firstname: 'C', lastname: 'D', ownership: 50 }],
+        owners: [
+          { firstname: 'A', lastname: 'B', ownership: 50 },
+          { firstname: 'C', lastname: 'D', ownership: 50 },
+        ],
         bankAccounts: [{ routing: '110000000', account: '000123456789' }],
       });
       const organization = await send(service.url, 'POST', '/api/v1/organization', service.token!, body);
       outcomes.push({ kind: 'organization', tag, outcome: organization });
       if (!('status' in organization) || organization.status !== 200) break;
       const petTag = `${tag}-pet`;
-      const policy = await send(service.url, 'POST', '/api/v1/policy', service.token!, policyBody({ organizationId: organization.body.id, petName: petTag }));
+      const policy = await send(
+        service.url,
+        'POST',
+        '/api/v1/policy',
+        service.token!,
+        policyBody({ organizationId: organization.body.id, petName: petTag }),
+      );
       outcomes.push({ kind: 'policy', tag: petTag, outcome: policy });
       if (!('status' in policy) || policy.status !== 200) break;
       // Cancelled mid-term, pro rata: seven credits (June's part and July to December) and an event.
-      const cancellation = await send(service.url, 'POST', `/api/v1/policy/${policy.body.number}/cancellation`, service.token!, { effectiveDate: CANCELLED_ON, reason: 'other' });
+      const cancellation = await send(service.url, 'POST', `/api/v1/policy/${policy.body.number}/cancellation`, service.token!, {
+        effectiveDate: CANCELLED_ON,
+        reason: 'other',
+      });
       outcomes.push({ kind: 'cancellation', tag: `${tag}-cancel`, outcome: cancellation });
       if (!('status' in cancellation)) break;
     }
@@ -114,7 +126,8 @@ describe('crashes and shutdown', () => {
         const read = await request(second.url, 'GET', path, { token: second.token });
         expect(read.status, path).toBe(200);
         // An acknowledged cancellation is there after the restart.
-        if (kind === 'cancellation') expect(read.body.cancellation, path).toMatchObject({ effectiveDate: CANCELLED_ON, reason: 'other', method: 'pro_rata' });
+        if (kind === 'cancellation')
+          expect(read.body.cancellation, path).toMatchObject({ effectiveDate: CANCELLED_ON, reason: 'other', method: 'pro_rata' });
       }
       // Nothing half-written: every organization has both owners and its account, every policy
       // all 12 premiums, every cancellation its 7 credits and its event.

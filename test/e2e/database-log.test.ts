@@ -36,7 +36,9 @@ describe('database log lines', () => {
 
   it("say the driver's warnings and errors in their message too", () => {
     const { lines, logger } = capture();
-    const log = (ormSettings('postgres://localhost/none', logger).driverOptions as { log: Record<'warn' | 'error', (message: unknown) => void> }).log;
+    const log = (
+      ormSettings('postgres://localhost/none', logger).driverOptions as { log: Record<'warn' | 'error', (message: unknown) => void> }
+    ).log;
     log.warn('Connection Error: connect ECONNREFUSED 127.0.0.1:5432');
     log.error(new Error('pool exhausted'));
     expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([

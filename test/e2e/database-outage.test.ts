@@ -54,7 +54,8 @@ describe('when the database goes away', () => {
       expect(response.text).not.toMatch(/ECONNREFUSED|select|insert|127\.0\.0\.1|stack/i);
     }
     let notReady = await request(service.url, 'GET', '/readyz');
-    for (let tries = 0; notReady.status !== 503 && tries < 40; tries++) notReady = (await new Promise((resolve) => setTimeout(resolve, 100)), await request(service.url, 'GET', '/readyz'));
+    for (let tries = 0; notReady.status !== 503 && tries < 40; tries++)
+      notReady = (await new Promise((resolve) => setTimeout(resolve, 100)), await request(service.url, 'GET', '/readyz'));
     expect(notReady.status).toBe(503);
     expect((await request(service.url, 'GET', '/healthz')).status).toBe(200);
 
@@ -70,7 +71,8 @@ describe('when the database goes away', () => {
     expect(created.status).toBe(200);
     // /readyz answers from a check at most a second old.
     let ready = await request(service.url, 'GET', '/readyz');
-    for (let tries = 0; ready.status !== 200 && tries < 40; tries++) ready = (await new Promise((resolve) => setTimeout(resolve, 100)), await request(service.url, 'GET', '/readyz'));
+    for (let tries = 0; ready.status !== 200 && tries < 40; tries++)
+      ready = (await new Promise((resolve) => setTimeout(resolve, 100)), await request(service.url, 'GET', '/readyz'));
     expect(ready.status).toBe(200);
   });
 });

@@ -9,7 +9,17 @@ import { request } from '../support/http.js';
  * unless DEVELOPER_PAGES=true; every asset from the service itself. test/browser renders them.
  */
 const PAGES = ['/graphiql', '/api/v1/docs'];
-const ASSETS = ['/assets/react.js', '/assets/react-dom.js', '/assets/graphiql.js', '/assets/graphiql.css', '/assets/swagger-ui.js', '/assets/swagger-ui.css', '/assets/graphiql-start.js', '/assets/swagger-ui-start.js', '/assets/pages.css'];
+const ASSETS = [
+  '/assets/react.js',
+  '/assets/react-dom.js',
+  '/assets/graphiql.js',
+  '/assets/graphiql.css',
+  '/assets/swagger-ui.js',
+  '/assets/swagger-ui.css',
+  '/assets/graphiql-start.js',
+  '/assets/swagger-ui-start.js',
+  '/assets/pages.css',
+];
 const html = { accept: 'text/html,application/xhtml+xml' };
 
 describe('developer pages outside production', () => {
@@ -44,7 +54,9 @@ describe('developer pages outside production', () => {
     expect(response.headers.get('content-type')).toBe('image/x-icon');
     const icon = Buffer.from(await response.arrayBuffer());
     // ICONDIR: reserved 0, type 1 (icon), one image of 16x16 at 32 bits, whose bytes follow it whole.
-    expect([icon.readUInt16LE(0), icon.readUInt16LE(2), icon.readUInt16LE(4), icon[6], icon[7], icon.readUInt16LE(12)]).toEqual([0, 1, 1, 16, 16, 32]);
+    expect([icon.readUInt16LE(0), icon.readUInt16LE(2), icon.readUInt16LE(4), icon[6], icon[7], icon.readUInt16LE(12)]).toEqual([
+      0, 1, 1, 16, 16, 32,
+    ]);
     expect(icon.readUInt32LE(18) + icon.readUInt32LE(14)).toBe(icon.length);
   });
 
@@ -57,11 +69,17 @@ describe('developer pages outside production', () => {
 
   it('has example operations that succeed as written, in order: Example, Quote, Issue, Cancel, Reinstate, Change, Renewable, Renew', async () => {
     const sub = 'example-runner';
-    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub }), body: organizationBody() });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', {
+      token: await service.token({ sub }),
+      body: organizationBody(),
+    });
     const token = await service.token({ sub, org: organization.body.id });
     const variables: Record<string, unknown> = { ...EXAMPLE_VARIABLES };
     const run = async (operationName: string) => {
-      const response = await request(service.url, 'POST', '/graphql', { token, body: { query: EXAMPLE_OPERATION, variables, operationName } });
+      const response = await request(service.url, 'POST', '/graphql', {
+        token,
+        body: { query: EXAMPLE_OPERATION, variables, operationName },
+      });
       expect(response.body.errors, `${operationName}: ${response.text}`).toBeUndefined();
       return response.body.data;
     };
@@ -75,15 +93,27 @@ describe('developer pages outside production', () => {
     expect(cancelled.charges.some((charge: { type: string }) => charge.type === 'credit')).toBe(true);
     const reinstated = (await run('Reinstate')).reinstatePolicy;
     expect(reinstated).toMatchObject({ status: 'active', cancellation: null });
-    expect(reinstated.transactions.edges.map((edge: { node: { type: string } }) => edge.node.type)).toEqual(['issuance', 'cancellation', 'reinstatement']);
+    expect(reinstated.transactions.edges.map((edge: { node: { type: string } }) => edge.node.type)).toEqual([
+      'issuance',
+      'cancellation',
+      'reinstatement',
+    ]);
     const changed = (await run('Change')).changePolicy;
-    expect(changed.transactions.edges.at(-1).node).toMatchObject({ type: 'change', changes: { petName: { from: 'Biscuit', to: 'Biscuit Diaz' } } });
+    expect(changed.transactions.edges.at(-1).node).toMatchObject({
+      type: 'change',
+      changes: { petName: { from: 'Biscuit', to: 'Biscuit Diaz' } },
+    });
     expect(changed.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
     const renewable = (await run('Renewable')).createPolicy;
     expect(renewable.status).toBe('active');
     variables.renewable = renewable.number;
     const renewed = (await run('Renew')).renewPolicy;
-    expect(renewed).toMatchObject({ renewalOf: renewable.number, effectiveDate: renewable.expirationDate, status: 'pending', coverage: { slug: 'accident-illness-plus' } });
+    expect(renewed).toMatchObject({
+      renewalOf: renewable.number,
+      effectiveDate: renewable.expirationDate,
+      status: 'pending',
+      coverage: { slug: 'accident-illness-plus' },
+    });
     expect(renewed.transactions.edges[0].node.type).toBe('renewal');
   });
 
@@ -111,17 +141,28 @@ describe('developer pages outside production', () => {
       ]);
     }
     const token = await service.token({ sub: 'curl-user' });
-    const query = await fetch(service.url + '/graphql?query=' + encodeURIComponent('{ viewer { sub } }'), { headers: { authorization: `Bearer ${token}` } });
+    const query = await fetch(service.url + '/graphql?query=' + encodeURIComponent('{ viewer { sub } }'), {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(query.status).toBe(400);
     expect(await query.text()).toContain('Cross-Site Request Forgery');
-    const preflighted = await fetch(service.url + '/graphql?query=' + encodeURIComponent('{ viewer { sub } }'), { headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' } });
+    const preflighted = await fetch(service.url + '/graphql?query=' + encodeURIComponent('{ viewer { sub } }'), {
+      headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
+    });
     expect(await preflighted.json()).toEqual({ data: { viewer: { sub: 'curl-user' } } });
   });
 
   it('answers 404 below /graphql: /graphql/<more> is not a second GraphQL endpoint (issue 25, F11)', async () => {
     const token = await service.token({ sub: 'curl-user' });
-    for (const [method, path] of [['POST', '/graphql/foo'], ['GET', '/graphql/schema'], ['POST', '/graphql/graphql']] as const) {
-      const response = await request(service.url, method, path, { token, body: method === 'POST' ? { query: '{ viewer { sub } }' } : undefined });
+    for (const [method, path] of [
+      ['POST', '/graphql/foo'],
+      ['GET', '/graphql/schema'],
+      ['POST', '/graphql/graphql'],
+    ] as const) {
+      const response = await request(service.url, method, path, {
+        token,
+        body: method === 'POST' ? { query: '{ viewer { sub } }' } : undefined,
+      });
       expect(response.status, path).toBe(404);
       expect(response.body, path).toMatchObject({ code: 'NOT_FOUND', detail: `No route for ${method} ${path}.` });
     }

@@ -23,30 +23,36 @@ describe('the embedded PostgreSQL never outlives its process', () => {
   it.each([
     ['an uncaught error', "throw new Error('boom')"],
     ['process.exit(3)', 'process.exit(3)'],
-  ])('stops when the process ends by %s', async (_how, ending) => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-embedded-'));
-    dirs.push(dataDir);
-    const script = `
+  ])(
+    'stops when the process ends by %s',
+    async (_how, ending) => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-embedded-'));
+      dirs.push(dataDir);
+      const script = `
       const { startEmbeddedPostgres } = await import('./src/database/embedded-postgres.ts');
       const { createLogger } = await import('./src/logger.ts');
       const { readFileSync } = await import('node:fs');
       await startEmbeddedPostgres(${JSON.stringify(dataDir)}, createLogger('silent'));
       console.log('postmaster ' + readFileSync(${JSON.stringify(join(dataDir, 'postgres', 'postmaster.pid'))}, 'utf8').split('\\n')[0]);
       ${ending};`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const code = await new Promise((resolve) => child.once('close', resolve));
-    expect(code).not.toBe(0);
-    const postmaster = Number(/^postmaster (\d+)$/m.exec(output)?.[1]);
-    expect(postmaster, output).toBeGreaterThan(0);
-    postmasters.push(postmaster);
-    // Signalled as the process ended; its fast shutdown takes a moment.
-    const deadline = Date.now() + 15_000;
-    while (isAlive(postmaster) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(isAlive(postmaster)).toBe(false);
-  }, 60_000);
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const code = await new Promise((resolve) => child.once('close', resolve));
+      expect(code).not.toBe(0);
+      const postmaster = Number(/^postmaster (\d+)$/m.exec(output)?.[1]);
+      expect(postmaster, output).toBeGreaterThan(0);
+      postmasters.push(postmaster);
+      // Signalled as the process ended; its fast shutdown takes a moment.
+      const deadline = Date.now() + 15_000;
+      while (isAlive(postmaster) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(isAlive(postmaster)).toBe(false);
+    },
+    60_000,
+  );
 
   it("stops with a script's Ctrl-C (SIGINT to its group, no handler): left in the caller's group unless ownProcessGroup", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-embedded-'));
@@ -58,13 +64,17 @@ describe('the embedded PostgreSQL never outlives its process', () => {
       await startEmbeddedPostgres(${JSON.stringify(dataDir)}, createLogger('silent'));
       console.log('postmaster ' + readFileSync(${JSON.stringify(join(dataDir, 'postgres', 'postmaster.pid'))}, 'utf8').split('\\n')[0]);
       setInterval(() => undefined, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const closed = new Promise((resolve) => child.once('close', resolve));
     const deadline = Date.now() + 60_000;
-    while (!/^postmaster \d+$/m.test(output) && child.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!/^postmaster \d+$/m.test(output) && child.exitCode === null && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const postmaster = Number(/^postmaster (\d+)$/m.exec(output)?.[1]);
     expect(postmaster, output).toBeGreaterThan(0);
     postmasters.push(postmaster);

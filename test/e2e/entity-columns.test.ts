@@ -20,7 +20,8 @@ describe('entities against the migrated database', () => {
       for (const property of meta.props) {
         if (property.kind === ReferenceKind.ONE_TO_MANY || property.kind === ReferenceKind.MANY_TO_MANY) continue;
         for (const column of property.fieldNames ?? []) {
-          if (!existing.has(`${meta.tableName}.${column}`)) missing.push(`${meta.className}.${property.name} (${meta.tableName}.${column})`);
+          if (!existing.has(`${meta.tableName}.${column}`))
+            missing.push(`${meta.className}.${property.name} (${meta.tableName}.${column})`);
         }
       }
     }

@@ -109,7 +109,12 @@ describe('errors', () => {
         headers: { 'x-request-id': 'gql-500-check' },
       });
       expect(viaGraphql.body.errors).toEqual([
-        { message: 'Internal server error.', locations: [{ line: 1, column: 3 }], path: ['coverages'], extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'gql-500-check' } },
+        {
+          message: 'Internal server error.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['coverages'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'gql-500-check' },
+        },
       ]);
       for (const text of [response.text, viaGraphql.text]) expect(text).not.toMatch(/select |broken_premium|does not exist|stack|\.ts:/i);
     } finally {
@@ -130,15 +135,23 @@ describe('errors', () => {
         token,
         body: organizationBody({
           bankAccounts: [{ routing: '110000000', account: '000123456789' }],
-          owners: [{ firstname: 'Ada', lastname: 'L' }, { firstname: 'Zed', lastname: 'Z' }],
+          owners: [
+            { firstname: 'Ada', lastname: 'L' },
+            { firstname: 'Zed', lastname: 'Z' },
+          ],
         }),
       });
       expect(organization.status).toBe(500);
-      expect({ organization: await count('organization'), owner: await count('owner'), bank_account: await count('bank_account') }).toEqual(before);
+      expect({ organization: await count('organization'), owner: await count('owner'), bank_account: await count('bank_account') }).toEqual(
+        before,
+      );
 
       const policies = await count('policy');
       const charges = await count('charge');
-      const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root.body.id, number: 4242 }) });
+      const policy = await request(service.url, 'POST', '/api/v1/policy', {
+        token,
+        body: policyBody({ organizationId: root.body.id, number: 4242 }),
+      });
       expect(policy.status).toBe(500);
       expect(await count('policy')).toBe(policies);
       expect(await count('charge')).toBe(charges);
@@ -146,7 +159,10 @@ describe('errors', () => {
       await service.sql('alter table owner drop constraint test_no_zed');
       await service.sql('alter table charge drop constraint test_short_schedule');
     }
-    const retried = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root.body.id, number: 4242 }) });
+    const retried = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: root.body.id, number: 4242 }),
+    });
     expect(retried.status).toBe(200);
   });
 });

@@ -50,7 +50,10 @@ describe('event actor and apiVersion', () => {
     });
     await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
     tokens.alice = await service.token({ sub: 'alice' });
-    const root = await request(service.url, 'POST', '/api/v1/organization', { token: tokens.alice, body: organizationBody({ legalName: 'Actor Root' }) });
+    const root = await request(service.url, 'POST', '/api/v1/organization', {
+      token: tokens.alice,
+      body: organizationBody({ legalName: 'Actor Root' }),
+    });
     expect(root.status, root.text).toBe(200);
     rootId = root.body.id;
     tokens.bob = await service.token({ sub: 'bob', org: rootId });
@@ -63,7 +66,10 @@ describe('event actor and apiVersion', () => {
     secret = endpoint.body.secret;
 
     // Made after the endpoint, so it is delivered too.
-    const leaf = await request(service.url, 'POST', '/api/v1/organization', { token: tokens.alice, body: organizationBody({ legalName: 'Actor Leaf', parentId: rootId }) });
+    const leaf = await request(service.url, 'POST', '/api/v1/organization', {
+      token: tokens.alice,
+      body: organizationBody({ legalName: 'Actor Leaf', parentId: rootId }),
+    });
     expect(leaf.status, leaf.text).toBe(200);
     expected['organization.created'] = 'alice';
     const send = async (as: string, method: string, path: string, body: object, headers: Record<string, string> = {}) => {
@@ -71,9 +77,25 @@ describe('event actor and apiVersion', () => {
       expect(answer.status, `${method} ${path}: ${answer.text}`).toBe(200);
       return answer.body;
     };
-    await send('bob', 'PATCH', `/api/v1/organization/${leaf.body.id}`, { email: 'ops@actor.example' }, { 'content-type': 'application/merge-patch+json' });
+    await send(
+      'bob',
+      'PATCH',
+      `/api/v1/organization/${leaf.body.id}`,
+      { email: 'ops@actor.example' },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expected['organization.updated'] = 'bob';
-    const policy = await send('bob', 'POST', '/api/v1/policy', policyBody({ organizationId: leaf.body.id, effectiveDate: day(-335), expirationDate: day(30), coverageSlug: 'accident-illness-plus' }));
+    const policy = await send(
+      'bob',
+      'POST',
+      '/api/v1/policy',
+      policyBody({
+        organizationId: leaf.body.id,
+        effectiveDate: day(-335),
+        expirationDate: day(30),
+        coverageSlug: 'accident-illness-plus',
+      }),
+    );
     expected['policy.created'] = 'bob';
     await send('carol', 'POST', '/api/v1/quote', { ...policyBody({ organizationId: rootId }), cvc: undefined });
     expected['quote.created'] = 'carol';
@@ -112,10 +134,20 @@ describe('event actor and apiVersion', () => {
       tokens.carol,
     );
     expect(answer.body.errors, answer.text).toBeUndefined();
-    const nodes = answer.body.data.organization.events.edges.map((edge: { node: unknown }) => edge.node) as Array<{ id: string; type: string; apiVersion: string; actor: { sub: string } }>;
+    const nodes = answer.body.data.organization.events.edges.map((edge: { node: unknown }) => edge.node) as Array<{
+      id: string;
+      type: string;
+      apiVersion: string;
+      actor: { sub: string };
+    }>;
     expect(nodes.length).toBe(9);
     for (const node of nodes) expect(node, node.type).toMatchObject({ apiVersion: 'v1', actor: { sub: expected[node.type] } });
-    const one = await graphql(service.url, `query ($id: ID!) { event(id: $id) { apiVersion actor { sub } } }`, { id: nodes[1].id }, tokens.carol);
+    const one = await graphql(
+      service.url,
+      `query ($id: ID!) { event(id: $id) { apiVersion actor { sub } } }`,
+      { id: nodes[1].id },
+      tokens.carol,
+    );
     expect(one.body.data.event).toEqual({ apiVersion: 'v1', actor: { sub: expected[nodes[1].type] } });
   });
 
@@ -141,7 +173,9 @@ describe('event actor and apiVersion', () => {
     try {
       listed = await until(async () => {
         const page = await request(service.url, 'GET', `/api/v1/events?organizationId=${rootId}&limit=100`, { token: tokens.alice });
-        const delivered = page.body.data.filter((event: { deliveries: Array<{ status: string }> }) => event.deliveries[0]?.status === 'delivered');
+        const delivered = page.body.data.filter(
+          (event: { deliveries: Array<{ status: string }> }) => event.deliveries[0]?.status === 'delivered',
+        );
         return delivered.length === 8 ? page : undefined;
       }, 'eight events listed as delivered');
     } finally {
@@ -153,7 +187,9 @@ describe('event actor and apiVersion', () => {
       const read = await request(service.url, 'GET', `/api/v1/events/${event.id}`, { token: tokens.alice });
       expect(event.deliveries, event.type).toEqual(read.body.deliveries);
       if (event.type !== 'organization.created' || event.deliveries.length > 0) {
-        expect(event.deliveries).toEqual([expect.objectContaining({ endpointId: endpoint.id, status: 'delivered', attempts: 1, lastStatus: 200 })]);
+        expect(event.deliveries).toEqual([
+          expect.objectContaining({ endpointId: endpoint.id, status: 'delivered', attempts: 1, lastStatus: 200 }),
+        ]);
       }
     }
     // The last page read (9 events) asked for the deliveries of all of them at once.
@@ -211,7 +247,9 @@ describe('event actor and apiVersion', () => {
     });
     try {
       await orm.getMigrator().down({ to: 'Migration20261128200000_life_renew_renewal_of' });
-      expect(await service.sql(`select 1 from information_schema.columns where table_name = 'event' and column_name = 'actor_sub'`)).toEqual([]);
+      expect(
+        await service.sql(`select 1 from information_schema.columns where table_name = 'event' and column_name = 'actor_sub'`),
+      ).toEqual([]);
       await orm.getMigrator().up();
     } finally {
       await orm.close();
@@ -223,7 +261,9 @@ describe('event actor and apiVersion', () => {
       expect(row.actor_sub, row.type).toBe(row.type === 'organization.updated' ? null : expected[row.type]);
     }
     // And such an event reads with `actor: null`, on REST and in its payload's shape.
-    const listed = await request(service.url, 'GET', `/api/v1/events?organizationId=${rootId}&type=organization.updated`, { token: tokens.alice });
+    const listed = await request(service.url, 'GET', `/api/v1/events?organizationId=${rootId}&type=organization.updated`, {
+      token: tokens.alice,
+    });
     expect(listed.body.data).toEqual([expect.objectContaining({ type: 'organization.updated', apiVersion: 'v1', actor: null })]);
   });
 });

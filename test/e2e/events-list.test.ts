@@ -62,12 +62,18 @@ describe('the events list without organizationId', () => {
     [org.graftedChild] = await insertOrganizations(service, [{ parentId: org.grafted, ownerSub: 'carol' }]);
     // The platform's events first, so a walk in event order meets them before any of carol's;
     // then events interleaved in time over every organization, types alternating.
-    await insertEvents(service, Array.from({ length: 3000 }, (_, i) => ({ organizationId: org.platform, type: TYPES[i % 2] })));
+    await insertEvents(
+      service,
+      Array.from({ length: 3000 }, (_, i) => ({ organizationId: org.platform, type: TYPES[i % 2] })),
+    );
     const everywhere = Object.values(org);
-    await insertEvents(service, Array.from({ length: 5 * everywhere.length }, (_, i) => ({
-      organizationId: everywhere[i % everywhere.length],
-      type: TYPES[Math.floor(i / everywhere.length) % 2 === 0 ? i % 2 : (i + 1) % 2],
-    })));
+    await insertEvents(
+      service,
+      Array.from({ length: 5 * everywhere.length }, (_, i) => ({
+        organizationId: everywhere[i % everywhere.length],
+        type: TYPES[Math.floor(i / everywhere.length) % 2 === 0 ? i % 2 : (i + 1) % 2],
+      })),
+    );
     await service.sql('analyze organization');
     await service.sql('analyze event');
     await service.sql('analyze event_ancestor');
@@ -77,8 +83,8 @@ describe('the events list without organizationId', () => {
     ['carol with her org claim (three entry points)', () => ({ sub: 'carol', org: org.claim })],
     ['carol without an org claim (three other entry points)', () => ({ sub: 'carol', org: null })],
     ['carol with a claim inside her own tree', () => ({ sub: 'carol', org: org.ownChild })],
-    ['the claim organization\'s creator with its claim (one entry point, found twice)', () => ({ sub: 'admin', org: org.claim })],
-    ['the stranger (its tree holds carol\'s graft)', () => ({ sub: 'stranger', org: null })],
+    ["the claim organization's creator with its claim (one entry point, found twice)", () => ({ sub: 'admin', org: org.claim })],
+    ["the stranger (its tree holds carol's graft)", () => ({ sub: 'stranger', org: null })],
     ['a fresh sub', () => ({ sub: 'nobody', org: null })],
     ['a claim of no organization', () => ({ sub: 'nobody', org: '00000000-0000-4000-8000-000000000000' })],
   ];
@@ -146,26 +152,37 @@ describe('the plan of the events list without organizationId', () => {
   beforeAll(async () => {
     // Another tenant's tree with many events, written before and after the caller's few.
     const [platform] = await insertOrganizations(service, [{ ownerSub: 'platform' }]);
-    const platformChildren = await insertOrganizations(service, Array.from({ length: 50 }, () => ({ parentId: platform, ownerSub: 'platform' })));
+    const platformChildren = await insertOrganizations(
+      service,
+      Array.from({ length: 50 }, () => ({ parentId: platform, ownerSub: 'platform' })),
+    );
     [org.claim, org.own] = await insertOrganizations(service, [{ ownerSub: 'admin' }, { ownerSub: 'carol' }]);
     [org.grafted] = await insertOrganizations(service, [{ parentId: platform, ownerSub: 'carol' }]);
-    const platformEvents = (count: number) => Array.from({ length: count }, (_, i) => ({ organizationId: platformChildren[i % 50], type: TYPES[i % 2] }));
+    const platformEvents = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ organizationId: platformChildren[i % 50], type: TYPES[i % 2] }));
     await insertEvents(service, platformEvents(PLATFORM_EVENTS / 2));
-    const mine = [org.claim, org.own, org.grafted].flatMap((organizationId) => Array.from({ length: 10 }, (_, i) => ({ organizationId, type: TYPES[i % 2] })));
+    const mine = [org.claim, org.own, org.grafted].flatMap((organizationId) =>
+      Array.from({ length: 10 }, (_, i) => ({ organizationId, type: TYPES[i % 2] })),
+    );
     callerEvents = mine.length;
     await insertEvents(service, mine);
     await insertEvents(service, platformEvents(PLATFORM_EVENTS / 2));
     for (const table of ['organization', 'event', 'event_ancestor']) await service.sql(`analyze ${table}`);
     orm = await MikroORM.init(ormConfig(service.databaseUrl));
-    orm.em.getConnection().getKnex().on('query', (query: { sql: string; bindings: unknown[] }) => statements.push(query));
+    orm.em
+      .getConnection()
+      .getKnex()
+      .on('query', (query: { sql: string; bindings: unknown[] }) => statements.push(query));
   });
   afterAll(() => orm?.close());
 
   /** Rows of `event` and `event_ancestor` each scan produced or threw away, over all its loops. */
   function eventRowsExamined(node: Record<string, any>): number {
-    const scanned = /Scan/.test(node['Node Type']) && /^event/.test(node['Relation Name'] ?? '')
-      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops']
-      : 0;
+    const scanned =
+      /Scan/.test(node['Node Type']) && /^event/.test(node['Relation Name'] ?? '')
+        ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) *
+          node['Actual Loops']
+        : 0;
     return scanned + (node.Plans ?? []).reduce((sum: number, child: Record<string, any>) => sum + eventRowsExamined(child), 0);
   }
 
@@ -188,7 +205,7 @@ describe('the plan of the events list without organizationId', () => {
   // generic plan: both kinds must stay bounded.
   const MODES = ['force_custom_plan', 'force_generic_plan'];
 
-  it.each(MODES)('reads the caller\'s events, not the platform\'s (%s)', async (mode) => {
+  it.each(MODES)("reads the caller's events, not the platform's (%s)", async (mode) => {
     const pageSize = 20;
     const principal = { sub: 'carol', org: org.claim };
     // The last page: a walk along every event would have to pass all the platform's to end it.
@@ -204,7 +221,7 @@ describe('the plan of the events list without organizationId', () => {
     expect(examined, 'rows of event and event_ancestor examined').toBeLessThanOrEqual(2 * callerEvents + pageSize + 1);
   });
 
-  it.each(MODES)('reads one subtree\'s events with organizationId, not the platform\'s (%s)', async (mode) => {
+  it.each(MODES)("reads one subtree's events with organizationId, not the platform's (%s)", async (mode) => {
     const principal = { sub: 'carol', org: null };
     statements.length = 0;
     const first = await subtreeEventsPage(orm.em.fork(), principal, org.own, null, 5, '0');

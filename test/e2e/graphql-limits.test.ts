@@ -17,7 +17,10 @@ describe('GraphQL query limits', () => {
   beforeAll(async () => {
     token = await service.token({ sub: 'alice' });
     organizationId = (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id;
-    service.orm.em.getConnection().getKnex().on('query', () => statements++);
+    service.orm.em
+      .getConnection()
+      .getKnex()
+      .on('query', () => statements++);
   });
 
   async function expectRefused(query: string, message: RegExp) {
@@ -75,7 +78,12 @@ describe('GraphQL query limits', () => {
   });
 
   it('answers a reasonable query', async () => {
-    const response = await graphql(service.url, `{ organization(id: "${organizationId}") { id children(first: 10) { edges { node { id } } } } }`, {}, token);
+    const response = await graphql(
+      service.url,
+      `{ organization(id: "${organizationId}") { id children(first: 10) { edges { node { id } } } } }`,
+      {},
+      token,
+    );
     expect(response.body).toEqual({ data: { organization: { id: organizationId, children: { edges: [] } } } });
   });
 

@@ -28,16 +28,32 @@ describe('GraphQL statuses by error code', () => {
 
   /** A BAD_USER_INPUT found at each place a rule is checked. */
   const badUserInput: Array<[string, () => { query: string; variables?: unknown }, string]> = [
-    ['variables, before execution', () => ({ query: create, variables: { input: policyBody({ organizationId, petName: '' }) } }), 'petName'],
-    ['unknown coverage plan, in the resolver', () => ({ query: create, variables: { input: policyBody({ organizationId, coverageSlug: 'gold' }) } }), 'coverageSlug'],
+    [
+      'variables, before execution',
+      () => ({ query: create, variables: { input: policyBody({ organizationId, petName: '' }) } }),
+      'petName',
+    ],
+    [
+      'unknown coverage plan, in the resolver',
+      () => ({ query: create, variables: { input: policyBody({ organizationId, coverageSlug: 'gold' }) } }),
+      'coverageSlug',
+    ],
     ['no organization and no org claim, in the resolver', () => ({ query: create, variables: { input: policyBody() } }), 'organizationId'],
-    ['page size, in the resolver', () => ({ query: `{ organization(id: "${organizationId}") { children(first: 0) { edges { cursor } } } }` }), 'first'],
+    [
+      'page size, in the resolver',
+      () => ({ query: `{ organization(id: "${organizationId}") { children(first: 0) { edges { cursor } } } }` }),
+      'first',
+    ],
     ['cursor, in the resolver', () => ({ query: `{ viewer { organizations(after: "bad") { edges { cursor } } } }` }), 'after'],
   ];
 
   for (const [where, body, path] of badUserInput) {
     it(`BAD_USER_INPUT (${where}): 400 under graphql-response+json, 200 under json, no data either way`, async () => {
-      for (const [accept, status, type] of [[MODERN, 400, 'application/graphql-response+json'], [LEGACY, 200, 'application/json'], ['*/*', 200, 'application/json']] as const) {
+      for (const [accept, status, type] of [
+        [MODERN, 400, 'application/graphql-response+json'],
+        [LEGACY, 200, 'application/json'],
+        ['*/*', 200, 'application/json'],
+      ] as const) {
         const response = await send(accept, body());
         expect(response.status, `${accept}`).toBe(status);
         expect(response.headers.get('content-type')).toMatch(new RegExp(`^${type.replace('+', '\\+')}`));
@@ -49,7 +65,10 @@ describe('GraphQL statuses by error code', () => {
   }
 
   it('a document that does not validate: 400 / 200, no data', async () => {
-    for (const [accept, status] of [[MODERN, 400], [LEGACY, 200]] as const) {
+    for (const [accept, status] of [
+      [MODERN, 400],
+      [LEGACY, 200],
+    ] as const) {
       const response = await send(accept, { query: '{ nope }' });
       expect(response.status).toBe(status);
       expect(response.body).toEqual({ errors: [expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] });
@@ -87,7 +106,11 @@ describe('GraphQL statuses by error code', () => {
 
   it('UNAUTHENTICATED: 401 under both', async () => {
     for (const accept of [MODERN, LEGACY]) {
-      const response = await request(service.url, 'POST', '/graphql', { token: 'nope', body: { query: '{ viewer { sub } }' }, headers: { accept } });
+      const response = await request(service.url, 'POST', '/graphql', {
+        token: 'nope',
+        body: { query: '{ viewer { sub } }' },
+        headers: { accept },
+      });
       expect(response.status).toBe(401);
       expect(response.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     }
@@ -98,10 +121,16 @@ describe('GraphQL statuses by error code', () => {
     const before = await service.sql<{ count: string }>('select count(*) from policy where organization_id = $1', [organizationId]);
     const response = await send(MODERN, { query: two, variables: { input: policyBody({ organizationId }) } });
     expect(response.status).toBe(400);
-    expect(response.body.errors[0]).toMatchObject({ message: expect.stringMatching(/one create field/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    expect(response.body.errors[0]).toMatchObject({
+      message: expect.stringMatching(/one create field/),
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
     const after = await service.sql<{ count: string }>('select count(*) from policy where organization_id = $1', [organizationId]);
     expect(after).toEqual(before);
-    const typename = await send(MODERN, { query: create.replace('{ number }', '{ number } __typename'), variables: { input: policyBody({ organizationId }) } });
+    const typename = await send(MODERN, {
+      query: create.replace('{ number }', '{ number } __typename'),
+      variables: { input: policyBody({ organizationId }) },
+    });
     expect(typename.status).toBe(200);
   });
 });

@@ -16,7 +16,8 @@ describe('health endpoints', () => {
     await service.orm.getMigrator().up();
     // The answer comes from a check at most a second old.
     let ready = await request(service.url, 'GET', '/readyz');
-    for (let tries = 0; ready.status !== 200 && tries < 40; tries++) ready = (await sleep(100), await request(service.url, 'GET', '/readyz'));
+    for (let tries = 0; ready.status !== 200 && tries < 40; tries++)
+      ready = (await sleep(100), await request(service.url, 'GET', '/readyz'));
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'ready' });
   });

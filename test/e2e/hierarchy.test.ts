@@ -108,14 +108,22 @@ describe('organization hierarchy', () => {
         }
         // A real change, refused where out of reach (the empty patch above would write nothing anyway).
         if (!readable.includes(name)) {
-          const refused = await request(service.url, 'PATCH', `/api/v1/organization/${org[name]}`, { token, body: { description: 'taken over' } });
+          const refused = await request(service.url, 'PATCH', `/api/v1/organization/${org[name]}`, {
+            token,
+            body: { description: 'taken over' },
+          });
           expect(refused.status, `PATCH organization ${name}`).toBe(404);
         }
       }
       // GraphQL updateOrganization follows the same rule: the organization, or NOT_FOUND and nothing written.
       // (A real change where allowed is organization-update.test.ts's: here every principal must find version 1.)
       for (const name of ALL.filter((candidate) => !readable.includes(candidate))) {
-        const response = await graphql(service.url, `mutation { updateOrganization(id: "${org[name]}", input: { description: "taken over" }) { id } }`, {}, token);
+        const response = await graphql(
+          service.url,
+          `mutation { updateOrganization(id: "${org[name]}", input: { description: "taken over" }) { id } }`,
+          {},
+          token,
+        );
         expect(response.body.errors?.[0]?.extensions?.code, `updateOrganization ${name}`).toBe('NOT_FOUND');
       }
       expect(await service.sql('select id, version from organization order by id')).toEqual(before);
@@ -126,11 +134,18 @@ describe('organization hierarchy', () => {
     // in process, with the same tree and principals: test/graphql/hierarchy.test.ts.
     it('GraphQL answers the allowed and the refused reads with HTTP 200', async () => {
       const token = await service.token(claims());
-      const fields = ALL.map((name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number }`);
+      const fields = ALL.map(
+        (name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number }`,
+      );
       const response = await graphql(service.url, `{ ${fields.join('\n')} }`, {}, token);
       expect(response.status).toBe(200);
       // Quotes in a request of their own: GRAPHQL_MAX_ALIASES is 15.
-      const quotes = await graphql(service.url, `{ ${ALL.map((name) => `q${name}: quote(id: "${quote[name]}") { id }`).join('\n')} }`, {}, token);
+      const quotes = await graphql(
+        service.url,
+        `{ ${ALL.map((name) => `q${name}: quote(id: "${quote[name]}") { id }`).join('\n')} }`,
+        {},
+        token,
+      );
       expect(quotes.status).toBe(200);
     });
   });
@@ -155,7 +170,7 @@ describe('organization hierarchy', () => {
     }
   });
 
-  it('refuses a parentId outside the caller\'s reach with 404 and writes nothing', async () => {
+  it("refuses a parentId outside the caller's reach with 404 and writes nothing", async () => {
     const token = await service.token({ sub: 'someone', org: org.D });
     const before = await service.sql('select id from organization');
     for (const parentId of [org.B, org.C2, org.A, randomUUID(), 'not-a-uuid']) {
@@ -175,7 +190,7 @@ describe('organization hierarchy', () => {
     expect(implicit.body.parentId).toBe(org.B);
   });
 
-  it('refuses an organizationId outside the caller\'s reach with 404 and writes nothing', async () => {
+  it("refuses an organizationId outside the caller's reach with 404 and writes nothing", async () => {
     const token = await service.token({ sub: 'someone', org: org.D });
     const before = await service.sql('select id from policy');
     for (const organizationId of [org.C, org.C2, randomUUID(), 'nope']) {
@@ -185,7 +200,7 @@ describe('organization hierarchy', () => {
     expect(await service.sql('select id from policy')).toHaveLength(before.length);
   });
 
-  it('refuses a quote for an organizationId outside the caller\'s reach with 404 and writes nothing', async () => {
+  it("refuses a quote for an organizationId outside the caller's reach with 404 and writes nothing", async () => {
     const token = await service.token({ sub: 'someone', org: org.D });
     const before = await service.sql('select id from quote');
     for (const organizationId of [org.C, org.C2, randomUUID(), 'nope']) {
@@ -202,7 +217,10 @@ describe('organization hierarchy', () => {
     });
     expect(withOrg.status).toBe(200);
     expect(withOrg.body.organization.id).toBe(org.E);
-    const without = await request(service.url, 'POST', '/api/v1/policy', { token: await service.token({ sub: 'alice' }), body: policyBody() });
+    const without = await request(service.url, 'POST', '/api/v1/policy', {
+      token: await service.token({ sub: 'alice' }),
+      body: policyBody(),
+    });
     expect(without.status).toBe(400);
     expect(without.body.errors).toEqual([{ path: 'organizationId', message: 'is required when the token carries no org claim' }]);
   });

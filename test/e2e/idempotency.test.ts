@@ -36,7 +36,11 @@ describe('idempotency keys', () => {
   const count = async (table: string) => Number((await service.sql<{ n: string }>(`select count(*) as n from ${table}`))[0].n);
 
   describe.each([
-    ['REST organization', (key: string, body = organizationBody({ legalName: 'Once' })) => post('/api/v1/organization', body, key), 'organization'],
+    [
+      'REST organization',
+      (key: string, body = organizationBody({ legalName: 'Once' })) => post('/api/v1/organization', body, key),
+      'organization',
+    ],
     ['REST policy', (key: string, body = policyBody({ petName: 'Once' })) => post('/api/v1/policy', body, key), 'policy'],
     ['GraphQL createPolicy', (key: string, body = policyBody({ petName: 'Once' })) => mutation(body, key), 'policy'],
   ] as const)('%s', (_name, send, table) => {
@@ -162,9 +166,17 @@ describe('idempotency keys', () => {
   it('does not keep a GraphQL refusal made before the mutation ran: the corrected retry runs', async () => {
     const key = newKey();
     const variables = { i: policyBody({ petName: 'Corrected' }) };
-    const refused = await post('/graphql', { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { numbr } }', variables }, key);
+    const refused = await post(
+      '/graphql',
+      { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { numbr } }', variables },
+      key,
+    );
     expect(refused.status).toBe(400);
-    const corrected = await post('/graphql', { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', variables }, key);
+    const corrected = await post(
+      '/graphql',
+      { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', variables },
+      key,
+    );
     expect(corrected.status).toBe(200);
     expect(corrected.body.data.createPolicy.number).toEqual(expect.any(Number));
   });
@@ -172,7 +184,11 @@ describe('idempotency keys', () => {
   it('rebuilds the answer of a create whose run stopped between the write and keeping its answer', async () => {
     for (const [path, body, table] of [
       ['/api/v1/policy', policyBody({ petName: 'Interrupted' }), 'policy'],
-      ['/api/v1/organization', organizationBody({ legalName: 'Interrupted', owners: [{ firstname: 'A', lastname: 'B', taxId: '123-45-6789' }] }), 'organization'],
+      [
+        '/api/v1/organization',
+        organizationBody({ legalName: 'Interrupted', owners: [{ firstname: 'A', lastname: 'B', taxId: '123-45-6789' }] }),
+        'organization',
+      ],
     ] as const) {
       const key = newKey();
       const first = await post(path, body, key);
@@ -257,7 +273,10 @@ describe('idempotency keys', () => {
   });
 
   it('ignores the header on requests that create nothing', async () => {
-    const read = await request(service.url, 'GET', `/api/v1/organization/${organizationId}`, { token, headers: { 'idempotency-key': 'x' } });
+    const read = await request(service.url, 'GET', `/api/v1/organization/${organizationId}`, {
+      token,
+      headers: { 'idempotency-key': 'x' },
+    });
     expect(read.status).toBe(200);
     expect(read.headers.get('idempotent-replayed')).toBeNull();
   });
@@ -272,20 +291,29 @@ describe('idempotency keys with a small kept-answer cap', () => {
   });
 
   it('keeps no body over the cap, and replays the same answer rebuilt (REST and GraphQL)', async () => {
-    const rest = () => request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Large' }), headers: { 'idempotency-key': 'large-rest' } });
+    const rest = () =>
+      request(service.url, 'POST', '/api/v1/policy', {
+        token,
+        body: policyBody({ petName: 'Large' }),
+        headers: { 'idempotency-key': 'large-rest' },
+      });
     const first = await rest();
     expect(first.text.length).toBeGreaterThan(600);
-    const [kept] = await service.sql<{ body: string | null; created: unknown }>("select body, created from idempotency_key where key = 'large-rest'");
+    const [kept] = await service.sql<{ body: string | null; created: unknown }>(
+      "select body, created from idempotency_key where key = 'large-rest'",
+    );
     expect(kept).toEqual({ body: null, created: { type: 'policy', number: first.body.number } });
     const again = await rest();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
 
     const mutation = {
-      query: 'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number petName charges { id periodStart periodEnd dueDate amount } } }',
+      query:
+        'mutation ($input: CreatePolicyInput!) { createPolicy(input: $input) { number petName charges { id periodStart periodEnd dueDate amount } } }',
       variables: { input: policyBody({ petName: 'Large' }) },
     };
-    const graphql = () => request(service.url, 'POST', '/graphql', { token, body: mutation, headers: { 'idempotency-key': 'large-graphql' } });
+    const graphql = () =>
+      request(service.url, 'POST', '/graphql', { token, body: mutation, headers: { 'idempotency-key': 'large-graphql' } });
     const created = await graphql();
     expect(created.status).toBe(200);
     expect(created.text.length).toBeGreaterThan(600);

@@ -29,14 +29,34 @@ const ORGANIZATION_RULES: Case[] = [
   ['descriptor is at most 22 characters', { descriptor: 'D'.repeat(22) }, { descriptor: 'D'.repeat(23) }, 'descriptor'],
   ['at most 10 bank accounts', { bankAccounts: Array(10).fill(account()) }, { bankAccounts: Array(11).fill(account()) }, 'bankAccounts'],
   ['at most 25 owners', { owners: Array(25).fill(owner({ ownership: 4 })) }, { owners: Array(26).fill(owner({ ownership: 1 })) }, 'owners'],
-  ['routing is 4-34 letters or digits', { bankAccounts: [account({ routing: 'AB12' })] }, { bankAccounts: [account({ routing: '12-3' })] }, 'bankAccounts[0].routing'],
+  [
+    'routing is 4-34 letters or digits',
+    { bankAccounts: [account({ routing: 'AB12' })] },
+    { bankAccounts: [account({ routing: '12-3' })] },
+    'bankAccounts[0].routing',
+  ],
   ['routing is required', { bankAccounts: [account()] }, { bankAccounts: [account({ routing: undefined })] }, 'bankAccounts[0].routing'],
-  ['account is 4-34 letters or digits', { bankAccounts: [account({ account: 'X'.repeat(34) })] }, { bankAccounts: [account({ account: 'X'.repeat(35) })] }, 'bankAccounts[0].account'],
+  [
+    'account is 4-34 letters or digits',
+    { bankAccounts: [account({ account: 'X'.repeat(34) })] },
+    { bankAccounts: [account({ account: 'X'.repeat(35) })] },
+    'bankAccounts[0].account',
+  ],
   ['account is required', { bankAccounts: [account()] }, { bankAccounts: [account({ account: undefined })] }, 'bankAccounts[0].account'],
   ['owner firstname is required', { owners: [owner()] }, { owners: [owner({ firstname: '' })] }, 'owners[0].firstname'],
   ['owner lastname is required', { owners: [owner()] }, { owners: [owner({ lastname: undefined })] }, 'owners[0].lastname'],
-  ['owner birthdate is a real date', { owners: [owner({ birthdate: '2000-02-29' })] }, { owners: [owner({ birthdate: '2001-02-29' })] }, 'owners[0].birthdate'],
-  ['owner birthdate is not in the future', { owners: [owner({ birthdate: today })] }, { owners: [owner({ birthdate: tomorrow })] }, 'owners[0].birthdate'],
+  [
+    'owner birthdate is a real date',
+    { owners: [owner({ birthdate: '2000-02-29' })] },
+    { owners: [owner({ birthdate: '2001-02-29' })] },
+    'owners[0].birthdate',
+  ],
+  [
+    'owner birthdate is not in the future',
+    { owners: [owner({ birthdate: today })] },
+    { owners: [owner({ birthdate: tomorrow })] },
+    'owners[0].birthdate',
+  ],
   ['ownership is more than 0', { owners: [owner({ ownership: 0.01 })] }, { owners: [owner({ ownership: 0 })] }, 'owners[0].ownership'],
   ['ownership is at most 100', { owners: [owner({ ownership: 100 })] }, { owners: [owner({ ownership: 100.5 })] }, 'owners[0].ownership'],
   [
@@ -45,8 +65,18 @@ const ORGANIZATION_RULES: Case[] = [
     { owners: [owner({ ownership: 60 }), owner({ ownership: 41 })] },
     'owners',
   ],
-  ['owner email is a valid address', { owners: [owner({ email: 'o@x.example' })] }, { owners: [owner({ email: 'nope' })] }, 'owners[0].email'],
-  ['address fields are at most 255 characters', { address: { city: 'c'.repeat(255) } }, { address: { city: 'c'.repeat(256) } }, 'address.city'],
+  [
+    'owner email is a valid address',
+    { owners: [owner({ email: 'o@x.example' })] },
+    { owners: [owner({ email: 'nope' })] },
+    'owners[0].email',
+  ],
+  [
+    'address fields are at most 255 characters',
+    { address: { city: 'c'.repeat(255) } },
+    { address: { city: 'c'.repeat(256) } },
+    'address.city',
+  ],
   ['text rejects the NUL character', { name: 'a\u0001b' }, { name: 'a\u0000b' }, 'name'],
   ['text keeps emoji and other Unicode', { name: 'Café 🐶 東京' }, { name: 'Café 🐶 東京\u0000' }, 'name'],
   ['text is valid Unicode (no lone surrogates)', { name: '\ud83d\udc3e' }, { name: 'a\ud800b' }, 'name'],
@@ -66,14 +96,29 @@ const POLICY_RULES: Case[] = [
   ['effectiveDate is required', { effectiveDate: '2026-01-01' }, { effectiveDate: undefined }, 'effectiveDate'],
   ['expirationDate is required', { expirationDate: '2027-01-01' }, { expirationDate: undefined }, 'expirationDate'],
   ['coverageSlug is required', { coverageSlug: 'accident-only' }, { coverageSlug: undefined }, 'coverageSlug'],
-  ['coverageSlug names a plan of the catalog', { coverageSlug: 'accident-illness-unlimited' }, { coverageSlug: 'platinum' }, 'coverageSlug'],
+  [
+    'coverageSlug names a plan of the catalog',
+    { coverageSlug: 'accident-illness-unlimited' },
+    { coverageSlug: 'platinum' },
+    'coverageSlug',
+  ],
   ['dates are strict YYYY-MM-DD', { effectiveDate: '2026-03-01' }, { effectiveDate: '2026-3-1' }, 'effectiveDate'],
-  ['dates are real calendar dates', { effectiveDate: '2024-02-29', expirationDate: '2025-02-28' }, { effectiveDate: '2025-02-29' }, 'effectiveDate'],
+  [
+    'dates are real calendar dates',
+    { effectiveDate: '2024-02-29', expirationDate: '2025-02-28' },
+    { effectiveDate: '2025-02-29' },
+    'effectiveDate',
+  ],
   ['expirationDate is after effectiveDate', { expirationDate: '2026-01-02' }, { expirationDate: '2026-01-01' }, 'expirationDate'],
   ['the term is at most 5 years', { expirationDate: '2031-01-01' }, { expirationDate: '2031-01-02' }, 'expirationDate'],
   ['ownerDOB is a real date', { ownerDOB: '1990-12-31' }, { ownerDOB: '1990-12-32' }, 'ownerDOB'],
   ['ownerDOB is not in the future', { ownerDOB: today }, { ownerDOB: future(2) }, 'ownerDOB'],
-  ['petDOB is not in the future', { petDOB: '2020-01-01' }, { petDOB: future(2), effectiveDate: future(3), expirationDate: future(40) }, 'petDOB'],
+  [
+    'petDOB is not in the future',
+    { petDOB: '2020-01-01' },
+    { petDOB: future(2), effectiveDate: future(3), expirationDate: future(40) },
+    'petDOB',
+  ],
   ['petDOB is not after effectiveDate', { petDOB: '2026-01-01' }, { petDOB: '2026-01-02', effectiveDate: '2026-01-01' }, 'petDOB'],
   ['cvc is 3 digits', { cvc: '123' }, { cvc: '12' }, 'cvc'],
   ['cvc is 4 digits', { cvc: '1234' }, { cvc: '12345' }, 'cvc'],
@@ -92,7 +137,14 @@ describe('input rules', () => {
     ({ token } = await createRootOrganization(service));
   });
 
-  const rows = async () => Number((await service.sql<{ n: string }>('select (select count(*) from organization) + (select count(*) from policy) + (select count(*) from quote) as n'))[0].n);
+  const rows = async () =>
+    Number(
+      (
+        await service.sql<{ n: string }>(
+          'select (select count(*) from organization) + (select count(*) from policy) + (select count(*) from quote) as n',
+        )
+      )[0].n,
+    );
 
   describe.each([
     ['organization', '/api/v1/organization', 'CreateOrganizationInput', 'createOrganization { id }', ORGANIZATION_RULES, organizationBody],

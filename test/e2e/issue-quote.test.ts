@@ -11,7 +11,13 @@ import { createRootOrganization, useTestService } from '../support/test-service.
  * Each case runs on both surfaces; GraphQL answers are read as REST's (status from the code).
  */
 
-const STATUS: Record<string, number> = { BAD_USER_INPUT: 400, NOT_FOUND: 404, INVALID_STATE: 409, CONFLICT: 409, IDEMPOTENCY_KEY_REUSED: 422 };
+const STATUS: Record<string, number> = {
+  BAD_USER_INPUT: 400,
+  NOT_FOUND: 404,
+  INVALID_STATE: 409,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+};
 
 interface Answer {
   status: number;
@@ -22,7 +28,8 @@ interface Answer {
 }
 
 // A quote's charges are the schedule without ids; a policy's also name their ledger transaction.
-const withoutIds = (charges: Array<Record<string, unknown>>) => charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }) => charge);
+const withoutIds = (charges: Array<Record<string, unknown>>) =>
+  charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }) => charge);
 
 describe('issuing a quote', () => {
   const service = useTestService();
@@ -39,7 +46,9 @@ describe('issuing a quote', () => {
   };
   const readQuote = async (id: string) => (await request(service.url, 'GET', `/api/v1/quote/${id}`, { token })).body;
   const policiesOf = (quoteId: string) =>
-    service.sql<{ number: string }>('select p.number::text as number from policy p join quote q on q.policy_id = p.id where q.id = $1', [quoteId]);
+    service.sql<{ number: string }>('select p.number::text as number from policy p join quote q on q.policy_id = p.id where q.id = $1', [
+      quoteId,
+    ]);
   const policyCount = async () => Number((await service.sql<{ n: string }>('select count(*) as n from policy'))[0].n);
 
   const SURFACES = {
@@ -67,7 +76,13 @@ describe('issuing a quote', () => {
 
   describe.each(Object.entries(SURFACES))('over %s', (_surface, issue) => {
     it("makes a policy of the quote's fields, coverage and charges (amounts, periods), then the quote reads issued with its number", async () => {
-      const quoted = await quote({ ownerDOB: '1990-05-05', petDOB: '2020-02-02', effectiveDate: '2026-01-31', expirationDate: '2026-05-15', coverageSlug: 'accident-only' });
+      const quoted = await quote({
+        ownerDOB: '1990-05-05',
+        petDOB: '2020-02-02',
+        effectiveDate: '2026-01-31',
+        expirationDate: '2026-05-15',
+        coverageSlug: 'accident-only',
+      });
       const answer = await issue({ quoteId: quoted.id, internalID: `issued-${quoted.id}`, cvc: '123' });
       expect(answer.status, JSON.stringify(answer)).toBe(200);
       const policy = answer.policy!;
@@ -99,7 +114,9 @@ describe('issuing a quote', () => {
       const read = await request(service.url, 'GET', `/api/v1/policy/${policy.number}`, { token });
       expect(read.body.charges).toEqual(policy.charges);
       expect(await readQuote(quoted.id)).toMatchObject({ status: 'issued', policyNumber: policy.number });
-      const events = await service.sql(`select 1 from event where type = 'policy.created' and (data->'object'->>'number')::bigint = $1`, [policy.number]);
+      const events = await service.sql(`select 1 from event where type = 'policy.created' and (data->'object'->>'number')::bigint = $1`, [
+        policy.number,
+      ]);
       expect(events).toHaveLength(1);
     });
 
@@ -121,7 +138,9 @@ describe('issuing a quote', () => {
         expect(answer.policy!.coverage).toMatchObject({ name: 'Accident & Illness Plus', monthlyPremium: 4200 });
         expect(answer.policy!.charges.map((charge: { amount: number }) => charge.amount)).toEqual(Array(12).fill(4200));
       } finally {
-        await service.sql(`update coverage_plan set monthly_premium = 4200, name = 'Accident & Illness Plus' where slug = 'accident-illness-plus'`);
+        await service.sql(
+          `update coverage_plan set monthly_premium = 4200, name = 'Accident & Illness Plus' where slug = 'accident-illness-plus'`,
+        );
       }
     });
 
@@ -148,7 +167,13 @@ describe('issuing a quote', () => {
     it('answers 400 naming each quoted field sent again, organizationId included, with the other broken rules, writing nothing', async () => {
       const quoted = await quote();
       const before = await policyCount();
-      const answer = await issue({ quoteId: quoted.id, petName: 'Other', organizationId: quoted.organizationId, ownerDOB: null, cvc: '12' });
+      const answer = await issue({
+        quoteId: quoted.id,
+        petName: 'Other',
+        organizationId: quoted.organizationId,
+        ownerDOB: null,
+        cvc: '12',
+      });
       expect(answer).toMatchObject({ status: 400, code: 'BAD_USER_INPUT' });
       expect(answer.errors!.map((error) => error.path).sort()).toEqual(['cvc', 'organizationId', 'ownerDOB', 'petName']);
       expect(answer.errors!.find((error) => error.path === 'petName')!.message).toMatch(/quoted/);
@@ -159,7 +184,13 @@ describe('issuing a quote', () => {
     it('still requires the fields of a new policy without quoteId', async () => {
       const answer = await issue({ petName: 'No quote' });
       expect(answer).toMatchObject({ status: 400, code: 'BAD_USER_INPUT' });
-      expect(answer.errors!.map((error) => error.path).sort()).toEqual(['coverageSlug', 'effectiveDate', 'expirationDate', 'ownerFirstname', 'ownerLastname']);
+      expect(answer.errors!.map((error) => error.path).sort()).toEqual([
+        'coverageSlug',
+        'effectiveDate',
+        'expirationDate',
+        'ownerFirstname',
+        'ownerLastname',
+      ]);
     });
 
     it('lets one of 10 racing issues of a quote win: one 200, nine 409 INVALID_STATE, one policy', async () => {
@@ -190,7 +221,11 @@ describe('issuing a quote', () => {
       expect(again).toMatchObject({ status: 200, replayed: true });
       expect(again.policy).toEqual(first.policy);
       expect(await policiesOf(quoted.id)).toHaveLength(1);
-      expect(await service.sql(`select 1 from event where type = 'policy.created' and (data->'object'->>'number')::bigint = $1`, [first.policy!.number])).toHaveLength(1);
+      expect(
+        await service.sql(`select 1 from event where type = 'policy.created' and (data->'object'->>'number')::bigint = $1`, [
+          first.policy!.number,
+        ]),
+      ).toHaveLength(1);
       const other = await issue({ quoteId: quoted.id, internalID: 'another body' }, { key });
       expect(other).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
     });
@@ -211,12 +246,17 @@ describe('issuing a quote', () => {
     const quoted = await quote();
     // Another transaction takes the number the sequence gives next, without committing yet: the
     // issue's insert waits for it, then fails on the unique number once it commits.
-    const holder = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 950_000 + Math.floor(Math.random() * 40_000) }) });
+    const holder = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ number: 950_000 + Math.floor(Math.random() * 40_000) }),
+    });
     expect(holder.status).toBe(200);
     const client = new pg.Client({ connectionString: service.databaseUrl });
     await client.connect();
     try {
-      const [{ next }] = (await client.query(`select (case when is_called then last_value + 1 else last_value end)::text as next from policy_number_seq`)).rows;
+      const [{ next }] = (
+        await client.query(`select (case when is_called then last_value + 1 else last_value end)::text as next from policy_number_seq`)
+      ).rows;
       await client.query('begin');
       await client.query('update policy set number = $1 where number = $2', [next, holder.body.number]);
       const issuing = SURFACES.REST({ quoteId: quoted.id });
@@ -234,7 +274,11 @@ describe('issuing a quote', () => {
       expect(answer.policy!.number).not.toBe(Number(next));
       expect(await readQuote(quoted.id)).toMatchObject({ status: 'issued', policyNumber: answer.policy!.number });
       expect(await policiesOf(quoted.id)).toHaveLength(1);
-      expect(await service.sql(`select 1 from event where type = 'policy.created' and (data->'object'->>'number')::bigint = $1`, [answer.policy!.number])).toHaveLength(1);
+      expect(
+        await service.sql(`select 1 from event where type = 'policy.created' and (data->'object'->>'number')::bigint = $1`, [
+          answer.policy!.number,
+        ]),
+      ).toHaveLength(1);
     } finally {
       await client.query('rollback').catch(() => undefined);
       await client.end();

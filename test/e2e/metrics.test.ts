@@ -12,7 +12,11 @@ import { useTestService } from '../support/test-service.js';
 describe('metrics', () => {
   // 10,000 operations from one caller: the per-minute budgets are off; three creates a minute
   // (an organization, an endpoint and a policy), so that a fourth is refused and counted.
-  const service = useTestService({ RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0', RATE_LIMIT_CREATES_PER_MINUTE: '3' });
+  const service = useTestService({
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+    RATE_LIMIT_CREATES_PER_MINUTE: '3',
+  });
   let token: string;
   let organizationId: string;
   let hooks: Server;
@@ -29,7 +33,8 @@ describe('metrics', () => {
 
   it('counts each request once, under its route pattern, method and status, and each GraphQL operation by name and code', async () => {
     const before = await scrape(service.url);
-    for (let i = 0; i < 3; i++) expect((await request(service.url, 'GET', `/api/v1/organization/${organizationId}`, { token })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await request(service.url, 'GET', `/api/v1/organization/${organizationId}`, { token })).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await request(service.url, 'GET', '/api/v1/policy/987654', { token })).status).toBe(404);
     expect((await request(service.url, 'GET', '/api/v1/policy/987654', { token: 'not-a-token' })).status).toBe(401);
     expect((await request(service.url, 'GET', `/no/such/path/${Date.now()}`, { token })).status).toBe(404);
@@ -41,7 +46,9 @@ describe('metrics', () => {
     const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
     expect(delta('http_requests_total', { method: 'GET', route: '/api/v1/organization/:id', status: '200' })).toBe(3);
     const latency = { method: 'GET', route: '/api/v1/organization/:id', status: '200' };
-    expect(after.histogramCount('http_request_duration_seconds', latency) - before.histogramCount('http_request_duration_seconds', latency)).toBe(3);
+    expect(
+      after.histogramCount('http_request_duration_seconds', latency) - before.histogramCount('http_request_duration_seconds', latency),
+    ).toBe(3);
     expect(delta('http_requests_total', { method: 'GET', route: '/api/v1/policy/:id', status: '404' })).toBe(2);
     // Refused before any route ran: still counted under the route's pattern, not its path.
     expect(delta('http_requests_total', { method: 'GET', route: '/api/v1/policy/:id', status: '401' })).toBe(1);
@@ -52,32 +59,61 @@ describe('metrics', () => {
     expect(delta('graphql_operations_total', { operation_name: '(anonymous)', operation_type: 'query' })).toBe(1);
     expect(after.family('http_request_duration_seconds')?.type).toBe('HISTOGRAM');
     // No path ever became a label value.
-    expect(after.families.flatMap((family) => family.metrics).some((sample) => Object.values(sample.labels ?? {}).some((value) => value.startsWith('/no/')))).toBe(false);
+    expect(
+      after.families
+        .flatMap((family) => family.metrics)
+        .some((sample) => Object.values(sample.labels ?? {}).some((value) => value.startsWith('/no/'))),
+    ).toBe(false);
   });
 
   it('has the database pools, rate-limited requests, webhook deliveries and their queue, and the process defaults', async () => {
     const before = await scrape(service.url);
-    const endpoint = await createWebhookEndpoint(service.url, token, organizationId, `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`);
+    const endpoint = await createWebhookEndpoint(
+      service.url,
+      token,
+      organizationId,
+      `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`,
+    );
     expect(endpoint.body.errors).toBeUndefined();
     expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId }) })).status).toBe(200);
     // Another caller's creates: three answered (404, the organization is not theirs), the fourth refused.
     const other = await service.token({ sub: 'limited' });
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await request(service.url, 'POST', '/api/v1/policy', { token: other, body: policyBody({ organizationId }) })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await request(service.url, 'POST', '/api/v1/policy', { token: other, body: policyBody({ organizationId }) })).status);
     expect(statuses).toEqual([404, 404, 404, 429]);
     let after = await scrape(service.url);
-    for (let i = 0; i < 100 && after.value('webhook_delivery_attempts_total', { result: 'delivered' }) === before.value('webhook_delivery_attempts_total', { result: 'delivered' }); i++) {
+    for (
+      let i = 0;
+      i < 100 &&
+      after.value('webhook_delivery_attempts_total', { result: 'delivered' }) ===
+        before.value('webhook_delivery_attempts_total', { result: 'delivered' });
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       after = await scrape(service.url);
     }
-    expect(after.value('webhook_delivery_attempts_total', { result: 'delivered' }) - before.value('webhook_delivery_attempts_total', { result: 'delivered' })).toBe(1);
-    expect(after.value('rate_limited_requests_total', { limit: 'creates' }) - before.value('rate_limited_requests_total', { limit: 'creates' })).toBe(1);
+    expect(
+      after.value('webhook_delivery_attempts_total', { result: 'delivered' }) -
+        before.value('webhook_delivery_attempts_total', { result: 'delivered' }),
+    ).toBe(1);
+    expect(
+      after.value('rate_limited_requests_total', { limit: 'creates' }) - before.value('rate_limited_requests_total', { limit: 'creates' }),
+    ).toBe(1);
     expect(after.value('webhook_delivery_queue_depth')).toBe(0);
     for (const pool of ['service', 'webhooks']) {
-      for (const state of ['in_use', 'idle', 'waiting']) expect(after.family('db_pool_connections')?.metrics.some((sample) => sample.labels?.pool === pool && sample.labels.state === state)).toBe(true);
+      for (const state of ['in_use', 'idle', 'waiting'])
+        expect(
+          after.family('db_pool_connections')?.metrics.some((sample) => sample.labels?.pool === pool && sample.labels.state === state),
+        ).toBe(true);
     }
     expect(after.value('db_pool_connections', { pool: 'service', state: 'waiting' })).toBe(0);
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       expect(after.family(name), name).toBeDefined();
     }
   });
@@ -86,7 +122,11 @@ describe('metrics', () => {
     const seriesBefore = (await scrape(service.url)).family('graphql_operations_total')!.metrics.length;
     const names = Array.from({ length: 10_000 }, (_, i) => `Probe${i}`);
     for (let start = 0; start < names.length; start += 50) {
-      await Promise.all(names.slice(start, start + 50).map(async (name) => expect((await graphql(service.url, `query ${name} { viewer { sub } }`, {}, token)).status).toBe(200)));
+      await Promise.all(
+        names
+          .slice(start, start + 50)
+          .map(async (name) => expect((await graphql(service.url, `query ${name} { viewer { sub } }`, {}, token)).status).toBe(200)),
+      );
     }
     const after = await scrape(service.url);
     const series = after.family('graphql_operations_total')!.metrics;
@@ -101,13 +141,21 @@ describe('metrics', () => {
 // take every place before a frontend's names came.
 describe('operation names in metrics', () => {
   const manifestPath = 'test/generated/persisted-documents.json';
-  const service = useTestService({ GRAPHQL_TRUSTED_DOCUMENTS: manifestPath, RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
+  const service = useTestService({
+    GRAPHQL_TRUSTED_DOCUMENTS: manifestPath,
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+  });
 
   it("keeps the frequent names and the trusted manifest's through a flood of names that came first", async () => {
     const token = await service.token({ sub: 'flooder' });
     const run = async (names: string[]) => {
       for (let start = 0; start < names.length; start += 50) {
-        await Promise.all(names.slice(start, start + 50).map(async (name) => expect((await graphql(service.url, `query ${name} { viewer { sub } }`, {}, token)).status).toBe(200)));
+        await Promise.all(
+          names
+            .slice(start, start + 50)
+            .map(async (name) => expect((await graphql(service.url, `query ${name} { viewer { sub } }`, {}, token)).status).toBe(200)),
+        );
       }
     };
     await run(Array.from({ length: 1_000 }, (_, i) => `Random${i}`));
@@ -123,9 +171,12 @@ describe('operation names in metrics', () => {
     const metrics = await scrape(service.url);
     const series = metrics.family('graphql_operations_total')!.metrics;
     // Each frontend name has its own series: seen twice, it took a flood name's place.
-    for (const name of frontend) expect(metrics.value('graphql_operations_total', { operation_name: name, operation_type: 'query' }), name).toBeGreaterThanOrEqual(2);
+    for (const name of frontend)
+      expect(metrics.value('graphql_operations_total', { operation_name: name, operation_type: 'query' }), name).toBeGreaterThanOrEqual(2);
     expect(metrics.value('graphql_operations_total', { operation_name: trustedName, operation_type: 'query' })).toBe(1);
-    expect(series.filter((sample) => sample.labels?.operation_name.startsWith('Random')).length).toBeLessThanOrEqual(OPERATION_NAME_SERIES - frontend.length);
+    expect(series.filter((sample) => sample.labels?.operation_name.startsWith('Random')).length).toBeLessThanOrEqual(
+      OPERATION_NAME_SERIES - frontend.length,
+    );
   }, 120_000);
 });
 
@@ -137,7 +188,9 @@ describe('metrics with METRICS_TOKEN', () => {
     expect((await fetch(`${service.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${service.url}/metrics`, { headers: { authorization: 'Bearer scraper-token-0123456780' } })).status).toBe(401);
     // A caller's JWT is not the metrics token.
-    expect((await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${await service.token({ sub: 'someone' })}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${await service.token({ sub: 'someone' })}` } })).status,
+    ).toBe(401);
     const scraped = await scrape(service.url, METRICS_TOKEN);
     expect(scraped.family('http_requests_total')).toBeDefined();
   });

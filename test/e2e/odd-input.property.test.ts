@@ -19,7 +19,17 @@ const oddValue = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u2028', '\ud800', '\n', '\t'), maxLength: 10 }),
   fc.string({ unit: fc.constantFrom('🐾', '👩‍👩‍👧', '東', 'é', '\u200d', '𝒳'), maxLength: 20 }),
-  fc.constantFrom('2026-02-30', '0000-00-00', '9999-12-31', '2026-01-01T00:00:00Z', '1e3', '-1', '9007199254740993', "'; drop table policy; --", '__proto__'),
+  fc.constantFrom(
+    '2026-02-30',
+    '0000-00-00',
+    '9999-12-31',
+    '2026-01-01T00:00:00Z',
+    '1e3',
+    '-1',
+    '9007199254740993',
+    "'; drop table policy; --",
+    '__proto__',
+  ),
   fc.array(fc.oneof(fc.integer(), fc.string(), fc.constant(null)), { maxLength: 5 }),
   fc.array(fc.array(fc.array(fc.integer(), { maxLength: 2 }), { maxLength: 2 }), { maxLength: 2 }),
   fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxKeys: 4 }),
@@ -29,16 +39,53 @@ const oddValue = fc.oneof(
 // Extras named like object machinery too (security review 2, L1: `constructor` was a 500).
 const ADDRESS_FIELDS = ['line1', 'line2', 'division', 'city', 'postal', 'country', 'extra', 'constructor', 'prototype', '__proto__'];
 const ORGANIZATION_FIELDS = [
-  'name', 'description', 'logo', 'type', 'descriptor', 'legalName', 'legalType', 'taxId', 'phone', 'email', 'website',
-  'address', 'bankAccounts', 'owners', 'parentId', 'unknownField',
+  'name',
+  'description',
+  'logo',
+  'type',
+  'descriptor',
+  'legalName',
+  'legalType',
+  'taxId',
+  'phone',
+  'email',
+  'website',
+  'address',
+  'bankAccounts',
+  'owners',
+  'parentId',
+  'unknownField',
   ...ADDRESS_FIELDS.map((field) => `address.${field}`),
-  'bankAccounts.0', 'bankAccounts.0.nickname', 'bankAccounts.0.routing', 'bankAccounts.0.account',
-  'owners.0', 'owners.1', 'owners.0.firstname', 'owners.0.lastname', 'owners.0.birthdate', 'owners.0.taxId', 'owners.0.email',
-  'owners.0.phone', 'owners.0.ownership', 'owners.0.address', ...ADDRESS_FIELDS.map((field) => `owners.0.address.${field}`),
+  'bankAccounts.0',
+  'bankAccounts.0.nickname',
+  'bankAccounts.0.routing',
+  'bankAccounts.0.account',
+  'owners.0',
+  'owners.1',
+  'owners.0.firstname',
+  'owners.0.lastname',
+  'owners.0.birthdate',
+  'owners.0.taxId',
+  'owners.0.email',
+  'owners.0.phone',
+  'owners.0.ownership',
+  'owners.0.address',
+  ...ADDRESS_FIELDS.map((field) => `owners.0.address.${field}`),
 ];
 const POLICY_FIELDS = [
-  'internalID', 'number', 'cvc', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate',
-  'expirationDate', 'coverageSlug', 'organizationId', 'unknownField',
+  'internalID',
+  'number',
+  'cvc',
+  'ownerFirstname',
+  'ownerLastname',
+  'ownerDOB',
+  'petName',
+  'petDOB',
+  'effectiveDate',
+  'expirationDate',
+  'coverageSlug',
+  'organizationId',
+  'unknownField',
 ];
 
 const fullOrganization = () =>
@@ -59,7 +106,12 @@ function setPath(target: Record<string, any>, path: string, value: unknown): voi
   // A copy: fast-check hands out the same constant objects again, and a later change through
   // one of them would otherwise alter (and could make cyclic) the value of every later run.
   // Defined, not assigned: `__proto__` must become a property the JSON body carries.
-  Object.defineProperty(node, keys[keys.length - 1], { value: structuredClone(value), enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(node, keys[keys.length - 1], {
+    value: structuredClone(value),
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 describe('odd input (property-based)', () => {
@@ -157,11 +209,22 @@ describe('odd input (property-based)', () => {
       'query ($id: ID!, $first: Int!, $after: String, $all: Boolean) { organization(id: $id) { policies(first: $first, after: $after, includeDescendants: $all) { edges { node { id } } } } }',
     ];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...QUERIES), fc.oneof(oddValue, fc.constant('root')), fc.oneof(oddValue, fc.integer({ min: -5, max: 200 })), cursor, async (query, id, first, after) => {
-        const response = await graphql(service.url, query, { id: id === 'root' ? rootId : id, first, after, all: first === 0 ? null : typeof first === 'number' && first % 2 === 0 }, token);
-        expect(response.status, response.text).toBeLessThan(500);
-        for (const error of response.body.errors ?? []) expect(typeof error.extensions?.code, response.text).toBe('string');
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...QUERIES),
+        fc.oneof(oddValue, fc.constant('root')),
+        fc.oneof(oddValue, fc.integer({ min: -5, max: 200 })),
+        cursor,
+        async (query, id, first, after) => {
+          const response = await graphql(
+            service.url,
+            query,
+            { id: id === 'root' ? rootId : id, first, after, all: first === 0 ? null : typeof first === 'number' && first % 2 === 0 },
+            token,
+          );
+          expect(response.status, response.text).toBeLessThan(500);
+          for (const error of response.body.errors ?? []) expect(typeof error.extensions?.code, response.text).toBe('string');
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -180,7 +243,10 @@ describe('odd input (property-based)', () => {
         fc.array(fc.tuple(fc.constantFrom(...NAMES), parameter), { maxLength: 5 }),
         async (path, parameters) => {
           const query = parameters
-            .map(([name, value]) => `${encodeURIComponent(name)}=${value === 'root' ? rootId : /^%/.test(value) ? value : encodeURIComponent(value)}`)
+            .map(
+              ([name, value]) =>
+                `${encodeURIComponent(name)}=${value === 'root' ? rootId : /^%/.test(value) ? value : encodeURIComponent(value)}`,
+            )
             .join('&');
           const response = await request(service.url, 'GET', `${path}?${query}`, { token });
           expect(response.status, `${path}?${query} ${response.text}`).toBeLessThan(500);

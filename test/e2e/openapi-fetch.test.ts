@@ -54,9 +54,23 @@ describe('openapi-typescript + openapi-fetch against the served document', () =>
     writeFileSync(join(dir, 'typo.ts'), clientSource('petDob'));
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2023', 'DOM'], skipLibCheck: true }, include: ['*.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          lib: ['ES2023', 'DOM'],
+          skipLibCheck: true,
+        },
+        include: ['*.ts'],
+      }),
     );
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', cwd: dir });
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
+      encoding: 'utf8',
+      cwd: dir,
+    });
     const diagnostics = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
     // Exactly one error, in the misspelt file, naming the field and the right spelling; the right file compiles.
     expect(diagnostics, tsc.stdout + tsc.stderr).toHaveLength(1);
@@ -76,7 +90,10 @@ describe('openapi-typescript + openapi-fetch against the served document', () =>
     const { petDOB, ...rest } = policyBody({ petDOB: '2022-05-01' });
     const typo = await client.POST('/api/v1/policy', { body: { ...rest, petDob: petDOB } });
     expect(typo.response.status).toBe(400);
-    expect(typo.error).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ path: 'petDob', message: 'is not a field of this request; did you mean "petDOB"?' }] });
+    expect(typo.error).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: [{ path: 'petDob', message: 'is not a field of this request; did you mean "petDOB"?' }],
+    });
 
     const right = await client.POST('/api/v1/policy', { body: { ...rest, petDOB } });
     expect(right.response.status).toBe(200);

@@ -36,7 +36,10 @@ describe('the OpenAPI document', () => {
     const document = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
     const example = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples.typical.value;
     const alice = await service.token({ sub: 'openapi-example' });
-    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: example('/api/v1/organization') });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', {
+      token: alice,
+      body: example('/api/v1/organization'),
+    });
     expect(organization.status, JSON.stringify(organization.body)).toBe(200);
     // The change's example, as a merge patch against the created version (both media types show the same one).
     const change = document.paths['/api/v1/organization/{id}'].patch.requestBody.content;
@@ -58,28 +61,49 @@ describe('the OpenAPI document', () => {
     expect(quote.status, JSON.stringify(quote.body)).toBe(200);
     // The policy's life, each step with its example: cancelled a month in, then reinstated.
     const number = policy.body.number;
-    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, { token: actingForIt, body: example('/api/v1/policy/{id}/cancellation') });
+    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, {
+      token: actingForIt,
+      body: example('/api/v1/policy/{id}/cancellation'),
+    });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.cancellation).toMatchObject({ method: 'short_rate' });
-    const reinstated = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token: actingForIt, body: example('/api/v1/policy/{id}/reinstatement') });
+    const reinstated = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, {
+      token: actingForIt,
+      body: example('/api/v1/policy/{id}/reinstatement'),
+    });
     expect(reinstated.status, JSON.stringify(reinstated.body)).toBe(200);
     expect(reinstated.body).toMatchObject({ status: 'active', cancellation: null });
     // Then a new pet name and plan from the third billing date.
-    const policyChanged = await request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token: actingForIt, body: example('/api/v1/policy/{id}/changes') });
+    const policyChanged = await request(service.url, 'POST', `/api/v1/policy/${number}/changes`, {
+      token: actingForIt,
+      body: example('/api/v1/policy/{id}/changes'),
+    });
     expect(policyChanged.status, JSON.stringify(policyChanged.body)).toBe(200);
     expect(policyChanged.body.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
     // Renewing: the create's `renewable` example ends within the window, and renews as sent on the plan the example names.
     const examples = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples;
-    const renewable = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: examples('/api/v1/policy').renewable.value });
+    const renewable = await request(service.url, 'POST', '/api/v1/policy', {
+      token: actingForIt,
+      body: examples('/api/v1/policy').renewable.value,
+    });
     expect(renewable.status, JSON.stringify(renewable.body)).toBe(200);
-    const renewed = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token: actingForIt, body: example('/api/v1/policy/{id}/renewal') });
+    const renewed = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, {
+      token: actingForIt,
+      body: example('/api/v1/policy/{id}/renewal'),
+    });
     expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
     expect(renewed.body).toMatchObject({ renewalOf: renewable.body.number, coverage: { slug: 'accident-illness-plus' } });
     // The second example ({}: the current plan) is refused as sent only because the policy was just renewed.
-    const again = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token: actingForIt, body: examples('/api/v1/policy/{id}/renewal').currentPlan.value });
+    const again = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, {
+      token: actingForIt,
+      body: examples('/api/v1/policy/{id}/renewal').currentPlan.value,
+    });
     expect([again.status, again.body.code]).toEqual([409, 'INVALID_STATE']);
     // Issuing names a made-up quote: it shows the shape, and is a 404 as sent.
-    const issued = await request(service.url, 'POST', '/api/v1/policy', { token: actingForIt, body: document.paths['/api/v1/policy'].post.requestBody.content['application/json'].examples.issueQuote.value });
+    const issued = await request(service.url, 'POST', '/api/v1/policy', {
+      token: actingForIt,
+      body: document.paths['/api/v1/policy'].post.requestBody.content['application/json'].examples.issueQuote.value,
+    });
     expect(issued.status).toBe(404);
   });
 
@@ -87,34 +111,61 @@ describe('the OpenAPI document', () => {
     const document = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
     const examples = (path: string) => document.paths[path].post.requestBody.content['application/json'].examples;
     const dev = await service.token({ sub: 'openapi-dev' });
-    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: dev, body: examples('/api/v1/organization').typical.value });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', {
+      token: dev,
+      body: examples('/api/v1/organization').typical.value,
+    });
     expect(organization.status, JSON.stringify(organization.body)).toBe(200);
     // As sent, without an organization, a sub-only token is told what is missing; the descriptions say so.
     const bare = await request(service.url, 'POST', '/api/v1/policy', { token: dev, body: examples('/api/v1/policy').typical.value });
     expect([bare.status, bare.body.code]).toEqual([400, 'BAD_USER_INPUT']);
-    for (const path of ['/api/v1/policy', '/api/v1/quote']) expect(document.paths[path].post.description).toContain('on /api/v1/docs, run the organization create first');
+    for (const path of ['/api/v1/policy', '/api/v1/quote'])
+      expect(document.paths[path].post.description).toContain('on /api/v1/docs, run the organization create first');
     // What the page sends once "Try it out" has created the organization (developer-pages.ts).
     const named = (value: object) => ({ organizationId: organization.body.id, ...value });
-    const policy = await request(service.url, 'POST', '/api/v1/policy', { token: dev, body: named(examples('/api/v1/policy').typical.value) });
+    const policy = await request(service.url, 'POST', '/api/v1/policy', {
+      token: dev,
+      body: named(examples('/api/v1/policy').typical.value),
+    });
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
     const quote = await request(service.url, 'POST', '/api/v1/quote', { token: dev, body: named(examples('/api/v1/quote').typical.value) });
     expect(quote.status, JSON.stringify(quote.body)).toBe(200);
-    const renewable = await request(service.url, 'POST', '/api/v1/policy', { token: dev, body: named(examples('/api/v1/policy').renewable.value) });
+    const renewable = await request(service.url, 'POST', '/api/v1/policy', {
+      token: dev,
+      body: named(examples('/api/v1/policy').renewable.value),
+    });
     expect(renewable.status, JSON.stringify(renewable.body)).toBe(200);
     // The rest name a policy by number: the token needs no claim for them.
     const number = policy.body.number;
-    for (const [path, kind] of [[`/api/v1/policy/${number}/cancellation`, '/api/v1/policy/{id}/cancellation'], [`/api/v1/policy/${number}/reinstatement`, '/api/v1/policy/{id}/reinstatement'], [`/api/v1/policy/${number}/changes`, '/api/v1/policy/{id}/changes'], [`/api/v1/policy/${renewable.body.number}/renewal`, '/api/v1/policy/{id}/renewal']]) {
+    for (const [path, kind] of [
+      [`/api/v1/policy/${number}/cancellation`, '/api/v1/policy/{id}/cancellation'],
+      [`/api/v1/policy/${number}/reinstatement`, '/api/v1/policy/{id}/reinstatement'],
+      [`/api/v1/policy/${number}/changes`, '/api/v1/policy/{id}/changes'],
+      [`/api/v1/policy/${renewable.body.number}/renewal`, '/api/v1/policy/{id}/renewal'],
+    ]) {
       const answer = await request(service.url, 'POST', path, { token: dev, body: examples(kind).typical.value });
       expect(answer.status, `${kind}: ${JSON.stringify(answer.body)}`).toBe(200);
     }
-    const change = document.paths['/api/v1/organization/{id}'].patch.requestBody.content['application/merge-patch+json'].examples.typical.value;
-    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, { token: dev, body: change, headers: { 'content-type': 'application/merge-patch+json', 'if-match': '"1"' } });
+    const change =
+      document.paths['/api/v1/organization/{id}'].patch.requestBody.content['application/merge-patch+json'].examples.typical.value;
+    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, {
+      token: dev,
+      body: change,
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': '"1"' },
+    });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
   });
 
   it('says what the server does with unknown body fields: policy bodies closed (400), organization bodies open (ignored)', async () => {
     const { components, paths } = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
-    const closed = ['CreatePolicyRequest', 'CreateQuoteRequest', 'ChangePolicyRequest', 'CancelPolicyRequest', 'ReinstatePolicyRequest', 'RenewPolicyRequest'];
+    const closed = [
+      'CreatePolicyRequest',
+      'CreateQuoteRequest',
+      'ChangePolicyRequest',
+      'CancelPolicyRequest',
+      'ReinstatePolicyRequest',
+      'RenewPolicyRequest',
+    ];
     for (const name of closed) expect(components.schemas[name].additionalProperties, name).toBe(false);
     for (const name of ['CreateOrganizationRequest', 'UpdateOrganizationRequest', 'CreateWebhookEndpointRequest']) {
       expect([undefined, true], name).toContain(components.schemas[name].additionalProperties);
@@ -126,7 +177,13 @@ describe('the OpenAPI document', () => {
     // The server, each body with one unknown field: every closed body refuses it by name, the open ones accept it.
     const root = await request(service.url, 'POST', '/api/v1/organization', {
       token: await service.token({ sub: 'openapi-typo' }),
-      body: { legalName: 'Typo LLC', legalType: 'llc', taxId: '12-3456789', organisationId: 'x', owners: [{ firstname: 'A', lastname: 'B', emial: 'x' }] },
+      body: {
+        legalName: 'Typo LLC',
+        legalType: 'llc',
+        taxId: '12-3456789',
+        organisationId: 'x',
+        owners: [{ firstname: 'A', lastname: 'B', emial: 'x' }],
+      },
     });
     expect(root.status).toBe(200);
     const token = await service.token({ sub: 'openapi-typo', org: root.body.id });
@@ -146,7 +203,10 @@ describe('the OpenAPI document', () => {
       expect(refused.status, `${schemaName}: ${refused.text}`).toBe(400);
       expect(refused.body.errors, schemaName).toContainEqual({ path: 'colour', message: 'is not a field of this request' });
     }
-    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${root.body.id}`, { token, body: { description: 'x', colour: 'red' } });
+    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${root.body.id}`, {
+      token,
+      body: { description: 'x', colour: 'red' },
+    });
     expect(changed.status).toBe(200);
   });
 });

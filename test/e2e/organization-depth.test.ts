@@ -7,7 +7,10 @@ import { useTestService } from '../support/test-service.js';
 
 const MAX_DEPTH = 3;
 const CREATE = 'mutation ($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }';
-const TOO_DEEP = { path: 'parentId', message: `is at the maximum depth of ${MAX_DEPTH} levels; an organization cannot be created under it` };
+const TOO_DEEP = {
+  path: 'parentId',
+  message: `is at the maximum depth of ${MAX_DEPTH} levels; an organization cannot be created under it`,
+};
 
 /**
  * Bounded trees (contract section 12; security review 2, H2): a tree has at most
@@ -15,7 +18,11 @@ const TOO_DEEP = { path: 'parentId', message: `is at the maximum depth of ${MAX_
  * event stores grows at most linearly with its depth.
  */
 describe('organization depth', () => {
-  const service = useTestService({ ORGANIZATION_MAX_DEPTH: String(MAX_DEPTH), RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_CREATES_PER_MINUTE: '0' });
+  const service = useTestService({
+    ORGANIZATION_MAX_DEPTH: String(MAX_DEPTH),
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    RATE_LIMIT_CREATES_PER_MINUTE: '0',
+  });
   let token: string;
   /** A chain root > child > leaf: the leaf is at the maximum depth. */
   let chain: string[];
@@ -44,9 +51,14 @@ describe('organization depth', () => {
   });
 
   it('creates down to the maximum depth, and refuses a create below it with 400 on parentId over REST, writing nothing', async () => {
-    expect(await service.sql('select cardinality(path) as depth from organization where id = $1', [chain.at(-1)])).toEqual([{ depth: MAX_DEPTH }]);
+    expect(await service.sql('select cardinality(path) as depth from organization where id = $1', [chain.at(-1)])).toEqual([
+      { depth: MAX_DEPTH },
+    ]);
     const before = await written();
-    const refused = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: chain.at(-1) }) });
+    const refused = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({ parentId: chain.at(-1) }),
+    });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(refused.body).toMatchObject({ code: 'BAD_USER_INPUT', errors: [TOO_DEEP] });
@@ -74,7 +86,10 @@ describe('organization depth', () => {
       const insert = `insert into organization (id, parent_id, owner_sub, name, legal_name, legal_type, tax_id)
         values (gen_random_uuid(), $1, 'bypass', 'x', 'x', 'x', 'x')`;
       await client.query(`set org_policy.organization_max_depth = ${MAX_DEPTH}`);
-      await expect(client.query(insert, [chain.at(-1)])).rejects.toMatchObject({ code: 'TD001', message: `organization max depth ${MAX_DEPTH} exceeded` });
+      await expect(client.query(insert, [chain.at(-1)])).rejects.toMatchObject({
+        code: 'TD001',
+        message: `organization max depth ${MAX_DEPTH} exceeded`,
+      });
       // A connection that sets no maximum gets the default of 32.
       await client.query('reset org_policy.organization_max_depth');
       expect((await client.query("select current_setting('org_policy.organization_max_depth', true) as max")).rows[0].max ?? '').toBe('');
@@ -82,13 +97,16 @@ describe('organization depth', () => {
     } finally {
       await client.end();
     }
-    expect(await service.sql("select cardinality(path) as depth from organization where owner_sub = 'bypass'")).toEqual([{ depth: MAX_DEPTH + 1 }]);
+    expect(await service.sql("select cardinality(path) as depth from organization where owner_sub = 'bypass'")).toEqual([
+      { depth: MAX_DEPTH + 1 },
+    ]);
   });
 
   it('keeps a tree made deeper before the cap readable, refuses organizations under it, and still files its policies', async () => {
     // Written straight to the database, on a connection that does not set the service's maximum.
     const deep = await insertOrganizations(service, [{ ownerSub: 'alice' }]);
-    for (let depth = 2; depth <= MAX_DEPTH + 2; depth++) deep.push(...(await insertOrganizations(service, [{ ownerSub: 'alice', parentId: deep.at(-1) }])));
+    for (let depth = 2; depth <= MAX_DEPTH + 2; depth++)
+      deep.push(...(await insertOrganizations(service, [{ ownerSub: 'alice', parentId: deep.at(-1) }])));
     const deepest = deep.at(-1)!;
     expect((await request(service.url, 'GET', `/api/v1/organization/${deepest}`, { token })).status).toBe(200);
     const refused = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: deepest }) });
@@ -102,7 +120,14 @@ describe('organization depth', () => {
     await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: chain.at(-1) }) });
     // Each organization of the chain: its path, its created event's ancestor rows, and the
     // ancestor rows of the policies filed under it, against its depth.
-    const rows = await service.sql<{ depth: number; path: number; events: number; eventAncestors: number; policies: number; policyAncestors: number }>(
+    const rows = await service.sql<{
+      depth: number;
+      path: number;
+      events: number;
+      eventAncestors: number;
+      policies: number;
+      policyAncestors: number;
+    }>(
       `select o.depth, cardinality(o.path) as path,
               (select count(*)::int from event e where e.organization_id = o.id) as events,
               (select count(*)::int from event e join event_ancestor a on a.event_seq = e.seq where e.organization_id = o.id) as "eventAncestors",

@@ -102,7 +102,12 @@ describe('changing an organization', () => {
     const read = await request(service.url, 'GET', `/api/v1/organization/${created.id}`, { token });
     expect(read.body.version).toBe(2);
     expect(read.headers.get('etag')).toBe('"2"');
-    const graph = await graphql(service.url, `query ($id: ID!) { organization(id: $id) { version email description address { city additionalFields } bankAccounts { accountLast4 } } }`, { id: created.id }, token);
+    const graph = await graphql(
+      service.url,
+      `query ($id: ID!) { organization(id: $id) { version email description address { city additionalFields } bankAccounts { accountLast4 } } }`,
+      { id: created.id },
+      token,
+    );
     expect(graph.body.data.organization).toEqual({
       version: 2,
       email: null,
@@ -168,7 +173,18 @@ describe('changing an organization', () => {
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('BAD_USER_INPUT');
     const paths = response.body.errors.map((error: { path: string }) => error.path);
-    expect(paths).toEqual(expect.arrayContaining(['id', 'parentId', 'email', 'legalType', 'website', 'bankAccounts[0].routing', 'owners', 'owners[1].birthdate']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'id',
+        'parentId',
+        'email',
+        'legalType',
+        'website',
+        'bankAccounts[0].routing',
+        'owners',
+        'owners[1].birthdate',
+      ]),
+    );
     expect(response.text).not.toContain(NEW_ACCOUNT);
     expect(await rowOf(created.id)).toEqual(before);
     expect(await updatedEvents(created.id)).toHaveLength(0);
@@ -242,10 +258,13 @@ describe('changing an organization', () => {
     const everything = JSON.stringify({ answer: response.body, event, after });
     for (const secret of [ACCOUNT, NEW_ACCOUNT, OWNER_TAX_ID, NEW_OWNER_TAX_ID, '1234567890']) expect(everything).not.toContain(secret);
     expect(event.data.previousAttributes.owners[0]).toMatchObject({ taxIdLast4: '4321' });
-    expect(event.data.previousAttributes.bankAccounts.map((account: { accountLast4: string }) => account.accountLast4)).toEqual(['3444', '7890']);
+    expect(event.data.previousAttributes.bankAccounts.map((account: { accountLast4: string }) => account.accountLast4)).toEqual([
+      '3444',
+      '7890',
+    ]);
   });
 
-  it('two racing PATCHes with the same If-Match: exactly one 200 and one 412, and without If-Match neither loses the other\'s fields', async () => {
+  it("two racing PATCHes with the same If-Match: exactly one 200 and one 412, and without If-Match neither loses the other's fields", async () => {
     for (let round = 0; round < 5; round++) {
       const created = await create(organizationBody());
       const guarded = await Promise.all([
@@ -257,7 +276,11 @@ describe('changing an organization', () => {
       // The winner's field is stored, the refused one's is not: the 412 wrote nothing.
       const won = guarded.find((response) => response.status === 200)!.body;
       const stored = (await rowOf(created.id)).organization;
-      expect({ version: stored.version, description: stored.description, phone: stored.phone }).toEqual({ version: 2, description: won.description, phone: won.phone });
+      expect({ version: stored.version, description: stored.description, phone: stored.phone }).toEqual({
+        version: 2,
+        description: won.description,
+        phone: won.phone,
+      });
       expect([won.description, won.phone].filter((value) => value !== null)).toHaveLength(1);
 
       const open = await create(organizationBody());
@@ -271,8 +294,19 @@ describe('changing an organization', () => {
       expect(last.body).toMatchObject({ description: 'from the first', phone: '+1 555 0100 22' });
       expect(last.body.owners).toHaveLength(1);
       expect(last.body.bankAccounts).toHaveLength(1);
-      const read = await graphql(service.url, `query ($id: ID!) { organization(id: $id) { version description phone owners { firstname } bankAccounts { accountLast4 } } }`, { id: open.id }, token);
-      expect(read.body.data.organization).toEqual({ version: 3, description: 'from the first', phone: '+1 555 0100 22', owners: [{ firstname: 'A' }], bankAccounts: [{ accountLast4: '6555' }] });
+      const read = await graphql(
+        service.url,
+        `query ($id: ID!) { organization(id: $id) { version description phone owners { firstname } bankAccounts { accountLast4 } } }`,
+        { id: open.id },
+        token,
+      );
+      expect(read.body.data.organization).toEqual({
+        version: 3,
+        description: 'from the first',
+        phone: '+1 555 0100 22',
+        owners: [{ firstname: 'A' }],
+        bankAccounts: [{ accountLast4: '6555' }],
+      });
     }
   });
 
@@ -286,7 +320,12 @@ describe('changing an organization', () => {
     // With a stale If-Match too: out of reach is 404, before any version is compared.
     expect((await patch(created.id, { description: 'mine now' }, { ...MERGE_PATCH, 'if-match': '"7"' }, stranger)).status).toBe(404);
     expect((await patch('not-a-uuid', { description: 'x' })).status).toBe(404);
-    const graph = await graphql(service.url, 'mutation ($id: ID!) { updateOrganization(id: $id, input: { description: "mine" }) { id } }', { id: created.id }, stranger);
+    const graph = await graphql(
+      service.url,
+      'mutation ($id: ID!) { updateOrganization(id: $id, input: { description: "mine" }) { id } }',
+      { id: created.id },
+      stranger,
+    );
     expect(graph.body.errors[0].extensions.code).toBe('NOT_FOUND');
     expect(await rowOf(created.id)).toEqual(before);
   });
@@ -307,10 +346,12 @@ describe('changing an organization', () => {
   it('replays updateOrganization sent again to /graphql with its Idempotency-Key, and changes once', async () => {
     const created = await create(organizationBody());
     const body = {
-      query: 'mutation ($id: ID!, $input: UpdateOrganizationInput!) { updateOrganization(id: $id, input: $input) { id version description } }',
+      query:
+        'mutation ($id: ID!, $input: UpdateOrganizationInput!) { updateOrganization(id: $id, input: $input) { id version description } }',
       variables: { id: created.id, input: { description: 'keyed' } },
     };
-    const send = () => request(service.url, 'POST', '/graphql', { token, body, headers: { 'idempotency-key': `graphql-change-${created.id}` } });
+    const send = () =>
+      request(service.url, 'POST', '/graphql', { token, body, headers: { 'idempotency-key': `graphql-change-${created.id}` } });
     const first = await send();
     const second = await send();
     expect(first.body.data.updateOrganization).toEqual({ id: created.id, version: 2, description: 'keyed' });
@@ -356,17 +397,31 @@ describe('changing an organization', () => {
       const [row] = await service.sql<{ gone: boolean }>('select address is null as gone from organization where id = $1', [created.id]);
       expect(row.gone).toBe(true);
       const bare = await create(organizationBody());
-      const [bareRow] = await service.sql<{ gone: boolean; email: boolean }>('select address is null as gone, email is null as email from organization where id = $1', [bare.id]);
+      const [bareRow] = await service.sql<{ gone: boolean; email: boolean }>(
+        'select address is null as gone, email is null as email from organization where id = $1',
+        [bare.id],
+      );
       expect(bareRow).toEqual({ gone: true, email: true });
     });
 
     it('refuses parentId and id by name, and a required field set to null', async () => {
       const created = await create(organizationBody());
-      const response = await graphql(service.url, UPDATE, { id: created.id, input: { parentId: created.id, id: created.id, legalType: null } }, token);
+      const response = await graphql(
+        service.url,
+        UPDATE,
+        { id: created.id, input: { parentId: created.id, id: created.id, legalType: null } },
+        token,
+      );
       expect(response.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-      expect(response.body.errors[0].extensions.errors.map((error: { path: string }) => error.path).sort()).toEqual(['id', 'legalType', 'parentId']);
+      expect(response.body.errors[0].extensions.errors.map((error: { path: string }) => error.path).sort()).toEqual([
+        'id',
+        'legalType',
+        'parentId',
+      ]);
       const nulled = await graphql(service.url, UPDATE, { id: created.id, input: { legalType: null } }, token);
-      expect(nulled.body.errors[0].extensions.errors).toEqual([{ path: 'legalType', message: expect.stringContaining('cannot be removed') }]);
+      expect(nulled.body.errors[0].extensions.errors).toEqual([
+        { path: 'legalType', message: expect.stringContaining('cannot be removed') },
+      ]);
     });
   });
 });

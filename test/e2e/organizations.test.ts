@@ -13,7 +13,16 @@ const FULL = organizationBody({
   phone: '+1 (512) 555-0100',
   email: 'hello@paws.example',
   website: 'https://paws.example',
-  address: { line1: '1 Main St', line2: 'Suite 2', division: 'TX', city: 'Austin', postal: '78701', country: 'US', dock: 'B', geo: { lat: 30.2 } },
+  address: {
+    line1: '1 Main St',
+    line2: 'Suite 2',
+    division: 'TX',
+    city: 'Austin',
+    postal: '78701',
+    country: 'US',
+    dock: 'B',
+    geo: { lat: 30.2 },
+  },
   bankAccounts: [
     { nickname: 'operating', routing: '110000000', account: '000123456789' },
     { routing: '021000021', account: 'GB33BUKB20201555555555' },
@@ -48,7 +57,25 @@ describe('organizations', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const body = response.body;
     expect(Object.keys(body).sort()).toEqual(
-      ['id', 'name', 'parentId', 'version', 'legalName', 'legalType', 'taxId', 'description', 'logo', 'type', 'descriptor', 'phone', 'email', 'website', 'address', 'bankAccounts', 'owners'].sort(),
+      [
+        'id',
+        'name',
+        'parentId',
+        'version',
+        'legalName',
+        'legalType',
+        'taxId',
+        'description',
+        'logo',
+        'type',
+        'descriptor',
+        'phone',
+        'email',
+        'website',
+        'address',
+        'bankAccounts',
+        'owners',
+      ].sort(),
     );
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body).toMatchObject({
@@ -83,7 +110,17 @@ describe('organizations', () => {
         ownership: 60.5,
         address: { line1: '2 Side St', city: 'Austin', country: 'US' },
       },
-      { id: expect.any(String), firstname: 'Grace', lastname: 'Hopper', birthdate: null, taxIdLast4: null, email: null, phone: null, ownership: 39.5, address: null },
+      {
+        id: expect.any(String),
+        firstname: 'Grace',
+        lastname: 'Hopper',
+        birthdate: null,
+        taxIdLast4: null,
+        email: null,
+        phone: null,
+        ownership: 39.5,
+        address: null,
+      },
     ]);
     // Full account numbers and owner tax ids never come back.
     expect(response.text).not.toContain('000123456789');
@@ -91,7 +128,7 @@ describe('organizations', () => {
     expect(response.text).not.toContain('ignoredTopLevelField');
   });
 
-  it("reads an organization as the create answered it (contract section 18), keys in the same order, secrets masked", async () => {
+  it('reads an organization as the create answered it (contract section 18), keys in the same order, secrets masked', async () => {
     const created = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationWithSecrets() });
     const response = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token });
     expect(response.status).toBe(200);
@@ -120,15 +157,35 @@ describe('organizations', () => {
     const created = await execute(
       service.url,
       CreateOrganizationDocument,
-      { input: { legalName: 'Via GraphQL', legalType: 'corp', taxId: '99-1', address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ firstname: 'A', lastname: 'B', taxId: '999887777' }] } },
+      {
+        input: {
+          legalName: 'Via GraphQL',
+          legalType: 'corp',
+          taxId: '99-1',
+          address: { city: 'Reno', additionalFields: { dock: 4 } },
+          owners: [{ firstname: 'A', lastname: 'B', taxId: '999887777' }],
+        },
+      },
       token,
     );
     expect(created.status).toBe(200);
     expect(created.body.errors).toBeUndefined();
     const organization = created.body.data!.createOrganization;
-    expect(organization).toMatchObject({ name: 'Via GraphQL', parentId: null, address: { city: 'Reno', additionalFields: { dock: 4 } }, owners: [{ taxIdLast4: '7777' }] });
+    expect(organization).toMatchObject({
+      name: 'Via GraphQL',
+      parentId: null,
+      address: { city: 'Reno', additionalFields: { dock: 4 } },
+      owners: [{ taxIdLast4: '7777' }],
+    });
     const read = await request(service.url, 'GET', `/api/v1/organization/${organization.id}`, { token });
-    expect(read.body).toMatchObject({ id: organization.id, name: 'Via GraphQL', parentId: null, version: 1, address: { city: 'Reno', dock: 4 }, owners: [{ taxIdLast4: '7777' }] });
+    expect(read.body).toMatchObject({
+      id: organization.id,
+      name: 'Via GraphQL',
+      parentId: null,
+      version: 1,
+      address: { city: 'Reno', dock: 4 },
+      owners: [{ taxIdLast4: '7777' }],
+    });
   });
 
   it('creates through REST and reads through GraphQL', async () => {
@@ -163,10 +220,15 @@ describe('organizations', () => {
     const accountsBefore = await service.sql('select id from bank_account');
     const invalidOwner = await request(service.url, 'POST', '/api/v1/organization', {
       token,
-      body: organizationBody({ bankAccounts: [{ routing: '110000000', account: '123456789' }], owners: [{ firstname: 'A', lastname: 'B', ownership: 0 }] }),
+      body: organizationBody({
+        bankAccounts: [{ routing: '110000000', account: '123456789' }],
+        owners: [{ firstname: 'A', lastname: 'B', ownership: 0 }],
+      }),
     });
     expect(invalidOwner.status).toBe(400);
-    expect(invalidOwner.body.errors).toEqual([{ path: 'owners[0].ownership', message: 'must be a percentage greater than 0 and at most 100' }]);
+    expect(invalidOwner.body.errors).toEqual([
+      { path: 'owners[0].ownership', message: 'must be a percentage greater than 0 and at most 100' },
+    ]);
     expect(await service.sql('select id from organization')).toHaveLength(before.length);
     expect(await service.sql('select id from bank_account')).toHaveLength(accountsBefore.length);
   });

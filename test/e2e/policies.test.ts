@@ -8,7 +8,19 @@ const CVC = '9731';
 
 /** The REST policy answer's keys, in the order contract section 18 lists them (then section 14's). */
 const POLICY_KEYS = [
-  ...['id', 'number', 'internalID', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverageSlug'],
+  ...[
+    'id',
+    'number',
+    'internalID',
+    'ownerFirstname',
+    'ownerLastname',
+    'ownerDOB',
+    'petName',
+    'petDOB',
+    'effectiveDate',
+    'expirationDate',
+    'coverageSlug',
+  ],
   ...['coverage', 'charges', 'organization', 'status', 'cancellation', 'renewalOf', 'renewedBy'],
 ];
 
@@ -75,7 +87,13 @@ describe('policies', () => {
   it('reads a policy with every field but cvc, in the order of contract section 18, and the id node(id:) takes', async () => {
     await request(service.url, 'POST', '/api/v1/policy', {
       token,
-      body: policyBody({ number: 5002, cvc: CVC, effectiveDate: '2026-01-31', expirationDate: '2026-05-15', coverageSlug: 'accident-only' }),
+      body: policyBody({
+        number: 5002,
+        cvc: CVC,
+        effectiveDate: '2026-01-31',
+        expirationDate: '2026-05-15',
+        coverageSlug: 'accident-only',
+      }),
     });
     const response = await request(service.url, 'GET', '/api/v1/policy/5002', { token });
     expect(response.status).toBe(200);
@@ -96,7 +114,12 @@ describe('policies', () => {
       renewalOf: null,
       renewedBy: null,
     });
-    const node = await graphql(service.url, 'query ($id: ID!) { node(id: $id) { __typename ... on Policy { number } } }', { id: response.body.id }, token);
+    const node = await graphql(
+      service.url,
+      'query ($id: ID!) { node(id: $id) { __typename ... on Policy { number } } }',
+      { id: response.body.id },
+      token,
+    );
     expect(node.body.data.node).toEqual({ __typename: 'Policy', number: 5002 });
     expect(response.body.organization).toEqual(organization);
     expect(response.body.coverage).toMatchObject({ slug: 'accident-only', monthlyPremium: 1200, annualLimit: 500000, currency: 'USD' });
@@ -187,7 +210,10 @@ describe('policies', () => {
     expect(created.body.number).toBe(number);
     const read = await request(service.url, 'GET', `/api/v1/policy/${number}`, { token });
     expect(read.body.number).toBe(number);
-    const tooBig = await request(service.url, 'POST', '/api/v1/policy', { token, body: `{"number": 9007199254740992, "ownerFirstname": "a"}` });
+    const tooBig = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: `{"number": 9007199254740992, "ownerFirstname": "a"}`,
+    });
     expect(tooBig.status).toBe(400);
   });
 
@@ -204,7 +230,12 @@ describe('policies', () => {
   it('creates through REST and reads through GraphQL', async () => {
     await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 7002, petName: 'Rest', cvc: CVC }) });
     const read = await execute(service.url, PolicyDocument, { number: 7002 }, token);
-    expect(read.body.data!.policy).toMatchObject({ number: 7002, petName: 'Rest', coverage: { slug: 'accident-illness-basic' }, organization });
+    expect(read.body.data!.policy).toMatchObject({
+      number: 7002,
+      petName: 'Rest',
+      coverage: { slug: 'accident-illness-basic' },
+      organization,
+    });
     expect(read.body.data!.policy!.charges).toHaveLength(12);
   });
 
@@ -212,7 +243,9 @@ describe('policies', () => {
     const before = await service.sql('select id from policy');
     const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ coverageSlug: 'gold-plated' }) });
     expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([{ path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' }]);
+    expect(response.body.errors).toEqual([
+      { path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' },
+    ]);
     expect(await service.sql('select id from policy')).toHaveLength(before.length);
   });
 
@@ -227,10 +260,42 @@ describe('policies', () => {
   it('lists the coverage catalog', async () => {
     const response = await execute(service.url, CoveragesDocument, {}, token);
     expect(response.body.data!.coverages).toEqual([
-      { slug: 'accident-only', name: 'Accident Only', deductible: 25000, reimbursementRate: 0.9, annualLimit: 500000, monthlyPremium: 1200, currency: 'USD' },
-      { slug: 'accident-illness-basic', name: 'Accident & Illness Basic', deductible: 50000, reimbursementRate: 0.8, annualLimit: 500000, monthlyPremium: 2900, currency: 'USD' },
-      { slug: 'accident-illness-plus', name: 'Accident & Illness Plus', deductible: 25000, reimbursementRate: 0.9, annualLimit: 1500000, monthlyPremium: 4200, currency: 'USD' },
-      { slug: 'accident-illness-unlimited', name: 'Accident & Illness Unlimited', deductible: 10000, reimbursementRate: 0.9, annualLimit: null, monthlyPremium: 6400, currency: 'USD' },
+      {
+        slug: 'accident-only',
+        name: 'Accident Only',
+        deductible: 25000,
+        reimbursementRate: 0.9,
+        annualLimit: 500000,
+        monthlyPremium: 1200,
+        currency: 'USD',
+      },
+      {
+        slug: 'accident-illness-basic',
+        name: 'Accident & Illness Basic',
+        deductible: 50000,
+        reimbursementRate: 0.8,
+        annualLimit: 500000,
+        monthlyPremium: 2900,
+        currency: 'USD',
+      },
+      {
+        slug: 'accident-illness-plus',
+        name: 'Accident & Illness Plus',
+        deductible: 25000,
+        reimbursementRate: 0.9,
+        annualLimit: 1500000,
+        monthlyPremium: 4200,
+        currency: 'USD',
+      },
+      {
+        slug: 'accident-illness-unlimited',
+        name: 'Accident & Illness Unlimited',
+        deductible: 10000,
+        reimbursementRate: 0.9,
+        annualLimit: null,
+        monthlyPremium: 6400,
+        currency: 'USD',
+      },
     ]);
   });
 });

@@ -43,7 +43,10 @@ describe('cancelling and reinstating a policy', () => {
   let nextNumber = 7000;
 
   /** A one-year accident-illness-plus policy starting `startOffset` days from today. */
-  async function policy(startOffset: number, overrides: Record<string, unknown> = {}): Promise<{ number: number; effectiveDate: string; expirationDate: string }> {
+  async function policy(
+    startOffset: number,
+    overrides: Record<string, unknown> = {},
+  ): Promise<{ number: number; effectiveDate: string; expirationDate: string }> {
     const effectiveDate = day(startOffset);
     const expirationDate = addMonthsClamped(effectiveDate, 12);
     const number = nextNumber++;
@@ -60,7 +63,11 @@ describe('cancelling and reinstating a policy', () => {
   const reinstate = (number: number, headers: Record<string, string> = {}) =>
     request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token, body: {}, headers });
   const ledgerCount = async (number: number) =>
-    (await service.sql<{ n: number }>('select count(*)::int as n from charge c join policy p on p.id = c.policy_id where p.number = $1', [number]))[0].n;
+    (
+      await service.sql<{ n: number }>('select count(*)::int as n from charge c join policy p on p.id = c.policy_id where p.number = $1', [
+        number,
+      ])
+    )[0].n;
 
   beforeAll(async () => {
     ({ token, organizationId } = await createRootOrganization(service));
@@ -73,7 +80,14 @@ describe('cancelling and reinstating a policy', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
 
     const schedule = premiumSchedule({ effectiveDate, expirationDate, monthlyPremium: PLUS, currency: 'USD' });
-    const expected = cancellationCharges({ schedule, ledger: schedule, effectiveDate: on, expirationDate, method: 'pro_rata', shortRatePercent: 10 });
+    const expected = cancellationCharges({
+      schedule,
+      ledger: schedule,
+      effectiveDate: on,
+      expirationDate,
+      method: 'pro_rata',
+      shortRatePercent: 10,
+    });
     const policyRead = response.body;
     expect(policyRead.status).toBe('cancelled');
     expect(policyRead.cancellation).toEqual({
@@ -85,7 +99,15 @@ describe('cancelling and reinstating a policy', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const credits = policyRead.charges.filter((charge: { type: string }) => charge.type === 'credit');
-    expect(credits.map(({ periodStart, periodEnd, dueDate, amount }: Record<string, unknown>) => ({ type: 'credit', periodStart, periodEnd, dueDate, amount }))).toEqual(expected.lines);
+    expect(
+      credits.map(({ periodStart, periodEnd, dueDate, amount }: Record<string, unknown>) => ({
+        type: 'credit',
+        periodStart,
+        periodEnd,
+        dueDate,
+        amount,
+      })),
+    ).toEqual(expected.lines);
     expect(sum(policyRead.charges)).toBe(PLUS * 12 + expected.credited);
     expect(new Set(credits.map((charge: { transactionId: string }) => charge.transactionId)).size).toBe(1);
 
@@ -100,7 +122,9 @@ describe('cancelling and reinstating a policy', () => {
       changes: { cancellation: { from: null, to: { effectiveDate: on, reason: 'non_payment', method: 'pro_rata' } } },
     });
     const listed = async (status: string) =>
-      (await request(service.url, 'GET', `/api/v1/policy?status=${status}&limit=100`, { token })).body.data.map((item: { number: number }) => item.number);
+      (await request(service.url, 'GET', `/api/v1/policy?status=${status}&limit=100`, { token })).body.data.map(
+        (item: { number: number }) => item.number,
+      );
     expect(await listed('cancelled')).toContain(number);
     expect(await listed('active')).not.toContain(number);
     const events = await service.sql<{ data: { object: { number: number; status: string } } }>(
@@ -134,8 +158,19 @@ describe('cancelling and reinstating a policy', () => {
     expect(response.body.errors).toBeUndefined();
     const answer = response.body.data.cancelPolicy;
     const schedule = premiumSchedule({ effectiveDate, expirationDate, monthlyPremium: PLUS, currency: 'USD' });
-    const expected = cancellationCharges({ schedule, ledger: schedule, effectiveDate: on, expirationDate, method: 'short_rate', shortRatePercent: 10 });
-    expect(answer.cancellation).toMatchObject({ method: 'short_rate', credited: expected.credited, fee: Math.round(-expected.credited / 10) });
+    const expected = cancellationCharges({
+      schedule,
+      ledger: schedule,
+      effectiveDate: on,
+      expirationDate,
+      method: 'short_rate',
+      shortRatePercent: 10,
+    });
+    expect(answer.cancellation).toMatchObject({
+      method: 'short_rate',
+      credited: expected.credited,
+      fee: Math.round(-expected.credited / 10),
+    });
     expect(answer.charges.filter((charge: { type: string }) => charge.type === 'fee')).toEqual([
       expect.objectContaining({ amount: expected.fee, dueDate: on, periodStart: on, periodEnd: expirationDate }),
     ]);
@@ -163,9 +198,19 @@ describe('cancelling and reinstating a policy', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['effectiveDate', 'reason']);
     expect((await cancel(99_999_999, { effectiveDate: day(0), reason: 'other' })).status).toBe(404);
-    expect((await request(service.url, 'POST', '/api/v1/policy/not-a-number/cancellation', { token, body: { effectiveDate: day(0), reason: 'other' } })).status).toBe(404);
+    expect(
+      (
+        await request(service.url, 'POST', '/api/v1/policy/not-a-number/cancellation', {
+          token,
+          body: { effectiveDate: day(0), reason: 'other' },
+        })
+      ).status,
+    ).toBe(404);
     const stranger = await service.token({ sub: 'mallory' });
-    const foreign = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, { token: stranger, body: { effectiveDate: day(0), reason: 'other' } });
+    const foreign = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, {
+      token: stranger,
+      body: { effectiveDate: day(0), reason: 'other' },
+    });
     expect(foreign.status).toBe(404);
     const foreignReinstate = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token: stranger, body: {} });
     expect(foreignReinstate.status).toBe(404);
@@ -211,7 +256,11 @@ describe('cancelling and reinstating a policy', () => {
       added.map(({ id, amount }: { id: string; amount: number }) => [id, -amount]),
     );
     const transactions = await request(service.url, 'GET', `/api/v1/policy/${number}/transactions`, { token });
-    expect(transactions.body.data.map((transaction: { type: string }) => transaction.type)).toEqual(['issuance', 'cancellation', 'reinstatement']);
+    expect(transactions.body.data.map((transaction: { type: string }) => transaction.type)).toEqual([
+      'issuance',
+      'cancellation',
+      'reinstatement',
+    ]);
     expect(transactions.body.data[2]).toMatchObject({ id: reversals[0].transactionId, effectiveDate: day(-30) });
     const events = await service.sql<{ data: { object: object } }>(
       "select data from event where type = 'policy.reinstated' and (data->'object'->>'number')::bigint = $1",
@@ -331,7 +380,10 @@ describe('cancelling and reinstating a policy', () => {
   });
 
   it("a descendant's token cannot cancel its ancestor's policy (404), the ancestor's can cancel the descendant's", async () => {
-    const child = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: organizationId }) });
+    const child = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({ parentId: organizationId }),
+    });
     expect(child.status).toBe(200);
     const childToken = await service.token({ sub: 'someone', org: child.body.id });
     const parentPolicy = await policy(-10);

@@ -32,7 +32,10 @@ describe('changing a policy mid-term', () => {
     const effectiveDate = day(startOffset);
     const expirationDate = addMonthsClamped(effectiveDate, 12);
     const number = nextNumber++;
-    const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number, effectiveDate, expirationDate, ...overrides }) });
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ number, effectiveDate, expirationDate, ...overrides }),
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     return { number, effectiveDate, expirationDate };
   }
@@ -41,8 +44,16 @@ describe('changing a policy mid-term', () => {
   const read = async (number: number) => (await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body;
   /** The policy's own fields as GraphQL reads them (the REST read carries the same, contract section 18). */
   const fields = async (number: number) =>
-    (await graphql(service.url, `{ policy(number: ${number}) { petName petDOB ownerFirstname ownerLastname ownerDOB coverageSlug coverage { slug monthlyPremium } } }`, {}, token)).body.data.policy;
-  const transactions = async (number: number) => (await request(service.url, 'GET', `/api/v1/policy/${number}/transactions`, { token })).body.data;
+    (
+      await graphql(
+        service.url,
+        `{ policy(number: ${number}) { petName petDOB ownerFirstname ownerLastname ownerDOB coverageSlug coverage { slug monthlyPremium } } }`,
+        {},
+        token,
+      )
+    ).body.data.policy;
+  const transactions = async (number: number) =>
+    (await request(service.url, 'GET', `/api/v1/policy/${number}/transactions`, { token })).body.data;
   /** What a refused request must leave as it was: the policy's charges, transactions and events. */
   const written = async (number: number) =>
     (
@@ -61,7 +72,12 @@ describe('changing a policy mid-term', () => {
 
   it('renames the pet and the owner from today: the answer, the read, the list, the transaction and the event agree', async () => {
     const { number } = await policy(-40);
-    const response = await change(number, { effectiveDate: day(0), petName: 'Biscuit II', ownerLastname: 'Diaz-Park', ownerFirstname: 'Rosa' });
+    const response = await change(number, {
+      effectiveDate: day(0),
+      petName: 'Biscuit II',
+      ownerLastname: 'Diaz-Park',
+      ownerFirstname: 'Rosa',
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     // ownerFirstname was sent with the value it has: left out of the changes.
     expect(response.body).toMatchObject({ number, status: 'active' });
@@ -85,7 +101,11 @@ describe('changing a policy mid-term', () => {
       {},
       token,
     );
-    expect(listed.body.data.organization.policies.edges.map((edge: { node: object }) => edge.node)).toContainEqual({ number, petName: 'Biscuit II', ownerLastname: 'Diaz-Park' });
+    expect(listed.body.data.organization.policies.edges.map((edge: { node: object }) => edge.node)).toContainEqual({
+      number,
+      petName: 'Biscuit II',
+      ownerLastname: 'Diaz-Park',
+    });
 
     const events = await service.sql<{ data: { object: Record<string, unknown> } }>(
       "select data from event where type = 'policy.changed' and (data->'object'->>'number')::bigint = $1",
@@ -128,9 +148,19 @@ describe('changing a policy mid-term', () => {
     const response = await change(number, { effectiveDate: billing, coverageSlug: 'accident-illness-plus' });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const added = response.body.charges.slice(12);
-    const schedule = premiumSchedule({ effectiveDate, expirationDate, monthlyPremium: PLUS, currency: 'USD' }).filter((period) => period.periodStart >= billing);
+    const schedule = premiumSchedule({ effectiveDate, expirationDate, monthlyPremium: PLUS, currency: 'USD' }).filter(
+      (period) => period.periodStart >= billing,
+    );
     expect(schedule).toHaveLength(10);
-    expect(added.map(({ type, periodStart, periodEnd, dueDate, amount }: Record<string, unknown>) => ({ type, periodStart, periodEnd, dueDate, amount }))).toEqual(
+    expect(
+      added.map(({ type, periodStart, periodEnd, dueDate, amount }: Record<string, unknown>) => ({
+        type,
+        periodStart,
+        periodEnd,
+        dueDate,
+        amount,
+      })),
+    ).toEqual(
       schedule.flatMap(({ periodStart, periodEnd }) => [
         { type: 'credit', periodStart, periodEnd, dueDate: periodStart, amount: -BASIC },
         { type: 'premium', periodStart, periodEnd, dueDate: periodStart, amount: PLUS },
@@ -140,7 +170,10 @@ describe('changing a policy mid-term', () => {
     expect(sum(response.body.charges)).toBe(2 * BASIC + 10 * PLUS);
     expect(response.body).toMatchObject({ coverage: { slug: 'accident-illness-plus', monthlyPremium: PLUS } });
     expect(await read(number)).toEqual(response.body);
-    expect(await fields(number)).toMatchObject({ coverageSlug: 'accident-illness-plus', coverage: { slug: 'accident-illness-plus', monthlyPremium: PLUS } });
+    expect(await fields(number)).toMatchObject({
+      coverageSlug: 'accident-illness-plus',
+      coverage: { slug: 'accident-illness-plus', monthlyPremium: PLUS },
+    });
     const changed = (await transactions(number)).at(-1);
     expect(changed.changes.coverageSlug).toEqual({ from: 'accident-illness-basic', to: 'accident-illness-plus' });
     expect(changed.changes.coverage.from).toMatchObject({ slug: 'accident-illness-basic', monthlyPremium: BASIC });
@@ -148,7 +181,10 @@ describe('changing a policy mid-term', () => {
 
     // A cancellation afterwards credits from net(P), which the change's charges are part of:
     // pro rata from today, every later period's credit is the plus price.
-    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, { token, body: { effectiveDate: addMonthsClamped(effectiveDate, 4), reason: 'other' } });
+    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, {
+      token,
+      body: { effectiveDate: addMonthsClamped(effectiveDate, 4), reason: 'other' },
+    });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.cancellation.credited).toBe(-8 * PLUS);
     expect(sum(cancelled.body.charges)).toBe(2 * BASIC + 2 * PLUS);
@@ -187,7 +223,9 @@ describe('changing a policy mid-term', () => {
     expect(nothing.status).toBe(400);
     expect(nothing.body.errors).toEqual([{ path: '', message: expect.stringContaining('at least one of') }]);
     // The summary names the body when the error is about no one field.
-    expect(nothing.body.detail).toBe('Invalid body: must change at least one of petName, petDOB, ownerFirstname, ownerLastname, ownerDOB, coverageSlug');
+    expect(nothing.body.detail).toBe(
+      'Invalid body: must change at least one of petName, petDOB, ownerFirstname, ownerLastname, ownerDOB, coverageSlug',
+    );
     const nulls = await change(number, { effectiveDate, petName: null });
     expect(nulls.status).toBe(400);
     expect(nulls.body.errors.map((error: { path: string }) => error.path)).toEqual(['petName']);
@@ -212,7 +250,14 @@ describe('changing a policy mid-term', () => {
 
   it('refuses with 409 INVALID_STATE, writing nothing: a cancellation in force or scheduled, expired, a date outside the term or before the latest transaction', async () => {
     const cancelled = await policy(-20);
-    expect((await request(service.url, 'POST', `/api/v1/policy/${cancelled.number}/cancellation`, { token, body: { effectiveDate: day(10), reason: 'other' } })).status).toBe(200);
+    expect(
+      (
+        await request(service.url, 'POST', `/api/v1/policy/${cancelled.number}/cancellation`, {
+          token,
+          body: { effectiveDate: day(10), reason: 'other' },
+        })
+      ).status,
+    ).toBe(200);
     const expired = await policy(-400);
     const dated = await policy(-20);
     expect((await change(dated.number, { effectiveDate: day(3), petName: 'Three' })).status).toBe(200);
@@ -238,12 +283,23 @@ describe('changing a policy mid-term', () => {
     const { number, effectiveDate } = await policy(-3);
     const input = { effectiveDate: addMonthsClamped(effectiveDate, 1), coverageSlug: 'accident-illness-unlimited', ownerDOB: '1990-04-01' };
     const headers = { 'idempotency-key': `change-${number}` };
-    const response = await request(service.url, 'POST', '/graphql', { token, body: { query: CHANGE, variables: { number, input } }, headers });
+    const response = await request(service.url, 'POST', '/graphql', {
+      token,
+      body: { query: CHANGE, variables: { number, input } },
+      headers,
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const answer = response.body.data.changePolicy;
     expect(answer.ownerDOB).toBeNull();
-    expect(answer.transactions.edges.at(-1).node).toMatchObject({ type: 'change', changes: { ownerDOB: { from: null, to: '1990-04-01' } } });
-    const replay = await request(service.url, 'POST', '/graphql', { token, body: { query: CHANGE, variables: { number, input } }, headers });
+    expect(answer.transactions.edges.at(-1).node).toMatchObject({
+      type: 'change',
+      changes: { ownerDOB: { from: null, to: '1990-04-01' } },
+    });
+    const replay = await request(service.url, 'POST', '/graphql', {
+      token,
+      body: { query: CHANGE, variables: { number, input } },
+      headers,
+    });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.data.changePolicy).toEqual(answer);
     // The same key on another policy is that policy's change, not a replay.
@@ -255,12 +311,14 @@ describe('changing a policy mid-term', () => {
     expect((await written(number)).transactions).toBe(2);
   });
 
-  it('serializes racing changes on one policy: each is written, and each one\'s from is the value the one before it left', async () => {
+  it("serializes racing changes on one policy: each is written, and each one's from is the value the one before it left", async () => {
     const { number } = await policy(-10);
     const names = Array.from({ length: 8 }, (_, index) => `Racer ${index}`);
     const responses = await Promise.all(names.map((petName) => change(number, { effectiveDate: day(0), petName })));
     expect(responses.map((response) => response.status)).toEqual(names.map(() => 200));
-    const changes = (await transactions(number)).slice(1).map((transaction: { changes: { petName: { from: string; to: string } } }) => transaction.changes.petName);
+    const changes = (await transactions(number))
+      .slice(1)
+      .map((transaction: { changes: { petName: { from: string; to: string } } }) => transaction.changes.petName);
     expect(changes).toHaveLength(8);
     // One chain from the issued name through every racer's, in the order the lock let them in.
     expect(changes[0].from).toBe('Biscuit');
@@ -278,7 +336,10 @@ describe('changing a policy mid-term', () => {
     const changed = await change(successor, { effectiveDate: billing, coverageSlug: 'accident-illness-plus' });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect(sum(changed.body.charges)).toBe(3 * BASIC + 9 * PLUS);
-    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${successor}/cancellation`, { token, body: { effectiveDate: addMonthsClamped(expirationDate, 6), reason: 'other' } });
+    const cancelled = await request(service.url, 'POST', `/api/v1/policy/${successor}/cancellation`, {
+      token,
+      body: { effectiveDate: addMonthsClamped(expirationDate, 6), reason: 'other' },
+    });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.cancellation.credited).toBe(-6 * PLUS);
   });

@@ -35,15 +35,24 @@ describe('the charge ledger', () => {
     const listed = await request(service.url, 'GET', '/api/v1/policy', { token });
     expect(listed.body.data[0].charges[0]).toMatchObject({ transactionId: transaction.id, reverses: null });
     const viaGraphql = await graphql(service.url, '{ policy(number: 100) { charges { id type transactionId reverses } } }', {}, token);
-    expect(viaGraphql.body.data.policy.charges[0]).toEqual({ id: created.body.charges[0].id, type: 'premium', transactionId: transaction.id, reverses: null });
+    expect(viaGraphql.body.data.policy.charges[0]).toEqual({
+      id: created.body.charges[0].id,
+      type: 'premium',
+      transactionId: transaction.id,
+      reverses: null,
+    });
     // Stored as answered: the rows carry the same transaction.
-    const rows = await service.sql<{ transaction_id: string }>('select c.transaction_id from charge c join policy p on p.id = c.policy_id where p.number = 100');
+    const rows = await service.sql<{ transaction_id: string }>(
+      'select c.transaction_id from charge c join policy p on p.id = c.policy_id where p.number = 100',
+    );
     expect(new Set(rows.map((row) => row.transaction_id))).toEqual(new Set([transaction.id]));
   });
 
   it('refuses an UPDATE, a DELETE and a TRUNCATE of a charge or a transaction in the database itself', async () => {
     await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 101 }) });
-    const [{ id }] = await service.sql<{ id: string }>('select c.id from charge c join policy p on p.id = c.policy_id where p.number = 101 limit 1');
+    const [{ id }] = await service.sql<{ id: string }>(
+      'select c.id from charge c join policy p on p.id = c.policy_id where p.number = 101 limit 1',
+    );
     const refusals = [
       ['update charge set amount = 1 where id = $1', [id]],
       ['update charge set status = status where id = $1', [id]],
@@ -95,14 +104,26 @@ describe('the charge ledger', () => {
     expect(created.status).toBe(200);
     // 12 premiums + 980 = 992; a cancellation in the middle of the year credits more than 8.
     await lengthenLedger(102, MAX_LEDGER_CHARGES - 20);
-    const count = async () => (await service.sql<{ n: number }>('select count(*)::int as n from charge c join policy p on p.id = c.policy_id where p.number = 102'))[0].n;
-    const cancelled = await request(service.url, 'POST', '/api/v1/policy/102/cancellation', { token, body: { effectiveDate: '2026-03-01', reason: 'other' } });
+    const count = async () =>
+      (
+        await service.sql<{ n: number }>('select count(*)::int as n from charge c join policy p on p.id = c.policy_id where p.number = 102')
+      )[0].n;
+    const cancelled = await request(service.url, 'POST', '/api/v1/policy/102/cancellation', {
+      token,
+      body: { effectiveDate: '2026-03-01', reason: 'other' },
+    });
     expect(cancelled.status, cancelled.text).toBe(409);
     expect(cancelled.body).toMatchObject({ code: 'INVALID_STATE' });
     expect(cancelled.body.detail).toContain(`over the ${MAX_LEDGER_CHARGES} a policy holds`);
     expect(await count()).toBe(MAX_LEDGER_CHARGES - 8);
-    expect(await service.sql("select 1 from policy_transaction t join policy p on p.id = t.policy_id where p.number = 102 and t.type <> 'issuance'")).toEqual([]);
-    expect(await service.sql("select 1 from event where type = 'policy.cancelled' and (data->'object'->>'number')::bigint = 102")).toEqual([]);
+    expect(
+      await service.sql(
+        "select 1 from policy_transaction t join policy p on p.id = t.policy_id where p.number = 102 and t.type <> 'issuance'",
+      ),
+    ).toEqual([]);
+    expect(await service.sql("select 1 from event where type = 'policy.cancelled' and (data->'object'->>'number')::bigint = 102")).toEqual(
+      [],
+    );
   });
 
   it('charges a GraphQL query for a ledger longer than its schedule as it reads it: within the limit all of it, past it a 400', async () => {
@@ -151,7 +172,10 @@ describe('the ledger migration over existing policies', () => {
       await client.connect();
       const db = { sql: async (text: string, values?: unknown[]) => (await client.query(text, values)).rows as never[] };
       const [organizationId] = await insertOrganizations(db, [{ ownerSub: 'old-alice' }]);
-      await insertPolicies(db, policies.map((policy) => ({ ...policy, organizationId })));
+      await insertPolicies(
+        db,
+        policies.map((policy) => ({ ...policy, organizationId })),
+      );
       // Charges as the old create wrote them: the premium schedule, without a transaction.
       for (const policy of policies) {
         const schedule = premiumSchedule({ ...policy, monthlyPremium: 1200, currency: 'USD' });
@@ -159,7 +183,18 @@ describe('the ledger migration over existing policies', () => {
           await db.sql(
             `insert into charge (id, policy_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-            [randomUUID(), policy.id, sequence, charge.type, charge.periodStart, charge.periodEnd, charge.dueDate, charge.amount, charge.currency, charge.status],
+            [
+              randomUUID(),
+              policy.id,
+              sequence,
+              charge.type,
+              charge.periodStart,
+              charge.periodEnd,
+              charge.dueDate,
+              charge.amount,
+              charge.currency,
+              charge.status,
+            ],
           );
         }
       }
@@ -169,14 +204,28 @@ describe('the ledger migration over existing policies', () => {
     }
 
     service = await startTestService({}, { databaseUrl });
-    const transactions = await service.sql<{ id: string; policy_id: string; type: string; effective_date: string; created_by_sub: string; changes: object }>(
+    const transactions = await service.sql<{
+      id: string;
+      policy_id: string;
+      type: string;
+      effective_date: string;
+      created_by_sub: string;
+      changes: object;
+    }>(
       `select t.id, t.policy_id, t.type, to_char(t.effective_date, 'YYYY-MM-DD') as effective_date, t.created_by_sub, t.changes from policy_transaction t`,
     );
     expect(transactions).toHaveLength(3);
     for (const policy of policies) {
       const owned = transactions.filter((transaction) => transaction.policy_id === policy.id);
       expect(owned).toEqual([
-        { id: expect.any(String), policy_id: policy.id, type: 'issuance', effective_date: policy.effectiveDate, created_by_sub: policy.createdBySub, changes: {} },
+        {
+          id: expect.any(String),
+          policy_id: policy.id,
+          type: 'issuance',
+          effective_date: policy.effectiveDate,
+          created_by_sub: policy.createdBySub,
+          changes: {},
+        },
       ]);
       const charges = await service.sql<{ transaction_id: string }>('select transaction_id from charge where policy_id = $1', [policy.id]);
       expect(charges.length).toBeGreaterThan(0);
@@ -187,6 +236,10 @@ describe('the ledger migration over existing policies', () => {
     const read = await request(service.url, 'GET', '/api/v1/policy/1', { token: await service.token({ sub: 'old-alice' }) });
     expect(read.status).toBe(200);
     expect(read.body.charges.map((charge: { amount: number }) => charge.amount)).toEqual([1200, 1200, 1200, 581]);
-    expect(read.body.charges.every((charge: { transactionId: string }) => charge.transactionId === transactions.find((t) => t.policy_id === policies[0].id)!.id)).toBe(true);
+    expect(
+      read.body.charges.every(
+        (charge: { transactionId: string }) => charge.transactionId === transactions.find((t) => t.policy_id === policies[0].id)!.id,
+      ),
+    ).toBe(true);
   });
 });

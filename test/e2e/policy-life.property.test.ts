@@ -16,7 +16,12 @@ import { createRootOrganization, useTestService } from '../support/test-service.
  * policy as read.
  */
 
-const PRICES: Record<string, number> = { 'accident-only': 1200, 'accident-illness-basic': 2900, 'accident-illness-plus': 4200, 'accident-illness-unlimited': 6400 };
+const PRICES: Record<string, number> = {
+  'accident-only': 1200,
+  'accident-illness-basic': 2900,
+  'accident-illness-plus': 4200,
+  'accident-illness-unlimited': 6400,
+};
 const SLUGS = Object.keys(PRICES);
 const REASONS = ['insured_request', 'non_payment', 'underwriting', 'fraud', 'free_look', 'other'] as const;
 const FIELDS = ['petName', 'petDOB', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'coverageSlug', 'coverage'] as const;
@@ -51,7 +56,9 @@ function periodsOf(start: string, end: string): (Period & { fullEnd: string })[]
   return periods;
 }
 const priceFor = (period: ReturnType<typeof periodsOf>[number], monthly: number) =>
-  period.periodEnd === period.fullEnd ? monthly : share(monthly, daysBetween(period.periodStart, period.periodEnd), daysBetween(period.periodStart, period.fullEnd));
+  period.periodEnd === period.fullEnd
+    ? monthly
+    : share(monthly, daysBetween(period.periodStart, period.periodEnd), daysBetween(period.periodStart, period.fullEnd));
 
 /** The model: what the rules say the policy is after each accepted step. */
 class Model {
@@ -68,13 +75,20 @@ class Model {
     issued: Record<string, unknown>,
   ) {
     this.periods = periodsOf(start, end);
-    this.ledger = this.periods.map((period) => ({ type: 'premium', periodStart: period.periodStart, periodEnd: period.periodEnd, amount: priceFor(period, PRICES[issued.coverageSlug as string]) }));
+    this.ledger = this.periods.map((period) => ({
+      type: 'premium',
+      periodStart: period.periodStart,
+      periodEnd: period.periodEnd,
+      amount: priceFor(period, PRICES[issued.coverageSlug as string]),
+    }));
     this.latest = start;
     this.fields = Object.fromEntries(FIELDS.map((field) => [field, issued[field]]));
   }
 
   net(period: Period): number {
-    return this.ledger.filter((line) => line.periodStart === period.periodStart && line.periodEnd === period.periodEnd).reduce((sum, line) => sum + line.amount, 0);
+    return this.ledger
+      .filter((line) => line.periodStart === period.periodStart && line.periodEnd === period.periodEnd)
+      .reduce((sum, line) => sum + line.amount, 0);
   }
 
   /** The status the rules give a change, and (when accepted) the model after it. */
@@ -92,7 +106,12 @@ class Model {
       for (const period of this.periods) {
         if (period.periodStart < date) continue;
         this.ledger.push({ type: 'credit', periodStart: period.periodStart, periodEnd: period.periodEnd, amount: -this.net(period) });
-        this.ledger.push({ type: 'premium', periodStart: period.periodStart, periodEnd: period.periodEnd, amount: priceFor(period, monthly) });
+        this.ledger.push({
+          type: 'premium',
+          periodStart: period.periodStart,
+          periodEnd: period.periodEnd,
+          amount: priceFor(period, monthly),
+        });
       }
     }
     for (const [field, value] of changed) this.fields[field] = value;
@@ -110,7 +129,8 @@ class Model {
       if (ended && reason !== 'free_look') continue;
       const from = !ended && date > period.periodStart ? date : period.periodStart;
       const owed = this.net(period);
-      const credit = reason === 'free_look' ? owed : share(owed, daysBetween(from, period.periodEnd), daysBetween(period.periodStart, period.periodEnd));
+      const credit =
+        reason === 'free_look' ? owed : share(owed, daysBetween(from, period.periodEnd), daysBetween(period.periodStart, period.periodEnd));
       lines.push({ type: 'credit', periodStart: from, periodEnd: period.periodEnd, amount: -credit || 0 });
     }
     if (reason === 'insured_request') {
@@ -157,13 +177,20 @@ const step = fc.oneof(
     kind: fc.constant('plan' as const),
     slug: fc.constantFrom(...SLUGS),
     // The next billing date on or after the latest transaction (+ skip), any period's start, or off a billing date.
-    when: fc.oneof(fc.record({ nextBilling: fc.integer({ min: 0, max: 3 }) }), fc.record({ period: fc.integer({ min: 0, max: 12 }), off: fc.constantFrom(0, 0, 1, 9, 20) })),
+    when: fc.oneof(
+      fc.record({ nextBilling: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({ period: fc.integer({ min: 0, max: 12 }), off: fc.constantFrom(0, 0, 1, 9, 20) }),
+    ),
     rename: fc.option(fc.constantFrom('Pepper', 'Nori'), { nil: undefined }),
   }),
   // Mostly near today, so that many can be reinstated (at most 30 days after they took effect).
   fc.record({
     kind: fc.constant('cancel' as const),
-    date: fc.oneof(dateChoice, fc.record({ fromToday: fc.integer({ min: -35, max: 60 }) }), fc.record({ fromToday: fc.integer({ min: -35, max: 60 }) })),
+    date: fc.oneof(
+      dateChoice,
+      fc.record({ fromToday: fc.integer({ min: -35, max: 60 }) }),
+      fc.record({ fromToday: fc.integer({ min: -35, max: 60 }) }),
+    ),
     reason: fc.constantFrom(...REASONS),
   }),
   fc.record({ kind: fc.constant('reinstate' as const) }),
@@ -202,7 +229,10 @@ describe('a policy through random sequences of transactions', () => {
           const today = todayUtc();
           const start = addDays(today, -startedDaysAgo);
           const end = addMonthsClamped(start, 12);
-          const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ effectiveDate: start, expirationDate: end, coverageSlug: slug, petDOB: addDays(start, -400) }) });
+          const created = await request(service.url, 'POST', '/api/v1/policy', {
+            token,
+            body: policyBody({ effectiveDate: start, expirationDate: end, coverageSlug: slug, petDOB: addDays(start, -400) }),
+          });
           expect(created.status, JSON.stringify(created.body)).toBe(200);
           const { number } = created.body;
           const issued = { ...created.body, coverage: created.body.coverage.slug };
@@ -210,7 +240,8 @@ describe('a policy through random sequences of transactions', () => {
           let charges = created.body.charges;
 
           for (const action of steps) {
-            const dateOf = (choice: { after?: number; fromToday?: number }) => ('after' in choice ? addDays(model.latest, choice.after!) : addDays(today, choice.fromToday!));
+            const dateOf = (choice: { after?: number; fromToday?: number }) =>
+              'after' in choice ? addDays(model.latest, choice.after!) : addDays(today, choice.fromToday!);
             let path: string;
             let body: Record<string, unknown>;
             let expected: number;
@@ -222,9 +253,10 @@ describe('a policy through random sequences of transactions', () => {
               expected = model.change(body as Record<string, string>);
             } else if (action.kind === 'plan') {
               const { when } = action;
-              const billing = 'nextBilling' in when
-                ? (model.periods.filter((period) => period.periodStart >= model.latest)[when.nextBilling]?.periodStart ?? end)
-                : addDays(addMonthsClamped(start, when.period), when.off);
+              const billing =
+                'nextBilling' in when
+                  ? (model.periods.filter((period) => period.periodStart >= model.latest)[when.nextBilling]?.periodStart ?? end)
+                  : addDays(addMonthsClamped(start, when.period), when.off);
               body = { effectiveDate: billing, coverageSlug: action.slug, ...(action.rename ? { petName: action.rename } : {}) };
               path = 'changes';
               expected = model.change(body as Record<string, string>);
@@ -252,18 +284,31 @@ describe('a policy through random sequences of transactions', () => {
             expect(read.charges.slice(0, charges.length), label).toEqual(charges);
             charges = read.charges;
             // Charge for charge the model's ledger, so the sum is the premium owed.
-            expect(read.charges.map(({ type, periodStart, periodEnd, amount }: Line) => ({ type, periodStart, periodEnd, amount })), label).toEqual(model.ledger);
-            expect(read.charges.reduce((sum: number, charge: Line) => sum + charge.amount, 0)).toBe(model.ledger.reduce((sum, line) => sum + line.amount, 0));
+            expect(
+              read.charges.map(({ type, periodStart, periodEnd, amount }: Line) => ({ type, periodStart, periodEnd, amount })),
+              label,
+            ).toEqual(model.ledger);
+            expect(read.charges.reduce((sum: number, charge: Line) => sum + charge.amount, 0)).toBe(
+              model.ledger.reduce((sum, line) => sum + line.amount, 0),
+            );
 
             // The transactions replay to the policy as read: the changes in effect today, in order, over the issuance's values.
-            const transactions = (await request(service.url, 'GET', `/api/v1/policy/${number}/transactions?limit=100`, { token })).body.data;
+            const transactions = (await request(service.url, 'GET', `/api/v1/policy/${number}/transactions?limit=100`, { token })).body
+              .data;
             const replayed: Record<string, unknown> = { ...issued, coverage: created.body.coverage };
             for (const transaction of transactions) {
               if (transaction.type !== 'change' || transaction.effectiveDate > today) continue;
               for (const [field, { to }] of Object.entries(transaction.changes as Record<string, { to: unknown }>)) replayed[field] = to;
             }
             // The REST read carries every field (contract section 18); GraphQL reads the same values.
-            const { policy } = (await graphql(service.url, `{ policy(number: ${number}) { ${FIELDS.filter((field) => field !== 'coverage').join(' ')} } }`, {}, token)).body.data;
+            const { policy } = (
+              await graphql(
+                service.url,
+                `{ policy(number: ${number}) { ${FIELDS.filter((field) => field !== 'coverage').join(' ')} } }`,
+                {},
+                token,
+              )
+            ).body.data;
             const shown = { ...policy, coverage: read.coverage };
             for (const field of FIELDS) expect(shown[field], `${label}: ${field}`).toEqual(replayed[field]);
             for (const field of FIELDS) expect(read[field], `${label}: REST ${field}`).toEqual(replayed[field]);

@@ -40,11 +40,22 @@ describe('renewing a policy', () => {
   let nextNumber = 9000;
 
   /** A policy ending `endOffset` days from today, starting a year (365 days) before that unless said. */
-  async function policy(endOffset: number, overrides: Record<string, unknown> = {}): Promise<{ number: number; effectiveDate: string; expirationDate: string }> {
+  async function policy(
+    endOffset: number,
+    overrides: Record<string, unknown> = {},
+  ): Promise<{ number: number; effectiveDate: string; expirationDate: string }> {
     const expirationDate = day(endOffset);
     const effectiveDate = day(endOffset - 365);
     const number = nextNumber++;
-    const body = policyBody({ number, effectiveDate, expirationDate, ownerDOB: '1980-04-02', petDOB: '2020-03-03', internalID: `old-${number}`, ...overrides });
+    const body = policyBody({
+      number,
+      effectiveDate,
+      expirationDate,
+      ownerDOB: '1980-04-02',
+      petDOB: '2020-03-03',
+      internalID: `old-${number}`,
+      ...overrides,
+    });
     const created = await request(service.url, 'POST', '/api/v1/policy', { token, body });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     return { number, effectiveDate: body.effectiveDate as string, expirationDate: body.expirationDate as string };
@@ -65,12 +76,28 @@ describe('renewing a policy', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const successor = response.body;
     expect(successor.number).not.toBe(old.number);
-    expect(successor).toMatchObject({ status: 'pending', renewalOf: old.number, renewedBy: null, cancellation: null, organization: { id: organizationId } });
+    expect(successor).toMatchObject({
+      status: 'pending',
+      renewalOf: old.number,
+      renewedBy: null,
+      cancellation: null,
+      organization: { id: organizationId },
+    });
     expect(successor.coverage).toMatchObject({ slug: 'accident-illness-basic', monthlyPremium: BASIC });
     const effectiveDate = old.expirationDate;
     const expirationDate = addMonthsClamped(old.expirationDate, 12);
     const schedule = premiumSchedule({ effectiveDate, expirationDate, monthlyPremium: BASIC, currency: 'USD' });
-    expect(successor.charges.map(({ type, periodStart, periodEnd, dueDate, amount, currency, status }: Record<string, unknown>) => ({ type, periodStart, periodEnd, dueDate, amount, currency, status }))).toEqual(schedule);
+    expect(
+      successor.charges.map(({ type, periodStart, periodEnd, dueDate, amount, currency, status }: Record<string, unknown>) => ({
+        type,
+        periodStart,
+        periodEnd,
+        dueDate,
+        amount,
+        currency,
+        status,
+      })),
+    ).toEqual(schedule);
 
     // The REST read answers what the renewal answered; the old policy now names its successor.
     expect((await request(service.url, 'GET', `/api/v1/policy/${successor.number}`, { token })).body).toEqual(successor);
@@ -94,23 +121,43 @@ describe('renewing a policy', () => {
     // Its first and only transaction is the renewal, owning every charge.
     const transactions = (await request(service.url, 'GET', `/api/v1/policy/${successor.number}/transactions`, { token })).body.data;
     expect(transactions).toEqual([
-      expect.objectContaining({ type: 'renewal', effectiveDate, createdBy: 'alice', changes: { renewalOf: { from: null, to: old.number } } }),
+      expect.objectContaining({
+        type: 'renewal',
+        effectiveDate,
+        createdBy: 'alice',
+        changes: { renewalOf: { from: null, to: old.number } },
+      }),
     ]);
-    expect(new Set(successor.charges.map((charge: { transactionId: string }) => charge.transactionId))).toEqual(new Set([transactions[0].id]));
+    expect(new Set(successor.charges.map((charge: { transactionId: string }) => charge.transactionId))).toEqual(
+      new Set([transactions[0].id]),
+    );
     // The old policy's ledger is untouched.
     const oldTransactions = (await request(service.url, 'GET', `/api/v1/policy/${old.number}/transactions`, { token })).body.data;
     expect(oldTransactions.map((transaction: { type: string }) => transaction.type)).toEqual(['issuance']);
 
     // Lists show the links too.
     const listed = (await request(service.url, 'GET', '/api/v1/policy?limit=100', { token })).body.data;
-    expect(listed.find((item: { number: number }) => item.number === old.number)).toMatchObject({ renewalOf: null, renewedBy: successor.number });
-    expect(listed.find((item: { number: number }) => item.number === successor.number)).toMatchObject({ renewalOf: old.number, renewedBy: null });
-    const page = await graphql(service.url, `query ($id: ID!) { organization(id: $id) { policies(first: 100) { edges { node { number renewalOf renewedBy } } } } }`, { id: organizationId }, token);
+    expect(listed.find((item: { number: number }) => item.number === old.number)).toMatchObject({
+      renewalOf: null,
+      renewedBy: successor.number,
+    });
+    expect(listed.find((item: { number: number }) => item.number === successor.number)).toMatchObject({
+      renewalOf: old.number,
+      renewedBy: null,
+    });
+    const page = await graphql(
+      service.url,
+      `query ($id: ID!) { organization(id: $id) { policies(first: 100) { edges { node { number renewalOf renewedBy } } } } }`,
+      { id: organizationId },
+      token,
+    );
     const nodes = page.body.data.organization.policies.edges.map((edge: { node: object }) => edge.node);
-    expect(nodes).toEqual(expect.arrayContaining([
-      { number: old.number, renewalOf: null, renewedBy: successor.number },
-      { number: successor.number, renewalOf: old.number, renewedBy: null },
-    ]));
+    expect(nodes).toEqual(
+      expect.arrayContaining([
+        { number: old.number, renewalOf: null, renewedBy: successor.number },
+        { number: successor.number, renewalOf: old.number, renewedBy: null },
+      ]),
+    );
 
     // One policy.renewed event, its object the new policy; no policy.created for it.
     const events = await service.sql<{ type: string; organization_id: string; data: { object: Record<string, unknown> } }>(
@@ -119,7 +166,13 @@ describe('renewing a policy', () => {
     );
     expect(events.map((event) => event.type)).toEqual(['policy.renewed']);
     expect(events[0].organization_id).toBe(organizationId);
-    expect(events[0].data.object).toMatchObject({ ...successor, ownerFirstname: 'Rosa', petName: 'Biscuit', effectiveDate, expirationDate });
+    expect(events[0].data.object).toMatchObject({
+      ...successor,
+      ownerFirstname: 'Rosa',
+      petName: 'Biscuit',
+      effectiveDate,
+      expirationDate,
+    });
   });
 
   it('renews through GraphQL on the plan asked for, at its price', async () => {
@@ -127,17 +180,28 @@ describe('renewing a policy', () => {
     const response = await graphql(service.url, RENEW, { number: old.number, input: { coverageSlug: 'accident-illness-plus' } }, token);
     expect(response.body.errors).toBeUndefined();
     const successor = response.body.data.renewPolicy;
-    expect(successor).toMatchObject({ renewalOf: old.number, renewedBy: null, coverage: { slug: 'accident-illness-plus', monthlyPremium: PLUS }, effectiveDate: old.expirationDate });
+    expect(successor).toMatchObject({
+      renewalOf: old.number,
+      renewedBy: null,
+      coverage: { slug: 'accident-illness-plus', monthlyPremium: PLUS },
+      effectiveDate: old.expirationDate,
+    });
     expect(sum(successor.charges)).toBe(12 * PLUS);
     expect((await read(old.number)).renewedBy).toBe(successor.number);
     expect((await read(old.number)).coverage).toEqual({ slug: 'accident-illness-basic', monthlyPremium: BASIC });
     const [transaction] = (await request(service.url, 'GET', `/api/v1/policy/${successor.number}/transactions`, { token })).body.data;
-    expect(transaction.changes).toEqual({ renewalOf: { from: null, to: old.number }, coverageSlug: { from: 'accident-illness-basic', to: 'accident-illness-plus' } });
+    expect(transaction.changes).toEqual({
+      renewalOf: { from: null, to: old.number },
+      coverageSlug: { from: 'accident-illness-basic', to: 'accident-illness-plus' },
+    });
   });
 
   it('copies the owner and pet as the last change left them, even a change dated after today: the successor starts when the term ends', async () => {
     const old = await policy(20);
-    const changed = await request(service.url, 'POST', `/api/v1/policy/${old.number}/changes`, { token, body: { effectiveDate: day(5), petName: 'Renamed', ownerLastname: 'Married' } });
+    const changed = await request(service.url, 'POST', `/api/v1/policy/${old.number}/changes`, {
+      token,
+      body: { effectiveDate: day(5), petName: 'Renamed', ownerLastname: 'Married' },
+    });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     // Today the old policy still reads its first names; from day 5 on, the new ones.
     expect(await read(old.number)).toMatchObject({ petName: 'Biscuit', ownerLastname: 'Diaz' });
@@ -193,15 +257,34 @@ describe('renewing a policy', () => {
     expect((await read(old.number)).status).toBe('expired');
     const response = await graphql(service.url, RENEW, { number: old.number, input: {} }, token);
     expect(response.body.errors).toBeUndefined();
-    expect(response.body.data.renewPolicy).toMatchObject({ effectiveDate: '2024-02-29', expirationDate: '2025-02-28', status: 'expired', renewalOf: old.number });
+    expect(response.body.data.renewPolicy).toMatchObject({
+      effectiveDate: '2024-02-29',
+      expirationDate: '2025-02-28',
+      status: 'expired',
+      renewalOf: old.number,
+    });
     expect(response.body.data.renewPolicy.charges).toHaveLength(12);
   });
 
   it('409 INVALID_STATE: cancelled, a cancellation scheduled, already renewed; a renewed policy can still be cancelled', async () => {
     const cancelled = await policy(30);
-    expect((await request(service.url, 'POST', `/api/v1/policy/${cancelled.number}/cancellation`, { token, body: { effectiveDate: day(-1), reason: 'other' } })).status).toBe(200);
+    expect(
+      (
+        await request(service.url, 'POST', `/api/v1/policy/${cancelled.number}/cancellation`, {
+          token,
+          body: { effectiveDate: day(-1), reason: 'other' },
+        })
+      ).status,
+    ).toBe(200);
     const scheduled = await policy(30);
-    expect((await request(service.url, 'POST', `/api/v1/policy/${scheduled.number}/cancellation`, { token, body: { effectiveDate: day(10), reason: 'other' } })).status).toBe(200);
+    expect(
+      (
+        await request(service.url, 'POST', `/api/v1/policy/${scheduled.number}/cancellation`, {
+          token,
+          body: { effectiveDate: day(10), reason: 'other' },
+        })
+      ).status,
+    ).toBe(200);
     const before = await policyCount();
     for (const { number } of [cancelled, scheduled]) {
       const refused = await renew(number, {});
@@ -218,7 +301,10 @@ describe('renewing a policy', () => {
     expect(second.body.detail).toContain(`renewed by policy ${first.body.number}`);
 
     // Cancelling the old policy mid-term stays allowed; its successor is untouched, and the event shows the link.
-    const cancel = await request(service.url, 'POST', `/api/v1/policy/${renewed.number}/cancellation`, { token, body: { effectiveDate: day(0), reason: 'other' } });
+    const cancel = await request(service.url, 'POST', `/api/v1/policy/${renewed.number}/cancellation`, {
+      token,
+      body: { effectiveDate: day(0), reason: 'other' },
+    });
     expect(cancel.status).toBe(200);
     expect(cancel.body).toMatchObject({ status: 'cancelled', renewedBy: first.body.number });
     const events = await service.sql<{ data: { object: { renewedBy: number } } }>(
@@ -269,7 +355,9 @@ describe('renewing a policy', () => {
     }
     const succeeded = responses.filter((response) => response.status === 200);
     expect(succeeded).toHaveLength(1);
-    expect(responses.filter((response) => response.status !== 200).map((response) => `${response.status} ${response.body.code}`)).toEqual(Array(9).fill('409 INVALID_STATE'));
+    expect(responses.filter((response) => response.status !== 200).map((response) => `${response.status} ${response.body.code}`)).toEqual(
+      Array(9).fill('409 INVALID_STATE'),
+    );
     const successors = await service.sql<{ number: string }>(
       'select s.number::text from policy s join policy p on p.id = s.renewal_of where p.number = $1',
       [old.number],
@@ -309,7 +397,9 @@ describe('renewing a policy', () => {
     const replayed = await request(service.url, 'POST', '/graphql', { token, body, headers });
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(viaGraphql.body);
-    const successors = await service.sql('select 1 from policy s join policy p on p.id = s.renewal_of where p.number = any($1::bigint[])', [[old.number, third.number]]);
+    const successors = await service.sql('select 1 from policy s join policy p on p.id = s.renewal_of where p.number = any($1::bigint[])', [
+      [old.number, third.number],
+    ]);
     expect(successors).toHaveLength(2);
   });
 });

@@ -82,7 +82,9 @@ describe('a policy written and read back, field by field', () => {
     });
     // The create's answer (built from the values written, nothing read back) is what is stored.
     expect(policy.charges).toEqual(created.body.charges);
-    expect(policy.charges.map((charge: Record<string, unknown>) => [charge.periodStart, charge.periodEnd, charge.dueDate, charge.amount])).toEqual([
+    expect(
+      policy.charges.map((charge: Record<string, unknown>) => [charge.periodStart, charge.periodEnd, charge.dueDate, charge.amount]),
+    ).toEqual([
       ['2026-01-31', '2026-02-28', '2026-01-31', 4200],
       ['2026-02-28', '2026-03-31', '2026-02-28', 4200],
       ['2026-03-31', '2026-04-30', '2026-03-31', 4200],
@@ -117,7 +119,13 @@ describe('a policy written and read back, field by field', () => {
       `select id, type, to_char(effective_date, 'YYYY-MM-DD') as effective_date, created_by_sub, changes from policy_transaction where policy_id = $1`,
       [policy.id],
     );
-    expect(transaction).toEqual({ id: policy.charges[0].transactionId, type: 'issuance', effective_date: body.effectiveDate, created_by_sub: 'alice', changes: {} });
+    expect(transaction).toEqual({
+      id: policy.charges[0].transactionId,
+      type: 'issuance',
+      effective_date: body.effectiveDate,
+      created_by_sub: 'alice',
+      changes: {},
+    });
     const charges = await service.sql(
       `select id, policy_id, transaction_id, sequence, type, to_char(period_start, 'YYYY-MM-DD') as period_start, to_char(period_end, 'YYYY-MM-DD') as period_end,
               to_char(due_date, 'YYYY-MM-DD') as due_date, amount, currency, status, reverses from charge where policy_id = $1 order by sequence`,
@@ -144,11 +152,20 @@ describe('a policy written and read back, field by field', () => {
   it('takes the next free number when none is sent, and stores the optional fields as null', async () => {
     const created = await request(service.url, 'POST', '/api/v1/policy', {
       token,
-      body: { ownerFirstname: 'A', ownerLastname: 'B', petName: 'C', effectiveDate: '2026-01-01', expirationDate: '2027-01-01', coverageSlug: 'accident-only' },
+      body: {
+        ownerFirstname: 'A',
+        ownerLastname: 'B',
+        petName: 'C',
+        effectiveDate: '2026-01-01',
+        expirationDate: '2027-01-01',
+        coverageSlug: 'accident-only',
+      },
     });
     expect(created.status, created.text).toBe(200);
     expect(created.body).toMatchObject({ internalID: null, ownerDOB: null, petDOB: null });
-    const [row] = await service.sql('select number::text, internal_id, owner_dob, pet_dob from policy where number = $1', [created.body.number]);
+    const [row] = await service.sql('select number::text, internal_id, owner_dob, pet_dob from policy where number = $1', [
+      created.body.number,
+    ]);
     expect(row).toEqual({ number: String(created.body.number), internal_id: null, owner_dob: null, pet_dob: null });
   });
 });

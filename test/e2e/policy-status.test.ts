@@ -31,11 +31,19 @@ describe('policy status', () => {
   beforeAll(async () => {
     let organizationId: string;
     ({ token, organizationId } = await createRootOrganization(service));
-    const child = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: organizationId }) });
+    const child = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({ parentId: organizationId }),
+    });
     childId = child.body.id;
     for (const [number, [effectiveDate, expirationDate]] of Object.entries(POLICIES)) {
       // The even ones in the child organization, so that includeDescendants has something to add.
-      const body = policyBody({ number: Number(number), effectiveDate, expirationDate, ...(Number(number) % 2 === 0 ? { organizationId: childId } : {}) });
+      const body = policyBody({
+        number: Number(number),
+        effectiveDate,
+        expirationDate,
+        ...(Number(number) % 2 === 0 ? { organizationId: childId } : {}),
+      });
       const created = await request(service.url, 'POST', '/api/v1/policy', { token, body });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       expect(created.body).toMatchObject({ status: POLICIES[Number(number)][2], cancellation: null, renewalOf: null, renewedBy: null });
@@ -63,16 +71,30 @@ describe('policy status', () => {
       return response.body.data.map((item: { number: number; status: string }) => [item.number, item.status]);
     };
     expect(await list('')).toEqual(Object.entries(POLICIES).map(([number, [, , status]]) => [Number(number), status]));
-    expect(await list('&status=pending')).toEqual([[401, 'pending'], [402, 'pending']]);
-    expect(await list('&status=active')).toEqual([[403, 'active'], [404, 'active']]);
-    expect(await list('&status=expired')).toEqual([[405, 'expired'], [406, 'expired']]);
+    expect(await list('&status=pending')).toEqual([
+      [401, 'pending'],
+      [402, 'pending'],
+    ]);
+    expect(await list('&status=active')).toEqual([
+      [403, 'active'],
+      [404, 'active'],
+    ]);
+    expect(await list('&status=expired')).toEqual([
+      [405, 'expired'],
+      [406, 'expired'],
+    ]);
     expect(await list('&status=cancelled')).toEqual([]);
     const own = await request(service.url, 'GET', `/api/v1/policy?organizationId=${childId}&status=active`, { token });
     expect(own.body.data.map((item: { number: number }) => item.number)).toEqual([404]);
     // Pages of a filtered list neither skip nor repeat.
     const first = await request(service.url, 'GET', '/api/v1/policy?includeDescendants=true&status=expired&limit=1', { token });
     expect(first.body).toMatchObject({ hasMore: true, data: [{ number: 405 }] });
-    const next = await request(service.url, 'GET', `/api/v1/policy?includeDescendants=true&status=expired&limit=1&after=${first.body.nextCursor}`, { token });
+    const next = await request(
+      service.url,
+      'GET',
+      `/api/v1/policy?includeDescendants=true&status=expired&limit=1&after=${first.body.nextCursor}`,
+      { token },
+    );
     expect(next.body).toMatchObject({ hasMore: false, nextCursor: null, data: [{ number: 406 }] });
   });
 
@@ -87,9 +109,13 @@ describe('policy status', () => {
       token,
     );
     expect(response.body.errors).toBeUndefined();
-    const numbers = (connection: { edges: Array<{ node: { number: number; status: string } }> }) => connection.edges.map((edge) => [edge.node.number, edge.node.status]);
+    const numbers = (connection: { edges: Array<{ node: { number: number; status: string } }> }) =>
+      connection.edges.map((edge) => [edge.node.number, edge.node.status]);
     expect(numbers(response.body.data.viewer.organization.own)).toEqual([[401, 'pending']]);
-    expect(numbers(response.body.data.viewer.organization.all)).toEqual([[405, 'expired'], [406, 'expired']]);
+    expect(numbers(response.body.data.viewer.organization.all)).toEqual([
+      [405, 'expired'],
+      [406, 'expired'],
+    ]);
   });
 
   it('answers 400 for a status that is not one', async () => {
@@ -98,7 +124,12 @@ describe('policy status', () => {
       expect(response.status, query).toBe(400);
       expect(response.body.errors[0].path).toBe('status');
     }
-    const viaGraphql = await graphql(service.url, '{ viewer { organization { policies(status: open) { edges { node { number } } } } } }', {}, token);
+    const viaGraphql = await graphql(
+      service.url,
+      '{ viewer { organization { policies(status: open) { edges { node { number } } } } } }',
+      {},
+      token,
+    );
     expect(viaGraphql.status).toBe(400);
   });
 
@@ -107,21 +138,34 @@ describe('policy status', () => {
     // STATUS_FILTER_WALK + 200 expired policies, then one active policy that is cancelled today.
     await insertPolicies(
       service,
-      Array.from({ length: STATUS_FILTER_WALK + 200 }, (_, i) => ({ organizationId, number: 900_000 + i, effectiveDate: day(-400), expirationDate: day(-35) })),
+      Array.from({ length: STATUS_FILTER_WALK + 200 }, (_, i) => ({
+        organizationId,
+        number: 900_000 + i,
+        effectiveDate: day(-400),
+        expirationDate: day(-35),
+      })),
     );
     const created = await request(service.url, 'POST', '/api/v1/policy', {
       token: ownToken,
       body: policyBody({ number: 901_500, effectiveDate: day(-10), expirationDate: day(355) }),
     });
     expect(created.status, created.text).toBe(200);
-    const cancelled = await request(service.url, 'POST', '/api/v1/policy/901500/cancellation', { token: ownToken, body: { effectiveDate: day(0), reason: 'other' } });
+    const cancelled = await request(service.url, 'POST', '/api/v1/policy/901500/cancellation', {
+      token: ownToken,
+      body: { effectiveDate: day(0), reason: 'other' },
+    });
     expect(cancelled.status, cancelled.text).toBe(200);
 
     for (const scope of [`organizationId=${organizationId}`, 'includeDescendants=true']) {
       const first = await request(service.url, 'GET', `/api/v1/policy?${scope}&status=cancelled&limit=100`, { token: ownToken });
       expect(first.body, scope).toMatchObject({ data: [], hasMore: true });
       expect(first.body.nextCursor, scope).toEqual(expect.any(String));
-      const second = await request(service.url, 'GET', `/api/v1/policy?${scope}&status=cancelled&limit=100&after=${first.body.nextCursor}`, { token: ownToken });
+      const second = await request(
+        service.url,
+        'GET',
+        `/api/v1/policy?${scope}&status=cancelled&limit=100&after=${first.body.nextCursor}`,
+        { token: ownToken },
+      );
       expect(second.body, scope).toMatchObject({ hasMore: false, nextCursor: null, data: [{ number: 901_500, status: 'cancelled' }] });
       // A common status still fills its pages: the walk stops at the page, not at the cap.
       const expired = await request(service.url, 'GET', `/api/v1/policy?${scope}&status=expired&limit=100`, { token: ownToken });
@@ -136,6 +180,9 @@ describe('policy status', () => {
     const connection = page.body.data.viewer.organization.policies;
     expect(connection).toMatchObject({ edges: [], pageInfo: { hasNextPage: true, endCursor: expect.any(String) } });
     const next = await graphql(service.url, query, { after: connection.pageInfo.endCursor }, ownToken);
-    expect(next.body.data.viewer.organization.policies).toMatchObject({ edges: [{ node: { number: 901_500 } }], pageInfo: { hasNextPage: false } });
+    expect(next.body.data.viewer.organization.policies).toMatchObject({
+      edges: [{ node: { number: 901_500 } }],
+      pageInfo: { hasNextPage: false },
+    });
   });
 });

@@ -44,7 +44,14 @@ describe("a policy's transactions", () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       data: [
-        { id: issuanceId, type: 'issuance', effectiveDate: '2026-01-01', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), createdBy: 'alice', changes: {} },
+        {
+          id: issuanceId,
+          type: 'issuance',
+          effectiveDate: '2026-01-01',
+          createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+          createdBy: 'alice',
+          changes: {},
+        },
         ...later.map((transaction) => ({ ...transaction, createdAt: expect.any(String), createdBy: 'bob' })),
       ],
       hasMore: false,
@@ -89,10 +96,9 @@ describe("a policy's transactions", () => {
       token,
     );
     expect(response.body.errors).toBeUndefined();
-    const counts = response.body.data.viewer.organization.policies.edges.map((edge: { node: { number: number; transactions: { edges: unknown[] } } }) => [
-      edge.node.number,
-      edge.node.transactions.edges.length,
-    ]);
+    const counts = response.body.data.viewer.organization.policies.edges.map(
+      (edge: { node: { number: number; transactions: { edges: unknown[] } } }) => [edge.node.number, edge.node.transactions.edges.length],
+    );
     expect(counts).toEqual([
       [300, 3],
       [301, 1],

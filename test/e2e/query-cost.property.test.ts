@@ -92,7 +92,8 @@ describe('query cost (property-based)', () => {
         const kind = g(fc.constantFrom, 'field', 'field', 'field', 'field', 'field', 'inline', 'spread', 'reuse');
         const reusable = fragments.filter((fragment) => fragment.type === type.name);
         if (kind === 'inline') parts.push(`... on ${type.name} { ${selection(type, depth + 1)} }`);
-        else if (kind === 'reuse' && reusable.length > 0) parts.push(`...${reusable[g(fc.integer, { min: 0, max: reusable.length - 1 })].name}`);
+        else if (kind === 'reuse' && reusable.length > 0)
+          parts.push(`...${reusable[g(fc.integer, { min: 0, max: reusable.length - 1 })].name}`);
         else if (kind === 'spread') {
           const body = selection(type, depth + 1);
           const name = `F${fragments.length}`;

@@ -20,7 +20,8 @@ const READ_QUOTE = `query ($id: ID!) { quote(id: $id) { ${QUOTE_FIELDS} } }`;
 
 // A quote's charges are the schedule without ids: a policy's charges also name their ledger
 // transaction and the charge a reversal undoes (null for a premium).
-const withoutIds = (charges: Array<Record<string, unknown>>) => charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }) => charge);
+const withoutIds = (charges: Array<Record<string, unknown>>) =>
+  charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }) => charge);
 
 describe('quotes', () => {
   const service = useTestService();
@@ -38,7 +39,24 @@ describe('quotes', () => {
     const response = await request(service.url, 'POST', '/api/v1/quote', { token, body });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(
-      ['id', 'organizationId', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate', 'coverage', 'charges', 'totalPremium', 'currency', 'status', 'expiresAt', 'policyNumber'].sort(),
+      [
+        'id',
+        'organizationId',
+        'ownerFirstname',
+        'ownerLastname',
+        'ownerDOB',
+        'petName',
+        'petDOB',
+        'effectiveDate',
+        'expirationDate',
+        'coverage',
+        'charges',
+        'totalPremium',
+        'currency',
+        'status',
+        'expiresAt',
+        'policyNumber',
+      ].sort(),
     );
     expect(response.body).toMatchObject({
       organizationId,
@@ -75,7 +93,10 @@ describe('quotes', () => {
   it.each([
     ['a one-year term', {}],
     ['Jan 31 to May 15, partial last period', { effectiveDate: '2026-01-31', expirationDate: '2026-05-15', coverageSlug: 'accident-only' }],
-    ['a five-year term on the dearest plan', { effectiveDate: '2026-02-29'.replace('2026', '2028'), expirationDate: '2033-02-28', coverageSlug: 'accident-illness-unlimited' }],
+    [
+      'a five-year term on the dearest plan',
+      { effectiveDate: '2026-02-29'.replace('2026', '2028'), expirationDate: '2033-02-28', coverageSlug: 'accident-illness-unlimited' },
+    ],
     ['a term of two days', { effectiveDate: '2026-03-30', expirationDate: '2026-04-01', coverageSlug: 'accident-illness-plus' }],
   ])('quotes exactly the charges a policy created from the same body gets (%s), REST and GraphQL', async (_name, overrides) => {
     const body = quoteBody(overrides);
@@ -105,7 +126,9 @@ describe('quotes', () => {
     const created = await request(service.url, 'POST', '/api/v1/quote', { token, body: quoteBody() });
     const query = `query ($id: ID!) { node(id: $id) { __typename id ... on Quote { totalPremium status } } }`;
     const found = await graphql(service.url, query, { id: created.body.id }, token);
-    expect(found.body).toEqual({ data: { node: { __typename: 'Quote', id: created.body.id, totalPremium: created.body.totalPremium, status: 'open' } } });
+    expect(found.body).toEqual({
+      data: { node: { __typename: 'Quote', id: created.body.id, totalPremium: created.body.totalPremium, status: 'open' } },
+    });
     const hidden = await graphql(service.url, query, { id: created.body.id }, await service.token({ sub: 'mallory' }));
     expect(hidden.body.data).toEqual({ node: null });
     expect(hidden.body.errors[0].extensions.code).toBe('NOT_FOUND');
@@ -131,7 +154,14 @@ describe('quotes', () => {
     const before = await quoteCount();
     const response = await request(service.url, 'POST', '/api/v1/quote', {
       token,
-      body: quoteBody({ number: 77, cvc: '123', internalID: 'ext-1', ownerFirstname: ' ', expirationDate: '2025-01-01', petDOB: '2026-02-01' }),
+      body: quoteBody({
+        number: 77,
+        cvc: '123',
+        internalID: 'ext-1',
+        ownerFirstname: ' ',
+        expirationDate: '2025-01-01',
+        petDOB: '2026-02-01',
+      }),
     });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('BAD_USER_INPUT');
@@ -155,7 +185,10 @@ describe('quotes', () => {
       expect(response.body.errors[0].message).toContain(field);
     }
     const rules = await graphql(service.url, CREATE_QUOTE, { input: quoteBody({ ownerLastname: '', effectiveDate: '2026-02-30' }) }, token);
-    expect(rules.body.errors[0].extensions.errors.map((error: { path: string }) => error.path).sort()).toEqual(['effectiveDate', 'ownerLastname']);
+    expect(rules.body.errors[0].extensions.errors.map((error: { path: string }) => error.path).sort()).toEqual([
+      'effectiveDate',
+      'ownerLastname',
+    ]);
   });
 
   it('answers an unknown slug 400 and an organization out of reach 404, writing nothing', async () => {
@@ -206,7 +239,9 @@ describe('quotes', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ type: 'quote.created', organization_id: organizationId });
     expect(rows[0].data.object).toEqual(created.body);
-    const listed = await request(service.url, 'GET', `/api/v1/events?type=quote.created&organizationId=${organizationId}&limit=100`, { token });
+    const listed = await request(service.url, 'GET', `/api/v1/events?type=quote.created&organizationId=${organizationId}&limit=100`, {
+      token,
+    });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((event: { data: { object: { id: string } } }) => event.data.object.id)).toContain(created.body.id);
   });
@@ -238,7 +273,11 @@ describe('quotes', () => {
     expect(again.body).toEqual(first.body);
     expect(await service.sql(`select 1 from quote where pet_name = 'Once'`)).toHaveLength(1);
     expect(await service.sql(`select 1 from event where type = 'quote.created' and data->'object'->>'petName' = 'Once'`)).toHaveLength(1);
-    const other = await request(service.url, 'POST', '/api/v1/quote', { token, body: quoteBody({ petName: 'Twice' }), headers: { 'idempotency-key': key } });
+    const other = await request(service.url, 'POST', '/api/v1/quote', {
+      token,
+      body: quoteBody({ petName: 'Twice' }),
+      headers: { 'idempotency-key': key },
+    });
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
@@ -274,8 +313,13 @@ describe('loading a quote for issuing', () => {
   });
 
   const alice = () => ({ sub: 'alice', org: organizationId });
-  const newQuote = async () => (await request(service.url, 'POST', '/api/v1/quote', { token, body: quoteBody({ coverageSlug: 'accident-only' }) })).body;
-  const codeOf = (work: Promise<unknown>) => work.then(() => 'resolved', (error: { extensions?: { code?: string } }) => error.extensions?.code ?? String(error));
+  const newQuote = async () =>
+    (await request(service.url, 'POST', '/api/v1/quote', { token, body: quoteBody({ coverageSlug: 'accident-only' }) })).body;
+  const codeOf = (work: Promise<unknown>) =>
+    work.then(
+      () => 'resolved',
+      (error: { extensions?: { code?: string } }) => error.extensions?.code ?? String(error),
+    );
 
   it('gives the open quote with its stored charges and organization, its row locked until the transaction ends', async () => {
     const quote = await newQuote();
@@ -296,7 +340,11 @@ describe('loading a quote for issuing', () => {
 
   it('answers NOT_FOUND out of reach, and for an id that is none', async () => {
     const quote = await newQuote();
-    for (const [principal, id] of [[{ sub: 'mallory', org: null }, quote.id], [alice(), randomUUID()], [alice(), 'nope']] as const) {
+    for (const [principal, id] of [
+      [{ sub: 'mallory', org: null }, quote.id],
+      [alice(), randomUUID()],
+      [alice(), 'nope'],
+    ] as const) {
       expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, principal, id)))).toBe('NOT_FOUND');
     }
   });
@@ -307,7 +355,10 @@ describe('loading a quote for issuing', () => {
     expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, alice(), expired.id)))).toBe('INVALID_STATE');
 
     const issued = await newQuote();
-    const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: quoteBody({ coverageSlug: 'accident-only', number: 880001 }) });
+    const policy = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: quoteBody({ coverageSlug: 'accident-only', number: 880001 }),
+    });
     const [{ id: policyId }] = await service.sql<{ id: string }>('select id from policy where number = 880001');
     await inTransaction(service.orm.em.fork(), async (tx) => {
       await lockOpenQuote(tx, alice(), issued.id);
@@ -338,11 +389,17 @@ describe('quotes with QUOTE_VALID_DAYS=1 and answers rebuilt for replays', () =>
 
   it('expires a day after creation', async () => {
     const created = await request(service.url, 'POST', '/api/v1/quote', { token, body: quoteBody() });
-    const [row] = await service.sql<{ days: string }>(`select extract(epoch from expires_at - created_at) / 86400 as days from quote where id = $1`, [created.body.id]);
+    const [row] = await service.sql<{ days: string }>(
+      `select extract(epoch from expires_at - created_at) / 86400 as days from quote where id = $1`,
+      [created.body.id],
+    );
     expect(Number(row.days)).toBe(1);
     expect(created.body.status).toBe('open');
     // A day on, it reads expired: the clock is the database's, moved here by moving the row back a day.
-    await service.sql(`update quote set created_at = created_at - interval '1 day', expires_at = expires_at - interval '1 day' where id = $1`, [created.body.id]);
+    await service.sql(
+      `update quote set created_at = created_at - interval '1 day', expires_at = expires_at - interval '1 day' where id = $1`,
+      [created.body.id],
+    );
     const read = await request(service.url, 'GET', `/api/v1/quote/${created.body.id}`, { token });
     expect(read.body.status).toBe('expired');
   });

@@ -96,7 +96,7 @@ describe('rate limits', () => {
     const service = useTestService({ TRUST_PROXY: 'loopback, 10.0.0.0/8', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' });
     const from = (address: string) => request(service.url, 'GET', '/api/v1/policy/1', { headers: { 'x-forwarded-for': address } });
 
-    it("counts each client behind the proxy by the address the proxy forwarded", async () => {
+    it('counts each client behind the proxy by the address the proxy forwarded', async () => {
       expect((await from('203.0.113.7')).status).toBe(401);
       expect((await from('203.0.113.7')).status).toBe(401);
       expectRateLimited(await from('203.0.113.7'), 'anonymous');
@@ -119,7 +119,12 @@ describe('rate limits', () => {
       const one = await request(first.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
       expect(one.status).toBe(200);
       expect(rateLimit(one).creates.r).toBe(2);
-      const two = await graphql(second.url, 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', { i: policyBody() }, token);
+      const two = await graphql(
+        second.url,
+        'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }',
+        { i: policyBody() },
+        token,
+      );
       expect(two.status).toBe(200);
       expect(rateLimit(two).creates.r).toBe(1);
       expect((await request(second.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).status).toBe(200);
@@ -128,7 +133,12 @@ describe('rate limits', () => {
       const refused = await request(first.url, 'POST', '/api/v1/policy', { token, body: '{not json' });
       expectRateLimited(refused, 'creates');
       expect(refused.body.code).toBe('RATE_LIMITED');
-      const refusedGraphql = await graphql(second.url, 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', { i: policyBody() }, token);
+      const refusedGraphql = await graphql(
+        second.url,
+        'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }',
+        { i: policyBody() },
+        token,
+      );
       expectRateLimited(refusedGraphql, 'creates');
       expect(refusedGraphql.body.errors[0].extensions.code).toBe('RATE_LIMITED');
       expect(await first.sql('select count(*) as n from policy')).toEqual(before);

@@ -14,7 +14,11 @@ function readmeCalls(): string {
 }
 
 /** Runs `script` with bash; its stderr goes to a file, as a terminal's would be a device (`tee /dev/stderr` cannot open a socket). */
-function bash(script: string, env: Record<string, string>, stderrFile: string): Promise<{ code: number | null; stdout: string; stderr: () => string }> {
+function bash(
+  script: string,
+  env: Record<string, string>,
+  stderrFile: string,
+): Promise<{ code: number | null; stdout: string; stderr: () => string }> {
   return new Promise((resolve) => {
     const stderr = openSync(stderrFile, 'w');
     const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', stderr] });
@@ -51,7 +55,24 @@ describe("the README's calls", () => {
     expect(run.code, run.stderr()).toBe(0);
 
     // Each read prints one line (curl -w '\n'); the creates go to stderr through tee.
-    const [organization, policy, transactions, list, graphql, quote, issuedQuote, changedOrganization, changed, cancelled, reinstated, renewed, lifeTransactions] = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [
+      organization,
+      policy,
+      transactions,
+      list,
+      graphql,
+      quote,
+      issuedQuote,
+      changedOrganization,
+      changed,
+      cancelled,
+      reinstated,
+      renewed,
+      lifeTransactions,
+    ] = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(organization).toMatchObject({ name: 'Paws & Claws LLC', parentId: null, version: 1 });
     // The change (contract section 15): merged, its accounts replaced, one version more.
     expect(changedOrganization).toMatchObject({
@@ -77,8 +98,15 @@ describe("the README's calls", () => {
     // Issued: the quote names the policy, whose create answer (on stderr, last) has the quote's charges.
     expect(issuedQuote).toMatchObject({ id: quote.id, status: 'issued', policyNumber: expect.any(Number) });
     const issued = JSON.parse(run.stderr().trim().split('\n').at(-1)!);
-    expect(issued).toMatchObject({ number: issuedQuote.policyNumber, internalID: 'ext-quote-1', coverage: quote.coverage, organization: { id: organization.id } });
-    expect(issued.charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }: Record<string, unknown>) => charge)).toEqual(quote.charges);
+    expect(issued).toMatchObject({
+      number: issuedQuote.policyNumber,
+      internalID: 'ext-quote-1',
+      coverage: quote.coverage,
+      organization: { id: organization.id },
+    });
+    expect(
+      issued.charges.map(({ id: _id, transactionId: _transaction, reverses: _reverses, ...charge }: Record<string, unknown>) => charge),
+    ).toEqual(quote.charges);
 
     // A policy's life (contract section 14), dated from today: changed, cancelled, reinstated, renewed.
     const owed = (policy: { charges: { amount: number }[] }) => policy.charges.reduce((sum, charge) => sum + charge.amount, 0);
@@ -86,13 +114,22 @@ describe("the README's calls", () => {
     const life = changed;
     expect(changed).toMatchObject({ status: 'active', cancellation: null, renewedBy: null });
     expect(changed.charges.every((charge: { type: string }) => charge.type === 'premium')).toBe(true);
-    expect(cancelled).toMatchObject({ number: life.number, status: 'active', cancellation: { reason: 'insured_request', method: 'short_rate' } });
+    expect(cancelled).toMatchObject({
+      number: life.number,
+      status: 'active',
+      cancellation: { reason: 'insured_request', method: 'short_rate' },
+    });
     expect(cancelled.cancellation.credited).toBeLessThan(0);
     expect(owed(cancelled)).toBe(owed(life) + cancelled.cancellation.credited + cancelled.cancellation.fee);
     expect(reinstated).toMatchObject({ number: life.number, status: 'active', cancellation: null });
     expect(owed(reinstated)).toBe(owed(life));
     expect(renewed).toMatchObject({ renewalOf: life.number, status: 'pending', coverage: { slug: 'accident-illness-plus' } });
-    expect(lifeTransactions.data.map((transaction: { type: string }) => transaction.type)).toEqual(['issuance', 'change', 'cancellation', 'reinstatement']);
+    expect(lifeTransactions.data.map((transaction: { type: string }) => transaction.type)).toEqual([
+      'issuance',
+      'change',
+      'cancellation',
+      'reinstatement',
+    ]);
     expect(lifeTransactions.data[1].changes).toEqual({ ownerLastname: { from: 'Diaz', to: 'Diaz-Ortiz' } });
   });
 });

@@ -95,7 +95,11 @@ describe('request bounds', () => {
         const bobs = request(service.url, 'GET', '/api/v1/policy/1', { token: bob });
         await sleep(100);
         answers = (
-          await Promise.all(Array.from({ length: 8 }, () => request(service.url, 'POST', '/api/v1/policy', { token: alice, body: policyBody({ petName: 'TooLate' }) })))
+          await Promise.all(
+            Array.from({ length: 8 }, () =>
+              request(service.url, 'POST', '/api/v1/policy', { token: alice, body: policyBody({ petName: 'TooLate' }) }),
+            ),
+          )
         ).map((response) => response.status);
         expect(answers).toEqual(Array(8).fill(503));
         expect((await bobs).status).toBe(503);
@@ -124,7 +128,11 @@ describe('request bounds', () => {
     it('answers 503 with Retry-After, on REST and GraphQL, never 500', async () => {
       const release = await lockTable(service.databaseUrl, 'idempotency_key');
       try {
-        const rest = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody(), headers: { 'idempotency-key': 'stuck-1' } });
+        const rest = await request(service.url, 'POST', '/api/v1/policy', {
+          token,
+          body: policyBody(),
+          headers: { 'idempotency-key': 'stuck-1' },
+        });
         expect(rest.status).toBe(503);
         expect(rest.headers.get('retry-after')).toBe('5');
         const viaGraphql = await request(service.url, 'POST', '/graphql', {
@@ -142,7 +150,10 @@ describe('request bounds', () => {
     it('logs a failed statement by its code, never with its values', async () => {
       const release = await lockTable(service.databaseUrl, 'organization');
       try {
-        const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ taxId: 'EIN-SECRET-998877' }) });
+        const response = await request(service.url, 'POST', '/api/v1/organization', {
+          token,
+          body: organizationBody({ taxId: 'EIN-SECRET-998877' }),
+        });
         expect(response.status).toBe(503);
       } finally {
         await release();
@@ -182,7 +193,10 @@ describe('request bounds', () => {
 
   describe('response size cap', () => {
     const logLines: string[] = [];
-    const service = useTestService({ RESPONSE_MAX_BYTES: '1500' }, { logger: createLogger('warn', { destination: { write: (line: string) => void logLines.push(line) } }) });
+    const service = useTestService(
+      { RESPONSE_MAX_BYTES: '1500' },
+      { logger: createLogger('warn', { destination: { write: (line: string) => void logLines.push(line) } }) },
+    );
     let token: string;
     let organizationId: string;
     beforeAll(async () => {
@@ -209,8 +223,14 @@ describe('request bounds', () => {
     it('refuses the organization over the quota with 403 QUOTA_EXCEEDED and writes nothing of it', async () => {
       const owner = await first.token({ sub: 'quota-owner' });
       const root = await request(first.url, 'POST', '/api/v1/organization', { token: owner, body: organizationBody() });
-      const child = await request(second.url, 'POST', '/api/v1/organization', { token: owner, body: organizationBody({ parentId: root.body.id }) });
-      const grandchild = await request(first.url, 'POST', '/api/v1/organization', { token: owner, body: organizationBody({ parentId: child.body.id }) });
+      const child = await request(second.url, 'POST', '/api/v1/organization', {
+        token: owner,
+        body: organizationBody({ parentId: root.body.id }),
+      });
+      const grandchild = await request(first.url, 'POST', '/api/v1/organization', {
+        token: owner,
+        body: organizationBody({ parentId: child.body.id }),
+      });
       expect([root.status, child.status, grandchild.status]).toEqual([200, 200, 200]);
       const before = await first.sql('select count(*) from organization');
       const over = await request(second.url, 'POST', '/api/v1/organization', {
@@ -218,10 +238,16 @@ describe('request bounds', () => {
         body: organizationBody({ parentId: root.body.id, owners: [{ firstname: 'A', lastname: 'B' }] }),
       });
       expect(over.status).toBe(403);
-      expect(over.body).toMatchObject({ code: 'QUOTA_EXCEEDED', detail: 'This organization tree already has its quota of 3 organizations.' });
+      expect(over.body).toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        detail: 'This organization tree already has its quota of 3 organizations.',
+      });
       expect(await first.sql('select count(*) from organization')).toEqual(before);
       // Another tree has its own quota.
-      const elsewhere = await request(first.url, 'POST', '/api/v1/organization', { token: await first.token({ sub: 'other-owner' }), body: organizationBody() });
+      const elsewhere = await request(first.url, 'POST', '/api/v1/organization', {
+        token: await first.token({ sub: 'other-owner' }),
+        body: organizationBody(),
+      });
       expect(elsewhere.status).toBe(200);
     });
 
@@ -230,7 +256,9 @@ describe('request bounds', () => {
       const root = await request(first.url, 'POST', '/api/v1/organization', { token: owner, body: organizationBody() });
       const token = await first.token({ sub: 'racing-owner', org: root.body.id });
       const responses = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => request(i % 2 ? first.url : second.url, 'POST', '/api/v1/policy', { token, body: policyBody() })),
+        Array.from({ length: 12 }, (_, i) =>
+          request(i % 2 ? first.url : second.url, 'POST', '/api/v1/policy', { token, body: policyBody() }),
+        ),
       );
       const statuses = responses.map((response) => response.status).sort();
       expect(statuses.filter((status) => status === 200)).toHaveLength(5);

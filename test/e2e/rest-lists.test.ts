@@ -9,7 +9,10 @@ describe('GET /api/v1/organization', () => {
   const service = useTestService();
 
   const create = async (sub: string, body: Record<string, unknown> = {}) => {
-    const response = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub }), body: organizationBody(body) });
+    const response = await request(service.url, 'POST', '/api/v1/organization', {
+      token: await service.token({ sub }),
+      body: organizationBody(body),
+    });
     expect(response.status, response.text).toBe(200);
     return response.body.id as string;
   };
@@ -19,7 +22,11 @@ describe('GET /api/v1/organization', () => {
     await create('list-alice', { name: 'Alice Child', parentId: root });
     const response = await request(service.url, 'GET', '/api/v1/organization', { token: await service.token({ sub: 'list-alice' }) });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ data: [{ id: root, name: 'Alice Root', parentId: null, version: 1 }], hasMore: false, nextCursor: null });
+    expect(response.body).toMatchObject({
+      data: [{ id: root, name: 'Alice Root', parentId: null, version: 1 }],
+      hasMore: false,
+      nextCursor: null,
+    });
     expect(response.body.data).toHaveLength(1);
     // Items are the read's shape (contract section 18), key for key.
     const read = await request(service.url, 'GET', `/api/v1/organization/${root}`, { token: await service.token({ sub: 'list-alice' }) });
@@ -28,13 +35,21 @@ describe('GET /api/v1/organization', () => {
 
   it('with parentId: pages through the children with no repeats or gaps while others are inserted between pages', async () => {
     const parent = await create('list-bob');
-    await insertOrganizations(service, Array.from({ length: 25 }, (_, i) => ({ parentId: parent, name: `c${i + 1}`, ownerSub: 'list-bob' })));
+    await insertOrganizations(
+      service,
+      Array.from({ length: 25 }, (_, i) => ({ parentId: parent, name: `c${i + 1}`, ownerSub: 'list-bob' })),
+    );
     const token = await service.token({ sub: 'list-bob' });
     const seen: string[] = [];
     let after: string | null = null;
     let pages = 0;
     do {
-      const response = await request(service.url, 'GET', `/api/v1/organization?parentId=${parent}&limit=10${after ? `&after=${after}` : ''}`, { token });
+      const response = await request(
+        service.url,
+        'GET',
+        `/api/v1/organization?parentId=${parent}&limit=10${after ? `&after=${after}` : ''}`,
+        { token },
+      );
       expect(response.status, response.text).toBe(200);
       seen.push(...response.body.data.map((item: { name: string }) => item.name));
       if (pages === 0) await insertOrganizations(service, [{ parentId: parent, name: 'c26', ownerSub: 'list-bob' }]);
@@ -54,7 +69,15 @@ describe('GET /api/v1/organization', () => {
       expect(response.body.code).toBe('NOT_FOUND');
     }
     const carol = await service.token({ sub: 'list-carol' });
-    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=10&limit=20', 'after=nonsense', `after=${Buffer.from('policy:1').toString('base64url')}`]) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=1.5',
+      'limit=10&limit=20',
+      'after=nonsense',
+      `after=${Buffer.from('policy:1').toString('base64url')}`,
+    ]) {
       const response = await request(service.url, 'GET', `/api/v1/organization?${query}`, { token: carol });
       expect(response.status, query).toBe(400);
       expect(response.body.code).toBe('BAD_USER_INPUT');
@@ -76,7 +99,10 @@ describe('GET /api/v1/policy', () => {
   };
   let nextNumber = 7_100_000;
   const policiesIn = (organizationIds: string[]) =>
-    insertPolicies(service, organizationIds.map((organizationId) => ({ organizationId, number: nextNumber++ })));
+    insertPolicies(
+      service,
+      organizationIds.map((organizationId) => ({ organizationId, number: nextNumber++ })),
+    );
 
   const pageThrough = async (token: string, query: string, between?: (page: number) => Promise<void>) => {
     const numbers: number[] = [];
@@ -109,7 +135,7 @@ describe('GET /api/v1/policy', () => {
     expect(own).toEqual(Array.from({ length: 9 }, (_, i) => start + 1 + 3 * i));
     // From the middle: the child and the grandchild, not the root.
     const middle = await pageThrough(token, `organizationId=${child}&includeDescendants=true&limit=100`);
-    expect(middle).toEqual(numbers.filter((_, i) => i < 27 ? i % 3 !== 0 : i === 27));
+    expect(middle).toEqual(numbers.filter((_, i) => (i < 27 ? i % 3 !== 0 : i === 27)));
   });
 
   it('items are the policy read shape (id included); organizationId defaults to the token’s org', async () => {
@@ -121,7 +147,9 @@ describe('GET /api/v1/policy', () => {
     expect(response.status, response.text).toBe(200);
     expect(response.body.hasMore).toBe(false);
     const [item] = response.body.data;
-    const read = await request(service.url, 'GET', `/api/v1/policy/${item.number}`, { token: await service.token({ sub: 'someone-else', org: child }) });
+    const read = await request(service.url, 'GET', `/api/v1/policy/${item.number}`, {
+      token: await service.token({ sub: 'someone-else', org: child }),
+    });
     expect(JSON.stringify(item)).toBe(JSON.stringify(read.body));
     expect(item.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(item.organization).toEqual({ id: grandchild, name: 'plist-bob grandchild', parentId: child });
@@ -133,7 +161,12 @@ describe('GET /api/v1/policy', () => {
     const stranger = await service.token({ sub: 'plist-dave' });
     for (const organizationId of [root, '8b5e7d0e-3f43-4a7a-9d22-3c6f1b1c2d3e', 'not-a-uuid', '']) {
       for (const includeDescendants of ['true', 'false']) {
-        const response = await request(service.url, 'GET', `/api/v1/policy?organizationId=${organizationId}&includeDescendants=${includeDescendants}`, { token: stranger });
+        const response = await request(
+          service.url,
+          'GET',
+          `/api/v1/policy?organizationId=${organizationId}&includeDescendants=${includeDescendants}`,
+          { token: stranger },
+        );
         expect(response.status, organizationId).toBe(404);
         expect(response.body.code).toBe('NOT_FOUND');
       }

@@ -46,11 +46,17 @@ describe('integrators read back what they write (contract section 18)', () => {
     // Byte for byte: same keys, same order, same values (the answer and the event are of one moment).
     expect(JSON.stringify(await eventObject(token, 'organization.created', organization.body.id))).toBe(JSON.stringify(organization.body));
 
-    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, { token, body: { phone: '+1 413 555 0100', address: { city: 'Shelbyville' } } });
+    const changed = await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, {
+      token,
+      body: { phone: '+1 413 555 0100', address: { city: 'Shelbyville' } },
+    });
     expect(changed.status, changed.text).toBe(200);
     expect(JSON.stringify(await eventObject(token, 'organization.updated', organization.body.id))).toBe(JSON.stringify(changed.body));
 
-    const quote = await request(service.url, 'POST', '/api/v1/quote', { token, body: policyBody({ effectiveDate: today, expirationDate: addDays(today, 365) }) });
+    const quote = await request(service.url, 'POST', '/api/v1/quote', {
+      token,
+      body: policyBody({ effectiveDate: today, expirationDate: addDays(today, 365) }),
+    });
     expect(quote.status, quote.text).toBe(200);
     expect(JSON.stringify(await eventObject(token, 'quote.created', quote.body.id))).toBe(JSON.stringify(quote.body));
 
@@ -62,7 +68,11 @@ describe('integrators read back what they write (contract section 18)', () => {
     expect(JSON.stringify(await eventObject(token, 'policy.created', policy.body.id))).toBe(JSON.stringify(policy.body));
     const number = policy.body.number;
     const steps: Array<[string, string, object]> = [
-      ['policy.changed', 'changes', { effectiveDate: addMonthsClamped(today, 1), petName: 'Biscuit II', coverageSlug: 'accident-illness-plus' }],
+      [
+        'policy.changed',
+        'changes',
+        { effectiveDate: addMonthsClamped(today, 1), petName: 'Biscuit II', coverageSlug: 'accident-illness-plus' },
+      ],
       ['policy.cancelled', 'cancellation', { effectiveDate: addDays(today, 60), reason: 'insured_request' }],
       ['policy.reinstated', 'reinstatement', {}],
     ];
@@ -83,7 +93,10 @@ describe('integrators read back what they write (contract section 18)', () => {
   });
 
   it('answers every broken rule of a policy body at once: unknown fields with "did you mean", a missing field, a bad cvc and an unknown plan', async () => {
-    const root = await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'reads-bob' }), body: organizationWithSecrets() });
+    const root = await request(service.url, 'POST', '/api/v1/organization', {
+      token: await service.token({ sub: 'reads-bob' }),
+      body: organizationWithSecrets(),
+    });
     const token = await service.token({ sub: 'reads-bob', org: root.body.id });
     const { petName: _petName, ...withoutPet } = policyBody();
     const bad = { ...withoutPet, cvc: '12x', coverageSlug: 'gold', petDob: '2020-01-01', organisationId: root.body.id, colour: 'red' };
@@ -99,17 +112,29 @@ describe('integrators read back what they write (contract section 18)', () => {
       cvc: expect.any(String),
       coverageSlug: 'is not a plan of the coverage catalog (see the coverages query)',
     });
-    expect(await service.sql("select 1 from policy p join organization o on o.id = p.organization_id where o.id = $1", [root.body.id])).toEqual([]);
+    expect(
+      await service.sql('select 1 from policy p join organization o on o.id = p.organization_id where o.id = $1', [root.body.id]),
+    ).toEqual([]);
 
     // A quote shares the rules, the slug included; its refused fields keep their own message.
     const { cvc: _cvc, ...quoteBad } = bad;
     const quote = await request(service.url, 'POST', '/api/v1/quote', { token, body: { ...quoteBad, internalID: 'x' } });
     expect(quote.status).toBe(400);
-    expect(quote.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['colour', 'coverageSlug', 'internalID', 'organisationId', 'petDob', 'petName']);
+    expect(quote.body.errors.map((error: { path: string }) => error.path).sort()).toEqual([
+      'colour',
+      'coverageSlug',
+      'internalID',
+      'organisationId',
+      'petDob',
+      'petName',
+    ]);
     expect(quote.body.errors.find((error: { path: string }) => error.path === 'internalID').message).toContain('is not part of a quote');
 
     // A change and a renewal judge the plan with their other rules too.
-    const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ effectiveDate: today, expirationDate: addDays(today, 365) }) });
+    const policy = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ effectiveDate: today, expirationDate: addDays(today, 365) }),
+    });
     const change = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/changes`, {
       token,
       body: { effectiveDate: 'soon', coverageSlug: 'gold', ownerLastnme: 'X' },
@@ -120,13 +145,19 @@ describe('integrators read back what they write (contract section 18)', () => {
       expect.stringMatching(/^effectiveDate: /),
       'ownerLastnme: is not a field of this request; did you mean "ownerLastname"?',
     ]);
-    const renewal = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/renewal`, { token, body: { coverageSlug: 'gold', numbr: 5 } });
+    const renewal = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/renewal`, {
+      token,
+      body: { coverageSlug: 'gold', numbr: 5 },
+    });
     expect(renewal.status).toBe(400);
     expect(renewal.body.errors).toEqual([
       { path: 'numbr', message: 'is not a field of this request; did you mean "number"?' },
       { path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' },
     ]);
-    const reinstatement = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/reinstatement`, { token, body: { reason: 'x' } });
+    const reinstatement = await request(service.url, 'POST', `/api/v1/policy/${policy.body.number}/reinstatement`, {
+      token,
+      body: { reason: 'x' },
+    });
     expect(reinstatement.status).toBe(400);
     expect(reinstatement.body.errors).toEqual([{ path: 'reason', message: 'is not a field of this request' }]);
     // GraphQL refuses unknown input fields itself (validation), and judges the slug with the other rules.
@@ -136,16 +167,28 @@ describe('integrators read back what they write (contract section 18)', () => {
       { input: { ...withoutPet, cvc: '12x', coverageSlug: 'gold' } },
       token,
     );
-    expect(graphqlBad.body.errors[0].extensions.errors.map((error: { path: string }) => error.path).sort()).toEqual(['coverageSlug', 'cvc', 'petName']);
+    expect(graphqlBad.body.errors[0].extensions.errors.map((error: { path: string }) => error.path).sort()).toEqual([
+      'coverageSlug',
+      'cvc',
+      'petName',
+    ]);
   });
 
   it('finds policies by internalID among those the caller may see, in REST and GraphQL, by an index', async () => {
     const owner = await service.token({ sub: 'reads-carol' });
     const root = (await request(service.url, 'POST', '/api/v1/organization', { token: owner, body: organizationWithSecrets() })).body.id;
-    const child = (await request(service.url, 'POST', '/api/v1/organization', { token: owner, body: { ...organizationWithSecrets(), parentId: root } })).body.id;
-    const other = (await request(service.url, 'POST', '/api/v1/organization', { token: await service.token({ sub: 'reads-dave' }), body: organizationWithSecrets() })).body.id;
+    const child = (
+      await request(service.url, 'POST', '/api/v1/organization', { token: owner, body: { ...organizationWithSecrets(), parentId: root } })
+    ).body.id;
+    const other = (
+      await request(service.url, 'POST', '/api/v1/organization', {
+        token: await service.token({ sub: 'reads-dave' }),
+        body: organizationWithSecrets(),
+      })
+    ).body.id;
     const create = async (sub: string, org: string, internalID: string) =>
-      (await request(service.url, 'POST', '/api/v1/policy', { token: await service.token({ sub, org }), body: policyBody({ internalID }) })).body;
+      (await request(service.url, 'POST', '/api/v1/policy', { token: await service.token({ sub, org }), body: policyBody({ internalID }) }))
+        .body;
     const inRoot = await create('reads-carol', root, 'crm-42');
     const inChild = await create('reads-carol', child, 'crm-42');
     await create('reads-carol', child, 'crm-43');
@@ -159,19 +202,34 @@ describe('integrators read back what they write (contract section 18)', () => {
     // Paged like every list.
     const first = await request(service.url, 'GET', '/api/v1/policy?internalID=crm-42&limit=1', { token: owner });
     expect(first.body).toMatchObject({ hasMore: true, data: [{ number: inRoot.number }] });
-    const second = await request(service.url, 'GET', `/api/v1/policy?internalID=crm-42&limit=1&after=${first.body.nextCursor}`, { token: owner });
+    const second = await request(service.url, 'GET', `/api/v1/policy?internalID=crm-42&limit=1&after=${first.body.nextCursor}`, {
+      token: owner,
+    });
     expect(second.body).toMatchObject({ hasMore: false, nextCursor: null, data: [{ number: inChild.number }] });
     // A token for the child sees only the child's; exact match only; nothing found is an empty page.
     const childToken = await service.token({ sub: 'someone', org: child });
-    expect((await request(service.url, 'GET', '/api/v1/policy?internalID=crm-42', { token: childToken })).body.data.map((p: { number: number }) => p.number)).toEqual([inChild.number]);
-    expect((await request(service.url, 'GET', '/api/v1/policy?internalID=CRM-42', { token: owner })).body).toEqual({ data: [], hasMore: false, nextCursor: null });
+    expect(
+      (await request(service.url, 'GET', '/api/v1/policy?internalID=crm-42', { token: childToken })).body.data.map(
+        (p: { number: number }) => p.number,
+      ),
+    ).toEqual([inChild.number]);
+    expect((await request(service.url, 'GET', '/api/v1/policy?internalID=CRM-42', { token: owner })).body).toEqual({
+      data: [],
+      hasMore: false,
+      nextCursor: null,
+    });
     expect((await request(service.url, 'GET', '/api/v1/policy?internalID=crm-4', { token: owner })).body.data).toEqual([]);
     // Not combined with the organization's list parameters.
     const combined = await request(service.url, 'GET', `/api/v1/policy?internalID=crm-42&organizationId=${root}`, { token: owner });
     expect(combined.status).toBe(400);
     expect(combined.body.errors).toEqual([{ path: 'organizationId', message: expect.stringContaining('internalID') }]);
 
-    const viewer = await graphql(service.url, '{ viewer { policies(internalID: "crm-42") { edges { node { id number internalID } } } } }', {}, owner);
+    const viewer = await graphql(
+      service.url,
+      '{ viewer { policies(internalID: "crm-42") { edges { node { id number internalID } } } } }',
+      {},
+      owner,
+    );
     expect(viewer.body.data.viewer.policies.edges.map((edge: { node: { number: number } }) => edge.node)).toEqual([
       { id: inRoot.id, number: inRoot.number, internalID: 'crm-42' },
       { id: inChild.id, number: inChild.number, internalID: 'crm-42' },

@@ -22,7 +22,9 @@ describe('security review findings', () => {
   let token: string;
   let organizationId: string;
   const accessLine = (response: TestResponse) =>
-    logLines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request completed' && line.req?.id === response.headers.get('x-request-id'));
+    logLines
+      .map((line) => JSON.parse(line))
+      .find((line) => line.msg === 'request completed' && line.req?.id === response.headers.get('x-request-id'));
 
   beforeAll(async () => {
     ({ token, organizationId } = await createRootOrganization(service));
@@ -95,12 +97,18 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
       const mutation = 'mutation ($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }';
       await refusedFastWhileHealthy(() => graphql(service.url, mutation, { input: emptyOwners }, token));
       const response = await graphql(service.url, mutation, { input: emptyOwners }, token);
-      expect(response.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: [{ path: 'owners', message: 'must have at most 25 items' }] });
+      expect(response.body.errors[0].extensions).toEqual({
+        code: 'BAD_USER_INPUT',
+        errors: [{ path: 'owners', message: 'must have at most 25 items' }],
+      });
     });
 
     it('reports at most 100 field errors', async () => {
       const owners = Array.from({ length: 25 }, () => ({ firstname: 1, lastname: 2, email: 3, phone: 4, ownership: 'x', birthdate: 5 }));
-      const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: { legalName: 1, legalType: 2, taxId: 3, owners } });
+      const response = await request(service.url, 'POST', '/api/v1/organization', {
+        token,
+        body: { legalName: 1, legalType: 2, taxId: 3, owners },
+      });
       expect(response.status).toBe(400);
       expect(response.body.errors).toHaveLength(100);
       expect(response.body.detail).toBe('At least 100 fields are invalid; the first 100 are listed.');
@@ -139,7 +147,12 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
 
     it('refuses a 19-digit cursor with 400', async () => {
       const after = Buffer.from('policy:9999999999999999999').toString('base64url');
-      const response = await graphql(service.url, `{ organization(id: "${organizationId}") { policies(first: 1, after: "${after}") { edges { cursor } } } }`, {}, token);
+      const response = await graphql(
+        service.url,
+        `{ organization(id: "${organizationId}") { policies(first: 1, after: "${after}") { edges { cursor } } } }`,
+        {},
+        token,
+      );
       expect(response.status).toBe(400);
       expect(response.body.data).toBeUndefined();
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ path: 'after' }] });
@@ -149,7 +162,10 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
       // Written out by hand: JSON.stringify itself overflows the stack at this depth.
       const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
       const withDeep = (body: Record<string, unknown>) => JSON.stringify(body).replace('"DEEP"', deep);
-      const rest = await request(service.url, 'POST', '/api/v1/organization', { token, body: withDeep(organizationBody({ address: { city: 'x', dock: 'DEEP' } })) });
+      const rest = await request(service.url, 'POST', '/api/v1/organization', {
+        token,
+        body: withDeep(organizationBody({ address: { city: 'x', dock: 'DEEP' } })),
+      });
       expect(rest.status).toBe(400);
       expect(rest.body.errors).toEqual([{ path: 'address.additionalFields', message: 'must not nest more than 3 levels deep' }]);
       const viaGraphql = await request(service.url, 'POST', '/graphql', {
@@ -161,10 +177,18 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
         }),
       });
       expect(viaGraphql.status).toBe(400);
-      expect(viaGraphql.body.errors[0].extensions.errors).toEqual([{ path: 'address.additionalFields', message: 'must not nest more than 3 levels deep' }]);
-      const large = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ address: { junk: 'x'.repeat(3000) } }) });
+      expect(viaGraphql.body.errors[0].extensions.errors).toEqual([
+        { path: 'address.additionalFields', message: 'must not nest more than 3 levels deep' },
+      ]);
+      const large = await request(service.url, 'POST', '/api/v1/organization', {
+        token,
+        body: organizationBody({ address: { junk: 'x'.repeat(3000) } }),
+      });
       expect(large.body.errors).toEqual([{ path: 'address.additionalFields', message: 'must be at most 2048 bytes as JSON' }]);
-      const fine = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ address: { a: { b: { c: 1 } } } }) });
+      const fine = await request(service.url, 'POST', '/api/v1/organization', {
+        token,
+        body: organizationBody({ address: { a: { b: { c: 1 } } } }),
+      });
       expect(fine.status).toBe(200);
       expect(fine.body.address).toEqual({ a: { b: { c: 1 } } });
     });
@@ -193,14 +217,26 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
     it('refuses a sub with a lone surrogate instead of letting it collide with another', async () => {
       const secret = new TextEncoder().encode(JWT_SECRET);
       const forge = (sub: string) =>
-        new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuer(JWT_ISSUER).setAudience(JWT_AUDIENCE).setIssuedAt().setExpirationTime('1h').sign(secret);
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(sub)
+          .setIssuer(JWT_ISSUER)
+          .setAudience(JWT_AUDIENCE)
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(secret);
       const response = await request(service.url, 'GET', '/api/v1/policy/1', { token: await forge('victim\ud800') });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/invalid_token/);
     });
 
     it('writes the path without its query string to the access log', async () => {
-      const response = await request(service.url, 'GET', `/api/v1/organization/${organizationId}?access_token=SECRET-IN-QUERY&variables=cvc`, { token });
+      const response = await request(
+        service.url,
+        'GET',
+        `/api/v1/organization/${organizationId}?access_token=SECRET-IN-QUERY&variables=cvc`,
+        { token },
+      );
       expect(response.status).toBe(200);
       expect(accessLine(response).req.url).toBe(`/api/v1/organization/${organizationId}`);
       expect(logLines.join('')).not.toContain('SECRET-IN-QUERY');
@@ -210,7 +246,12 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
       const secret = new TextEncoder().encode(JWT_SECRET);
       const now = Math.floor(Date.now() / 1000);
       const mint = (iat: number | undefined, exp: number) => {
-        const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuer(JWT_ISSUER).setAudience(JWT_AUDIENCE).setExpirationTime(exp);
+        const jwt = new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject('alice')
+          .setIssuer(JWT_ISSUER)
+          .setAudience(JWT_AUDIENCE)
+          .setExpirationTime(exp);
         if (iat !== undefined) jwt.setIssuedAt(iat);
         return jwt.sign(secret);
       };
@@ -227,7 +268,10 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
     it('never shows more than half of a short account number, and refuses a tax id too short to mask', async () => {
       const created = await request(service.url, 'POST', '/api/v1/organization', {
         token,
-        body: organizationBody({ bankAccounts: [{ routing: '1100', account: '9876' }], owners: [{ firstname: 'A', lastname: 'B', taxId: '12345' }] }),
+        body: organizationBody({
+          bankAccounts: [{ routing: '1100', account: '9876' }],
+          owners: [{ firstname: 'A', lastname: 'B', taxId: '12345' }],
+        }),
       });
       expect(created.status).toBe(200);
       expect(created.body.bankAccounts[0].accountLast4).toBe('76');
@@ -237,7 +281,9 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
         body: organizationBody({ owners: [{ firstname: 'A', lastname: 'B', taxId: '123' }] }),
       });
       expect(short.status).toBe(400);
-      expect(short.body.errors).toEqual([{ path: 'owners[0].taxId', message: expect.stringMatching(/^must be 4 to 40 letters or digits/) }]);
+      expect(short.body.errors).toEqual([
+        { path: 'owners[0].taxId', message: expect.stringMatching(/^must be 4 to 40 letters or digits/) },
+      ]);
     });
 
     it('answers 401 before reading the body of a POST without a valid token', async () => {
@@ -289,7 +335,9 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
       const response = await new Promise<string>((resolve, reject) => {
         const { port } = new URL(service.url);
         const socket = createConnection(Number(port), '127.0.0.1', () =>
-          socket.write(`GET /api/v1/organization/${organizationId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer other\r\nConnection: close\r\n\r\n`),
+          socket.write(
+            `GET /api/v1/organization/${organizationId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer other\r\nConnection: close\r\n\r\n`,
+          ),
         );
         let text = '';
         socket.on('data', (chunk) => (text += chunk));
@@ -312,7 +360,9 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
     it('has no automatic persisted queries', async () => {
       const response = await request(service.url, 'POST', '/graphql', {
         token,
-        body: { extensions: { persistedQuery: { version: 1, sha256Hash: 'ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38' } } },
+        body: {
+          extensions: { persistedQuery: { version: 1, sha256Hash: 'ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38' } },
+        },
       });
       // Apollo's APQ protocol answers this with 200, so that a client falls back to sending the query.
       expect(response.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_SUPPORTED');

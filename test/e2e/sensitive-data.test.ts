@@ -18,8 +18,14 @@ const CHANGED_ACCOUNT = '777666555444333';
 const CHANGED_OWNER_TAX_ID = '123-98-7654';
 const GRAPHQL_ACCOUNT = '555000111222999';
 /** Every cvc there is: 000-999 and 0000-9999. */
-const CVC_SPACE = [...Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')), ...Array.from({ length: 10000 }, (_, i) => String(i).padStart(4, '0'))];
-const sha256 = (value: unknown) => createHash('sha256').update(stringify(value) ?? 'null').digest('hex');
+const CVC_SPACE = [
+  ...Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')),
+  ...Array.from({ length: 10000 }, (_, i) => String(i).padStart(4, '0')),
+];
+const sha256 = (value: unknown) =>
+  createHash('sha256')
+    .update(stringify(value) ?? 'null')
+    .digest('hex');
 
 /**
  * After real creates (and refused ones), the database holds no cvc and no plaintext account
@@ -28,7 +34,10 @@ const sha256 = (value: unknown) => createHash('sha256').update(stringify(value) 
  */
 describe('sensitive data', () => {
   const logLines: string[] = [];
-  const service = useTestService({}, { logger: createLogger('trace', { destination: { write: (line: string) => void logLines.push(line) } }) });
+  const service = useTestService(
+    {},
+    { logger: createLogger('trace', { destination: { write: (line: string) => void logLines.push(line) } }) },
+  );
   let token: string;
   let organizationId: string;
   let changedOrganizationId: string;
@@ -72,10 +81,18 @@ describe('sensitive data', () => {
     expect(patchedByGraphql.body.data.updateOrganization).toMatchObject({ version: 3, bankAccounts: [{ accountLast4: '2999' }] });
     changeAnswers.push(patchedByGraphql.text);
     // Idempotent creates: their fingerprints are what an attacker with the table would brute-force.
-    const keyed = await request(service.url, 'POST', '/api/v1/policy', { token, body: idempotentPolicy(IDEMPOTENT_CVC), headers: { 'idempotency-key': 'secret-key-1' } });
+    const keyed = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: idempotentPolicy(IDEMPOTENT_CVC),
+      headers: { 'idempotency-key': 'secret-key-1' },
+    });
     expect(keyed.status).toBe(200);
     const { query, variables } = idempotentMutation(IDEMPOTENT_CVC);
-    const keyedGraphql = await request(service.url, 'POST', '/graphql', { token, body: { query, variables }, headers: { 'idempotency-key': 'secret-key-2' } });
+    const keyedGraphql = await request(service.url, 'POST', '/graphql', {
+      token,
+      body: { query, variables },
+      headers: { 'idempotency-key': 'secret-key-2' },
+    });
     expect(keyedGraphql.status).toBe(200);
     const policy = await request(service.url, 'POST', '/api/v1/policy', {
       token,
@@ -84,19 +101,36 @@ describe('sensitive data', () => {
     expect(policy.status).toBe(200);
     // Refused requests that carry the same secrets: a rule broken, a duplicate, a bad type.
     const refused = [
-      await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: organization.body.id, number: 31337, cvc: CVC }) }),
-      await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: organization.body.id, cvc: `${CVC}9` }) }),
+      await request(service.url, 'POST', '/api/v1/policy', {
+        token,
+        body: policyBody({ organizationId: organization.body.id, number: 31337, cvc: CVC }),
+      }),
+      await request(service.url, 'POST', '/api/v1/policy', {
+        token,
+        body: policyBody({ organizationId: organization.body.id, cvc: `${CVC}9` }),
+      }),
       await request(service.url, 'POST', '/api/v1/organization', {
         token,
-        body: organizationBody({ bankAccounts: [{ routing: '1', account: ACCOUNT }], owners: [{ firstname: 'A', lastname: 'B', taxId: OWNER_TAX_ID, ownership: 500 }] }),
+        body: organizationBody({
+          bankAccounts: [{ routing: '1', account: ACCOUNT }],
+          owners: [{ firstname: 'A', lastname: 'B', taxId: OWNER_TAX_ID, ownership: 500 }],
+        }),
       }),
       await graphql(service.url, 'mutation { createPolicy(input: { cvc: 8642 }) { number } }', {}, token),
       // A change refused on its rules, carrying the secrets it would have stored.
       await request(service.url, 'PATCH', `/api/v1/organization/${organization.body.id}`, {
         token,
-        body: { bankAccounts: [{ routing: '1', account: CHANGED_ACCOUNT }], owners: [{ firstname: 'A', lastname: 'B', taxId: CHANGED_OWNER_TAX_ID, ownership: 500 }] },
+        body: {
+          bankAccounts: [{ routing: '1', account: CHANGED_ACCOUNT }],
+          owners: [{ firstname: 'A', lastname: 'B', taxId: CHANGED_OWNER_TAX_ID, ownership: 500 }],
+        },
       }),
-      await graphql(service.url, 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', { i: { cvc: 8642, ownerFirstname: OWNER_TAX_ID } }, token),
+      await graphql(
+        service.url,
+        'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }',
+        { i: { cvc: 8642, ownerFirstname: OWNER_TAX_ID } },
+        token,
+      ),
     ];
     for (const response of refused) {
       expect(response.status).toBeGreaterThanOrEqual(400);
@@ -111,7 +145,8 @@ describe('sensitive data', () => {
 
   it('answers a change with last fours only, and its organization.updated event holds last fours only, before and after', async () => {
     for (const answer of changeAnswers) {
-      for (const secret of [ACCOUNT, OWNER_TAX_ID, CHANGED_ACCOUNT, CHANGED_OWNER_TAX_ID, GRAPHQL_ACCOUNT]) expect(answer).not.toContain(secret);
+      for (const secret of [ACCOUNT, OWNER_TAX_ID, CHANGED_ACCOUNT, CHANGED_OWNER_TAX_ID, GRAPHQL_ACCOUNT])
+        expect(answer).not.toContain(secret);
     }
     const events = await service.sql<{ data: { object: any; previousAttributes: any } }>(
       "select data from event where type = 'organization.updated' and organization_id = $1 order by created_at, id",
@@ -119,7 +154,9 @@ describe('sensitive data', () => {
     );
     expect(events).toHaveLength(2);
     const [first, second] = events.map((event) => event.data);
-    expect(first.previousAttributes.bankAccounts).toEqual([{ id: expect.any(String), nickname: null, routing: '110000000', accountLast4: '3444' }]);
+    expect(first.previousAttributes.bankAccounts).toEqual([
+      { id: expect.any(String), nickname: null, routing: '110000000', accountLast4: '3444' },
+    ]);
     expect(first.previousAttributes.owners[0]).toMatchObject({ taxIdLast4: '4321' });
     expect(first.previousAttributes.owners[0]).not.toHaveProperty('taxId');
     expect(first.object.bankAccounts[0]).toEqual({ id: expect.any(String), nickname: null, routing: '110000000', accountLast4: '4333' });
@@ -127,7 +164,8 @@ describe('sensitive data', () => {
     expect(second.previousAttributes).toEqual({ bankAccounts: first.object.bankAccounts });
     expect(second.object.bankAccounts[0].accountLast4).toBe('2999');
     const dump = JSON.stringify(events);
-    for (const secret of [ACCOUNT, OWNER_TAX_ID, CHANGED_ACCOUNT, CHANGED_OWNER_TAX_ID, GRAPHQL_ACCOUNT]) expect(dump).not.toContain(secret);
+    for (const secret of [ACCOUNT, OWNER_TAX_ID, CHANGED_ACCOUNT, CHANGED_OWNER_TAX_ID, GRAPHQL_ACCOUNT])
+      expect(dump).not.toContain(secret);
   });
 
   it('stores no cvc and no plaintext account number or owner tax id in any table', async () => {
@@ -144,15 +182,24 @@ describe('sensitive data', () => {
       for (const secret of [CHANGED_ACCOUNT, CHANGED_OWNER_TAX_ID, GRAPHQL_ACCOUNT]) expect(dump, table_name).not.toContain(secret);
       expect(dump.toLowerCase(), table_name).not.toContain('"cvc"');
     }
-    const [owner] = await service.sql<{ tax_id_ciphertext: string; tax_id_key_id: string; tax_id_last4: string }>('select * from owner where organization_id = $1', [organizationId]);
+    const [owner] = await service.sql<{ tax_id_ciphertext: string; tax_id_key_id: string; tax_id_last4: string }>(
+      'select * from owner where organization_id = $1',
+      [organizationId],
+    );
     expect(owner.tax_id_ciphertext).toBeTruthy();
     expect(owner.tax_id_key_id).toMatch(/^[0-9a-f]{16}$/);
     expect(owner.tax_id_last4).toBe('4321');
-    const [account] = await service.sql<{ account_ciphertext: string; account_last4: string }>('select * from bank_account where organization_id = $1', [organizationId]);
+    const [account] = await service.sql<{ account_ciphertext: string; account_last4: string }>(
+      'select * from bank_account where organization_id = $1',
+      [organizationId],
+    );
     expect(Buffer.from(account.account_ciphertext, 'base64').toString('latin1')).not.toContain(ACCOUNT);
     expect(account.account_last4).toBe('3444');
     // The changed organization's owner: its new tax id sealed (its clear text is in no table, above).
-    const [changedOwner] = await service.sql<{ tax_id_ciphertext: string; tax_id_last4: string }>('select * from owner where organization_id = $1', [changedOrganizationId]);
+    const [changedOwner] = await service.sql<{ tax_id_ciphertext: string; tax_id_last4: string }>(
+      'select * from owner where organization_id = $1',
+      [changedOrganizationId],
+    );
     expect(changedOwner.tax_id_last4).toBe('7654');
     expect(changedOwner.tax_id_ciphertext).toBeTruthy();
   });
@@ -175,7 +222,8 @@ describe('sensitive data', () => {
   it('shows none of them, nor the token, in /metrics (spans: test/e2e/tracing.test.ts)', async () => {
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(metrics).toContain('http_requests_total');
-    for (const secret of [token, ACCOUNT, OWNER_TAX_ID, ORG_TAX_ID, 'secret-key-1', CHANGED_ACCOUNT, CHANGED_OWNER_TAX_ID, GRAPHQL_ACCOUNT]) expect(metrics).not.toContain(secret);
+    for (const secret of [token, ACCOUNT, OWNER_TAX_ID, ORG_TAX_ID, 'secret-key-1', CHANGED_ACCOUNT, CHANGED_OWNER_TAX_ID, GRAPHQL_ACCOUNT])
+      expect(metrics).not.toContain(secret);
     for (const cvc of [CVC_ALONE, LONG_CVC_ALONE, standalone(IDEMPOTENT_CVC)]) expect(metrics).not.toMatch(cvc);
   });
 

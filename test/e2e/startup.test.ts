@@ -75,14 +75,23 @@ describe('starting the service as npm start does', () => {
   });
 
   // Contract section 12, "Production": each refused with one line, exit code 1, before anything listens.
-  const production = { NODE_ENV: 'production', PORT: '0', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x' };
+  const production = {
+    NODE_ENV: 'production',
+    PORT: '0',
+    JWT_SECRET: 'x'.repeat(32),
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x',
+  };
   it.each([
     [{ DATABASE_URL: '' }, 'NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development only)'],
     [
       { JWT_SECRET: '', JWKS_URL: 'http://127.0.0.1:9/jwks', JWT_AUDIENCE: 'a', JWT_ISSUER: 'i' },
       'NODE_ENV=production needs an https JWKS_URL (over http anyone on the path could serve keys and forge tokens)',
     ],
-    [{ TRUST_PROXY: 'true' }, 'NODE_ENV=production refuses TRUST_PROXY=true (any client could choose its address): give the number of proxies or their addresses'],
+    [
+      { TRUST_PROXY: 'true' },
+      'NODE_ENV=production refuses TRUST_PROXY=true (any client could choose its address): give the number of proxies or their addresses',
+    ],
   ])('refuses to start in production with %j, in one line', async (env, line) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { PATH: process.env.PATH, ...production, ...env },
@@ -120,7 +129,10 @@ describe('starting the service as npm start does', () => {
   it.runIf(nodeFloorProblem(machineNodeVersion || 'v999.0.0') !== undefined)(
     `refuses the machine's own older Node (${machineNodeVersion}) with one line and exit code 1`,
     async () => {
-      const child = spawn(machineNode!, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(machineNode!, ['--import', 'tsx', 'src/main.ts'], {
+        env: { PATH: process.env.PATH, PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));

@@ -76,23 +76,34 @@ describe('tracing', () => {
   };
   const ancestors = (span: ReceivedSpan, trace: ReceivedSpan[]) => {
     const chain: ReceivedSpan[] = [];
-    for (let at = trace.find((each) => each.spanId === span.parentSpanId); at; at = trace.find((each) => each.spanId === at.parentSpanId)) chain.push(at);
+    for (let at = trace.find((each) => each.spanId === span.parentSpanId); at; at = trace.find((each) => each.spanId === at.parentSpanId))
+      chain.push(at);
     return chain;
   };
 
   it('continues an incoming traceparent: HTTP span, GraphQL operation span, and SQL spans beneath it', async () => {
-    const created = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId, number: 4242, cvc: CVC }) });
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId, number: 4242, cvc: CVC }),
+    });
     expect(created.status).toBe(200);
     const { traceId, parentId, header } = traceparent();
     const answer = await request(service.url, 'POST', '/graphql', {
       token,
       headers: { traceparent: header },
-      body: { query: 'query FindPolicy($number: SafeInt!) { policy(number: $number) { number petName organization { legalName } } }', variables: { number: 4242 }, operationName: 'FindPolicy' },
+      body: {
+        query: 'query FindPolicy($number: SafeInt!) { policy(number: $number) { number petName organization { legalName } } }',
+        variables: { number: 4242 },
+        operationName: 'FindPolicy',
+      },
     });
     expect(answer.status).toBe(200);
     expect(answer.body.data.policy.petName).toBe('Biscuit');
 
-    const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'));
+    const trace = await otlp.waitForTrace(
+      traceId,
+      (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'),
+    );
     const http = trace.find((span) => span.kind === SERVER)!;
     expect(http.parentSpanId).toBe(parentId);
     expect(http.name).toBe('POST /graphql');
@@ -106,7 +117,10 @@ describe('tracing', () => {
     for (const statement of statements) expect(ancestors(statement, trace)).toContain(operation);
     // SQL spans are named `{db.operation.name} {db.collection.name}` (F14), never after a prepared
     // statement's hash or the database alone: the read of the policy is `SELECT policy`.
-    expect(statements.find((span) => span.name === 'SELECT policy')?.attributes).toMatchObject({ 'db.operation.name': 'SELECT', 'db.collection.name': 'policy' });
+    expect(statements.find((span) => span.name === 'SELECT policy')?.attributes).toMatchObject({
+      'db.operation.name': 'SELECT',
+      'db.collection.name': 'policy',
+    });
     for (const statement of statements) {
       expect(statement.name).toBe(`${statement.attributes['db.operation.name']} ${statement.attributes['db.collection.name']}`);
       expect(statement.name).not.toMatch(/q_[0-9a-f]{16}/);
@@ -127,12 +141,24 @@ describe('tracing', () => {
   // REST routes and trusted documents run prepared (graphql-jit), outside graphql-js's execute.
   it.each([
     ['a REST request', 'GET /api/v1/policy/:id', 'Policy', { method: 'GET', path: '/api/v1/policy/4242' }],
-    ['a trusted document', 'POST /graphql', 'Policy', { method: 'POST', path: '/graphql', body: { documentId: idOf(PolicyDocument), variables: { number: 4242 } } }],
+    [
+      'a trusted document',
+      'POST /graphql',
+      'Policy',
+      { method: 'POST', path: '/graphql', body: { documentId: idOf(PolicyDocument), variables: { number: 4242 } } },
+    ],
   ] as const)('traces %s with its route, its operation span, and its SQL beneath that', async (_, route, operationName, sent) => {
     const { traceId, header } = traceparent();
-    const answer = await request(service.url, sent.method, sent.path, { token, headers: { traceparent: header }, body: 'body' in sent ? sent.body : undefined });
+    const answer = await request(service.url, sent.method, sent.path, {
+      token,
+      headers: { traceparent: header },
+      body: 'body' in sent ? sent.body : undefined,
+    });
     expect(answer.status).toBe(200);
-    const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'));
+    const trace = await otlp.waitForTrace(
+      traceId,
+      (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'),
+    );
     const http = trace.find((span) => span.kind === SERVER)!;
     expect(http.name).toBe(route);
     const operation = trace.find((span) => span.name === `query ${operationName}`)!;
@@ -150,7 +176,15 @@ describe('tracing', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const sent = httpRequest(
         `${service.url}/api/v1/policy`,
-        { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length, traceparent: header } },
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': body.length,
+            traceparent: header,
+          },
+        },
         (res) => res.resume().on('end', () => resolve(res.statusCode!)),
       );
       sent.on('error', reject);
@@ -159,7 +193,10 @@ describe('tracing', () => {
       setTimeout(() => sent.end(body.subarray(20)), 200);
     });
     expect(status).toBe(200);
-    const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'));
+    const trace = await otlp.waitForTrace(
+      traceId,
+      (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.attributes['db.system.name'] === 'postgresql'),
+    );
     const http = trace.find((span) => span.kind === SERVER)!;
     expect(http.name).toBe('POST /api/v1/policy');
     const operation = trace.find((span) => span.name === 'mutation CreatePolicy')!;
@@ -167,15 +204,27 @@ describe('tracing', () => {
     const statements = trace.filter((span) => span.attributes['db.system.name'] === 'postgresql');
     // Named as OpenTelemetry's database conventions ask, `{db.operation.name} {db.collection.name}`
     // (F14): the create's one statement (policy, transaction, charges and event, as CTEs) is named after its first write.
-    expect(statements.find((span) => span.name === 'INSERT policy')?.attributes).toMatchObject({ 'db.operation.name': 'INSERT', 'db.collection.name': 'policy' });
+    expect(statements.find((span) => span.name === 'INSERT policy')?.attributes).toMatchObject({
+      'db.operation.name': 'INSERT',
+      'db.collection.name': 'policy',
+    });
     for (const statement of statements) expect(ancestors(statement, trace)).toContain(operation);
   });
 
   it('sends the trace on to webhook receivers: a delivery span in the create request’s trace, and its traceparent', async () => {
-    const endpoint = await createWebhookEndpoint(service.url, token, organizationId, `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hooks`);
+    const endpoint = await createWebhookEndpoint(
+      service.url,
+      token,
+      organizationId,
+      `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hooks`,
+    );
     expect(endpoint.body.errors).toBeUndefined();
     const { traceId, header } = traceparent();
-    const created = await request(service.url, 'POST', '/api/v1/policy', { token, headers: { traceparent: header }, body: policyBody({ organizationId, number: 4343 }) });
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      headers: { traceparent: header },
+      body: policyBody({ organizationId, number: 4343 }),
+    });
     expect(created.status).toBe(200);
 
     const trace = await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.name === 'webhook delivery'));
@@ -202,7 +251,12 @@ describe('tracing', () => {
       },
     });
     expect(inline.body.errors).toBeUndefined();
-    await request(service.url, 'GET', `/graphql?query=${encodeURIComponent(`{ policy(number: 4545) { number } }`)}&variables=${encodeURIComponent(`{"cvc":"${INLINE_CVC}"}`)}`, { token });
+    await request(
+      service.url,
+      'GET',
+      `/graphql?query=${encodeURIComponent(`{ policy(number: 4545) { number } }`)}&variables=${encodeURIComponent(`{"cvc":"${INLINE_CVC}"}`)}`,
+      { token },
+    );
     const { traceId, header } = traceparent();
     await request(service.url, 'GET', '/api/v1/policy/4545', { token, headers: { traceparent: header } });
     await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER));

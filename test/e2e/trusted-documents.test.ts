@@ -57,8 +57,16 @@ describe('trusted documents from GraphQL Code Generator', () => {
   // Security review 2, L2: a GET with a manifest document's exact text was a 500, and the
   // trusted path ignored the method and Apollo's CSRF rule.
   it('runs a trusted query sent as text by GET, and applies the method and CSRF rules Apollo applies to text', async () => {
-    const get = (document: unknown, variables: unknown, headers: Record<string, string> = { 'apollo-require-preflight': 'true' }, text = manifest[idOf(document)]) =>
-      request(service.url, 'GET', `/graphql?query=${encodeURIComponent(text)}&variables=${encodeURIComponent(JSON.stringify(variables))}`, { token, headers });
+    const get = (
+      document: unknown,
+      variables: unknown,
+      headers: Record<string, string> = { 'apollo-require-preflight': 'true' },
+      text = manifest[idOf(document)],
+    ) =>
+      request(service.url, 'GET', `/graphql?query=${encodeURIComponent(text)}&variables=${encodeURIComponent(JSON.stringify(variables))}`, {
+        token,
+        headers,
+      });
     const query = await get(PolicyDocument, { number });
     expect(query.status, query.text).toBe(200);
     expect(query.text).toBe((await get(PolicyDocument, { number }, undefined, asText(PolicyDocument))).text);
@@ -72,7 +80,9 @@ describe('trusted documents from GraphQL Code Generator', () => {
     // A mutation by GET: refused as Apollo refuses it for text (400 BAD_REQUEST), and nothing is written.
     const before = await service.sql<{ n: number }>('select count(*)::int as n from policy');
     const [trusted, text] = await Promise.all(
-      [manifest[idOf(CreatePolicyDocument)], asText(CreatePolicyDocument)].map((sent) => get(CreatePolicyDocument, { input: policyBody({ organizationId }) }, undefined, sent)),
+      [manifest[idOf(CreatePolicyDocument)], asText(CreatePolicyDocument)].map((sent) =>
+        get(CreatePolicyDocument, { input: policyBody({ organizationId }) }, undefined, sent),
+      ),
     );
     expect(trusted.status, trusted.text).toBe(400);
     expect(trusted.body.errors[0].extensions.code).toBe('BAD_REQUEST');
@@ -113,7 +123,10 @@ describe('trusted documents from GraphQL Code Generator', () => {
     const unknown = await post(service.url, { documentId: 'sha256:0000' }, token);
     expect(unknown.status).toBe(400);
     expect(unknown.body).toEqual({ errors: [expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })] });
-    const get = await request(service.url, 'GET', `/graphql?documentId=${encodeURIComponent(idOf(PolicyDocument))}`, { token, headers: { 'apollo-require-preflight': 'true' } });
+    const get = await request(service.url, 'GET', `/graphql?documentId=${encodeURIComponent(idOf(PolicyDocument))}`, {
+      token,
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(get.status).toBe(400);
     expect(get.body.errors[0].extensions.code).toBe('BAD_REQUEST');
   });
@@ -147,7 +160,10 @@ describe('GRAPHQL_TRUSTED_DOCUMENTS_ONLY', () => {
     expect(viewer.body).toEqual({ errors: [expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' } })] });
     const mutation = await post(service.url, { query: asText(CreatePolicyDocument), variables: { input: policyBody() } }, token);
     expect(mutation.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
-    const get = await request(service.url, 'GET', '/graphql?query=%7Bviewer%7Bsub%7D%7D', { token, headers: { 'apollo-require-preflight': 'true' } });
+    const get = await request(service.url, 'GET', '/graphql?query=%7Bviewer%7Bsub%7D%7D', {
+      token,
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(get.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
   });
 
@@ -179,7 +195,9 @@ describe('a manifest that cannot run', () => {
       /GRAPHQL_TRUSTED_DOCUMENTS: the document sha256:abc is not valid against the schema: Cannot query field "noSuchField"/,
     );
     await writeFile(manifest, '{"not": 42}');
-    await expect(startTestService({ GRAPHQL_TRUSTED_DOCUMENTS: manifest })).rejects.toThrow(/GRAPHQL_TRUSTED_DOCUMENTS: .* maps not to something that is not a document's text/);
+    await expect(startTestService({ GRAPHQL_TRUSTED_DOCUMENTS: manifest })).rejects.toThrow(
+      /GRAPHQL_TRUSTED_DOCUMENTS: .* maps not to something that is not a document's text/,
+    );
   });
 });
 
@@ -204,7 +222,9 @@ describe('Apollo Client 4 with its persisted-query link', () => {
     const { number } = (await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId }) })).body;
     const sent: Array<Record<string, unknown>> = [];
     const client = new ApolloClient({
-      link: new PersistedQueryLink(generatePersistedQueryIdsFromManifest({ loadManifest: async () => JSON.parse(await readFile(manifestPath, 'utf8')) })).concat(
+      link: new PersistedQueryLink(
+        generatePersistedQueryIdsFromManifest({ loadManifest: async () => JSON.parse(await readFile(manifestPath, 'utf8')) }),
+      ).concat(
         new HttpLink({
           uri: `${service.url}/graphql`,
           headers: { authorization: `Bearer ${token}` },

@@ -35,14 +35,24 @@ describe('a failed webhook attempt in the log', () => {
 
   it('is a WARN line with the endpoint id and host, the event id, the delivery id, the attempt and the status; no URL', async () => {
     const token = await service.token({ sub: 'diagnosed' });
-    const organization = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ legalName: 'Diagnosed' }) });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', {
+      token,
+      body: organizationBody({ legalName: 'Diagnosed' }),
+    });
     expect(organization.status).toBe(200);
     const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
       token,
-      body: { url: `http://127.0.0.1:${port}/receiver-path?token=query-credential`, organizationId: organization.body.id, events: ['policy.created'] },
+      body: {
+        url: `http://127.0.0.1:${port}/receiver-path?token=query-credential`,
+        organizationId: organization.body.id,
+        events: ['policy.created'],
+      },
     });
     expect(endpoint.status, endpoint.text).toBe(200);
-    const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: organization.body.id }) });
+    const policy = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: organization.body.id }),
+    });
     expect(policy.status, policy.text).toBe(200);
     const [event] = await service.sql<{ id: string }>(`select id from event where type = 'policy.created'`);
     const [delivery] = await service.sql<{ id: string }>('select id from webhook_delivery where event_id = $1', [event.id]);

@@ -88,7 +88,10 @@ async function scenario(service: TestServiceHandle, fairness: boolean): Promise<
     const attacker = await service.token({ sub: `tree-a-${fairness}` });
     const a = (await request(service.url, 'POST', '/api/v1/organization', { token: attacker, body: organizationBody() })).body.id as string;
     for (let i = 0; i < QUOTA; i++) {
-      const created = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token: attacker, body: { url: dead.url, organizationId: a } });
+      const created = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+        token: attacker,
+        body: { url: dead.url, organizationId: a },
+      });
       expect(created.status, created.text).toBe(200);
     }
     // 200 events in A, 8 creates at a time: 5,000 deliveries to the dead receiver.
@@ -180,7 +183,10 @@ describe('an endpoint that keeps failing', () => {
     failing = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, count: () => count, close: () => server.close() };
     const token = await service.token({ sub });
     const root = (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id as string;
-    const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url: failing.url, organizationId: root, events: ['policy.created'] } });
+    const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+      token,
+      body: { url: failing.url, organizationId: root, events: ['policy.created'] },
+    });
     expect(endpoint.status, endpoint.text).toBe(200);
     const createPolicy = async () => {
       const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root }) });
@@ -193,7 +199,12 @@ describe('an endpoint that keeps failing', () => {
     const { endpointId, createPolicy } = await setUp('backed-off');
     try {
       await createPolicy();
-      await until(async () => (await service.sql<{ failures: number }>('select failures from webhook_endpoint where id = $1', [endpointId]))[0].failures >= 1, 'the first failure', 30_000);
+      await until(
+        async () =>
+          (await service.sql<{ failures: number }>('select failures from webhook_endpoint where id = $1', [endpointId]))[0].failures >= 1,
+        'the first failure',
+        30_000,
+      );
       // A long back-off, as after many failures.
       await service.sql(`update webhook_endpoint set retry_at = now() + interval '1 hour' where id = $1`, [endpointId]);
       await createPolicy();
@@ -220,17 +231,33 @@ describe('an endpoint that keeps failing', () => {
       const read = () => request(service.url, 'GET', `/api/v1/webhook-endpoints/${endpointId}`, { token });
       expect((await read()).body).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null });
       // Failing for the whole window takes a failure after it: events keep coming, as they would.
-      await until(async () => {
-        if ((await read()).body.status === 'disabled') return true;
-        await createPolicy();
-        return false;
-      }, 'the endpoint to be disabled', 25_000);
+      await until(
+        async () => {
+          if ((await read()).body.status === 'disabled') return true;
+          await createPolicy();
+          return false;
+        },
+        'the endpoint to be disabled',
+        25_000,
+      );
       const rest = (await read()).body;
       expect(rest.disabledReason).toMatch(/^no attempt succeeded for 3 s; the last one: HTTP 500$/);
       expect(rest.disabledAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-      const gql = await graphql(service.url, 'query ($id: ID!) { webhookEndpoint(id: $id) { status disabledReason disabledAt } }', { id: endpointId }, token);
-      expect(gql.body.data.webhookEndpoint).toEqual({ status: 'disabled', disabledReason: rest.disabledReason, disabledAt: rest.disabledAt });
-      const statuses = async () => (await service.sql<{ status: string }>('select status from webhook_delivery where endpoint_id = $1', [endpointId])).map((row) => row.status);
+      const gql = await graphql(
+        service.url,
+        'query ($id: ID!) { webhookEndpoint(id: $id) { status disabledReason disabledAt } }',
+        { id: endpointId },
+        token,
+      );
+      expect(gql.body.data.webhookEndpoint).toEqual({
+        status: 'disabled',
+        disabledReason: rest.disabledReason,
+        disabledAt: rest.disabledAt,
+      });
+      const statuses = async () =>
+        (await service.sql<{ status: string }>('select status from webhook_delivery where endpoint_id = $1', [endpointId])).map(
+          (row) => row.status,
+        );
       const made = await statuses();
       expect(made.length).toBeGreaterThan(0);
       expect(made.filter((status) => status !== 'failed')).toEqual([]);

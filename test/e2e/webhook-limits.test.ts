@@ -15,13 +15,20 @@ describe('webhook endpoints per tree (WEBHOOK_ENDPOINTS_PER_TREE)', () => {
   const url = 'http://127.0.0.1:9/hooks';
 
   const liveEndpoints = async (organizationIds: string[]) =>
-    (await first.sql<{ n: number }>('select count(*)::int as n from webhook_endpoint where organization_id = any($1::uuid[]) and deleted_at is null', [organizationIds]))[0].n;
+    (
+      await first.sql<{ n: number }>(
+        'select count(*)::int as n from webhook_endpoint where organization_id = any($1::uuid[]) and deleted_at is null',
+        [organizationIds],
+      )
+    )[0].n;
 
   it('refuses the endpoint over the quota with 403 QUOTA_EXCEEDED, over REST and GraphQL, anywhere in the tree; a delete frees a place', async () => {
     const token = await first.token({ sub: 'endpoint-quota-owner' });
     const root = (await request(first.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).body.id as string;
-    const child = (await request(first.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: root }) })).body.id as string;
-    const rest = (organizationId: string, on = first) => request(on.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url, organizationId } });
+    const child = (await request(first.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: root }) })).body
+      .id as string;
+    const rest = (organizationId: string, on = first) =>
+      request(on.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url, organizationId } });
     const viaGraphql = (organizationId: string) => graphql(second.url, CREATE_ENDPOINT, { input: { url, organizationId } }, token);
 
     const created = [await rest(root), await rest(child, second), await viaGraphql(child)];
@@ -30,7 +37,10 @@ describe('webhook endpoints per tree (WEBHOOK_ENDPOINTS_PER_TREE)', () => {
     const overRest = await rest(child);
     expect(overRest.status).toBe(403);
     expect(overRest.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(overRest.body).toMatchObject({ code: 'QUOTA_EXCEEDED', detail: 'This organization tree already has its quota of 3 webhook endpoints.' });
+    expect(overRest.body).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      detail: 'This organization tree already has its quota of 3 webhook endpoints.',
+    });
     const overGraphql = await viaGraphql(root);
     expect(overGraphql.status).toBe(403);
     expect(overGraphql.body.errors[0].extensions.code).toBe('QUOTA_EXCEEDED');
@@ -38,8 +48,11 @@ describe('webhook endpoints per tree (WEBHOOK_ENDPOINTS_PER_TREE)', () => {
 
     // Another tree has its own quota.
     const stranger = await first.token({ sub: 'endpoint-quota-other' });
-    const elsewhere = (await request(first.url, 'POST', '/api/v1/organization', { token: stranger, body: organizationBody() })).body.id as string;
-    expect((await request(first.url, 'POST', '/api/v1/webhook-endpoints', { token: stranger, body: { url, organizationId: elsewhere } })).status).toBe(200);
+    const elsewhere = (await request(first.url, 'POST', '/api/v1/organization', { token: stranger, body: organizationBody() })).body
+      .id as string;
+    expect(
+      (await request(first.url, 'POST', '/api/v1/webhook-endpoints', { token: stranger, body: { url, organizationId: elsewhere } })).status,
+    ).toBe(200);
 
     // A deleted endpoint no longer counts.
     const deleted = await request(first.url, 'DELETE', `/api/v1/webhook-endpoints/${created[0].body.id}`, { token });
@@ -79,7 +92,11 @@ async function until<T>(probe: () => Promise<T | undefined | false>, what: strin
 
 describe("a receiver's answer is read up to 64 KB (security review 2, L9)", () => {
   // The timeout is long enough that only a cut connection, not the time limit, ends the attempt.
-  const service = useTestService({ WEBHOOK_TIMEOUT_SECONDS: '20', WEBHOOK_RETRY_BASE_SECONDS: '60', RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
+  const service = useTestService({
+    WEBHOOK_TIMEOUT_SECONDS: '20',
+    WEBHOOK_RETRY_BASE_SECONDS: '60',
+    RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
+  });
   const servers: Server[] = [];
   afterAll(() => servers.forEach((server) => server.close()));
 
@@ -134,9 +151,15 @@ describe("an event's deliveries (security review 2, L3)", () => {
   it("show a child's principal only the deliveries to endpoints it may read, never its ancestors'", async () => {
     const alice = await service.token({ sub: 'l3-alice' });
     const root = (await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: organizationBody() })).body.id as string;
-    const child = (await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: organizationBody({ parentId: root }) })).body.id as string;
+    const child = (await request(service.url, 'POST', '/api/v1/organization', { token: alice, body: organizationBody({ parentId: root }) }))
+      .body.id as string;
     const endpoint = async (organizationId: string, token: string) =>
-      (await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { url: 'http://127.0.0.1:1/internal-hook', organizationId, events: ['policy.created'] } })).body.id as string;
+      (
+        await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+          token,
+          body: { url: 'http://127.0.0.1:1/internal-hook', organizationId, events: ['policy.created'] },
+        })
+      ).body.id as string;
     const rootEndpoint = await endpoint(root, alice);
     const dave = await service.token({ sub: 'l3-dave', org: child });
     const childEndpoint = await endpoint(child, dave);
@@ -144,7 +167,10 @@ describe("an event's deliveries (security review 2, L3)", () => {
 
     const policy = await request(service.url, 'POST', '/api/v1/policy', { token: dave, body: policyBody({ organizationId: child }) });
     expect(policy.status, policy.text).toBe(200);
-    const [{ id: eventId }] = await service.sql<{ id: string }>(`select id from event where organization_id = $1 and type = 'policy.created'`, [child]);
+    const [{ id: eventId }] = await service.sql<{ id: string }>(
+      `select id from event where organization_id = $1 and type = 'policy.created'`,
+      [child],
+    );
     await service.sql(`update webhook_delivery set last_error = 'connect ECONNREFUSED 127.0.0.1:1' where event_id = $1`, [eventId]);
 
     const asDave = await request(service.url, 'GET', `/api/v1/events/${eventId}`, { token: dave });
@@ -153,18 +179,28 @@ describe("an event's deliveries (security review 2, L3)", () => {
     const daveGraphql = await graphql(service.url, EVENT, { id: eventId }, dave);
     expect(daveGraphql.body.data.event.deliveries).toEqual([{ endpointId: childEndpoint, lastError: 'connect ECONNREFUSED 127.0.0.1:1' }]);
     const asAlice = await request(service.url, 'GET', `/api/v1/events/${eventId}`, { token: alice });
-    expect(asAlice.body.deliveries.map((delivery: { endpointId: string }) => delivery.endpointId).sort()).toEqual([rootEndpoint, childEndpoint].sort());
+    expect(asAlice.body.deliveries.map((delivery: { endpointId: string }) => delivery.endpointId).sort()).toEqual(
+      [rootEndpoint, childEndpoint].sort(),
+    );
   });
 
   it('shows at most 25 deliveries of an event, as the cost model charges', async () => {
     const owner = await service.token({ sub: 'l3-many' });
     const root = (await request(service.url, 'POST', '/api/v1/organization', { token: owner, body: organizationBody() })).body.id as string;
     for (let i = 0; i < 30; i++) {
-      const created = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token: owner, body: { url: `http://127.0.0.1:1/h${i}`, organizationId: root } });
+      const created = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+        token: owner,
+        body: { url: `http://127.0.0.1:1/h${i}`, organizationId: root },
+      });
       expect(created.status, created.text).toBe(200);
     }
-    expect((await request(service.url, 'POST', '/api/v1/policy', { token: owner, body: policyBody({ organizationId: root }) })).status).toBe(200);
-    const [{ id: eventId }] = await service.sql<{ id: string }>(`select id from event where organization_id = $1 and type = 'policy.created'`, [root]);
+    expect(
+      (await request(service.url, 'POST', '/api/v1/policy', { token: owner, body: policyBody({ organizationId: root }) })).status,
+    ).toBe(200);
+    const [{ id: eventId }] = await service.sql<{ id: string }>(
+      `select id from event where organization_id = $1 and type = 'policy.created'`,
+      [root],
+    );
     expect((await service.sql('select 1 from webhook_delivery where event_id = $1', [eventId])).length).toBe(30);
     const read = await request(service.url, 'GET', `/api/v1/events/${eventId}`, { token: owner });
     expect(read.body.deliveries).toHaveLength(25);

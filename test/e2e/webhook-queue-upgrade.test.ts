@@ -82,7 +82,9 @@ describe('upgrading the queue from pg-boss 10', () => {
     await migrateAsPreviousRelease(databaseUrl);
     pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     const sql = async <T extends pg.QueryResultRow>(text: string, values?: unknown[]) => (await pool!.query<T>(text, values)).rows;
-    expect((await sql<{ name: string }>('select name from mikro_orm_migrations order by id desc limit 1'))[0].name).toBe(PREVIOUS_RELEASE_MIGRATION);
+    expect((await sql<{ name: string }>('select name from mikro_orm_migrations order by id desc limit 1'))[0].name).toBe(
+      PREVIOUS_RELEASE_MIGRATION,
+    );
 
     // An organization, an endpoint (its secret sealed as the service seals it) and two events:
     // the event's trigger makes a pending delivery of each.
@@ -99,7 +101,11 @@ describe('upgrading the queue from pg-boss 10', () => {
     );
     const [fresh, retrying] = [randomUUID(), randomUUID()];
     for (const [number, eventId] of [fresh, retrying].entries()) {
-      await sql(`insert into event (id, type, organization_id, data) values ($1, 'policy.created', $2, $3)`, [eventId, organizationId, { object: { number: number + 1 } }]);
+      await sql(`insert into event (id, type, organization_id, data) values ($1, 'policy.created', $2, $3)`, [
+        eventId,
+        organizationId,
+        { object: { number: number + 1 } },
+      ]);
     }
     const deliveries = await sql<{ id: string; event_id: string }>('select id, event_id from webhook_delivery');
     const deliveryOf = (eventId: string) => deliveries.find((delivery) => delivery.event_id === eventId)!.id;
@@ -162,7 +168,10 @@ describe('upgrading the queue from pg-boss 10', () => {
     ]);
 
     // The queue is pg-boss 12's now, and the jobs in it were the relay's.
-    const pgboss12 = JSON.parse(await readFile(new URL('../../node_modules/pg-boss/package.json', import.meta.url), 'utf8')) as { version: string; pgboss: { schema: number } };
+    const pgboss12 = JSON.parse(await readFile(new URL('../../node_modules/pg-boss/package.json', import.meta.url), 'utf8')) as {
+      version: string;
+      pgboss: { schema: number };
+    };
     expect(pgboss12.version).toMatch(/^12\./);
     expect(await sql(`select version from pgboss.version`)).toEqual([{ version: pgboss12.pgboss.schema }]);
     expect(await sql(`select data from pgboss.job where name = $1 order by data->>'attempt'`, [QUEUE])).toEqual([

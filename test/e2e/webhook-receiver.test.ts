@@ -27,7 +27,9 @@ async function freePort(): Promise<number> {
 describe('npm run webhook-receiver', () => {
   it('verifies deliveries with the secret in WEBHOOK_SECRET, never shown on its command line', async () => {
     const port = await freePort();
-    const receiver = spawn(process.execPath, ['--import', 'tsx', 'scripts/webhook-receiver.ts', '--port', String(port)], { env: childEnv({ WEBHOOK_SECRET: SECRET }) });
+    const receiver = spawn(process.execPath, ['--import', 'tsx', 'scripts/webhook-receiver.ts', '--port', String(port)], {
+      env: childEnv({ WEBHOOK_SECRET: SECRET }),
+    });
     let stdout = '';
     receiver.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     try {
@@ -38,7 +40,11 @@ describe('npm run webhook-receiver', () => {
       });
       const body = JSON.stringify({ type: 'organization.created', data: { object: { id: 'x' } } });
       const date = new Date();
-      const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(date.getTime() / 1000)), 'webhook-signature': new Webhook(SECRET).sign('msg_1', date, body) };
+      const headers = {
+        'webhook-id': 'msg_1',
+        'webhook-timestamp': String(Math.floor(date.getTime() / 1000)),
+        'webhook-signature': new Webhook(SECRET).sign('msg_1', date, body),
+      };
       const delivered = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body, headers });
       expect(delivered.status).toBe(200);
       const forged = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: body.replace('x', 'y'), headers });
@@ -52,6 +58,8 @@ describe('npm run webhook-receiver', () => {
   it('names both ways to give the secret when it has neither, in one line and exit 2', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/webhook-receiver.ts'], { env: childEnv({}), encoding: 'utf8' });
     expect(result.status).toBe(2);
-    expect(result.stderr.trim()).toBe('npm run webhook-receiver: the endpoint secret (whsec_...) is needed, in WEBHOOK_SECRET or --secret (--help for usage)');
+    expect(result.stderr.trim()).toBe(
+      'npm run webhook-receiver: the endpoint secret (whsec_...) is needed, in WEBHOOK_SECRET or --secret (--help for usage)',
+    );
   });
 });

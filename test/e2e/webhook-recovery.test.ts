@@ -95,10 +95,17 @@ describe('two instances on one database', () => {
     servers.push(hooks.server);
     const token = await first.token({ sub: 'two-instances' });
     const root = await request(first.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
-    const endpoint = await graphql(first.url, CREATE_ENDPOINT, { input: { url: hooks.url, organizationId: root.body.id, events: ['policy.created'] } }, token);
+    const endpoint = await graphql(
+      first.url,
+      CREATE_ENDPOINT,
+      { input: { url: hooks.url, organizationId: root.body.id, events: ['policy.created'] } },
+      token,
+    );
     expect(endpoint.body.errors).toBeUndefined();
     const creates = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => request(i % 2 ? first.url : second.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root.body.id }) })),
+      Array.from({ length: 120 }, (_, i) =>
+        request(i % 2 ? first.url : second.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: root.body.id }) }),
+      ),
     );
     expect(creates.map((response) => response.status).filter((status) => status !== 200)).toEqual([]);
     await until(() => hooks.ids.length >= 120, '120 deliveries', 30_000);
@@ -123,11 +130,21 @@ describe('a SIGKILLed instance', () => {
     const hooks = await receiver(50);
     servers.push(hooks.server);
     // Short timeout: an attempt cut by the kill expires (timeout + 20 s) and runs again.
-    const env = { DATA_DIR: dataDir, WEBHOOK_TIMEOUT_SECONDS: '1', RATE_LIMIT_CREATES_PER_MINUTE: '0', RATE_LIMIT_REQUESTS_PER_MINUTE: '0' };
+    const env = {
+      DATA_DIR: dataDir,
+      WEBHOOK_TIMEOUT_SECONDS: '1',
+      RATE_LIMIT_CREATES_PER_MINUTE: '0',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    };
     const firstRun = await startMain(env);
     const token = firstRun.token!;
     const root = await request(firstRun.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
-    const endpoint = await graphql(firstRun.url, CREATE_ENDPOINT, { input: { url: hooks.url, organizationId: root.body.id, events: ['policy.created'] } }, token);
+    const endpoint = await graphql(
+      firstRun.url,
+      CREATE_ENDPOINT,
+      { input: { url: hooks.url, organizationId: root.body.id, events: ['policy.created'] } },
+      token,
+    );
     expect(endpoint.body.errors).toBeUndefined();
 
     // 200 creates, 20 at a time; the kill lands while creates and deliveries are in flight.
@@ -165,7 +182,12 @@ describe('a SIGKILLed instance', () => {
         let cursor: string | null = null;
         do {
           const page: { data: Array<{ id: string; data: { object: { number: number } } }>; nextCursor: string | null } = (
-            await request(secondRun.url, 'GET', `/api/v1/events?organizationId=${root.body.id}&type=policy.created&limit=100${cursor ? `&after=${cursor}` : ''}`, { token })
+            await request(
+              secondRun.url,
+              'GET',
+              `/api/v1/events?organizationId=${root.body.id}&type=policy.created&limit=100${cursor ? `&after=${cursor}` : ''}`,
+              { token },
+            )
           ).body;
           for (const event of page.data) if (delivered.has(event.id)) numbers.add(event.data.object.number);
           cursor = page.nextCursor;
@@ -188,7 +210,9 @@ describe('a SIGKILLed instance', () => {
       expect(Math.max(...counts.values())).toBeLessThanOrEqual(2);
       // Each twice-delivered event had reached the receiver before the kill.
       for (const [id, count] of counts) if (count === 2) expect(arrivedBeforeKill.has(id), id).toBe(true);
-      console.log(`webhook kill test: ${acknowledged.length} acknowledged, ${deliveredBeforeKill} delivered before the kill, ${duplicates} delivered twice`);
+      console.log(
+        `webhook kill test: ${acknowledged.length} acknowledged, ${deliveredBeforeKill} delivered before the kill, ${duplicates} delivered twice`,
+      );
     } finally {
       expect((await stopMain(secondRun.child)).code).toBe(0);
     }
@@ -199,9 +223,12 @@ describe('event retention', () => {
   const first = useTestService({ EVENT_RETENTION_SECONDS: '1' });
 
   it('deletes events past EVENT_RETENTION_SECONDS with their ancestor rows (an instance purges when it starts, then every 10 minutes)', async () => {
-    const count = async () => (await first.sql<{ events: number; ancestors: number }>(
-      'select (select count(*)::int from event) as events, (select count(*)::int from event_ancestor) as ancestors',
-    ))[0];
+    const count = async () =>
+      (
+        await first.sql<{ events: number; ancestors: number }>(
+          'select (select count(*)::int from event) as events, (select count(*)::int from event_ancestor) as ancestors',
+        )
+      )[0];
     const token = await first.token({ sub: 'retention' });
     expect((await request(first.url, 'POST', '/api/v1/organization', { token, body: organizationBody() })).status).toBe(200);
     // The instance purged at start-up, before this event was written; it is old after 1 s.

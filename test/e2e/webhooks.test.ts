@@ -63,7 +63,10 @@ describe('events and webhooks', () => {
     return response.body.id as string;
   };
   const createPolicy = async (organizationId: string, extra: Record<string, unknown> = {}) => {
-    const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId, cvc: '987', ...extra }) });
+    const response = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId, cvc: '987', ...extra }),
+    });
     expect(response.status, response.text).toBe(200);
     return response.body.number as number;
   };
@@ -91,11 +94,20 @@ describe('events and webhooks', () => {
   };
 
   /** The first delivery of an organization's first policy.created event, once `ready` holds of it. */
-  const firstPolicyDelivery = async (organizationId: string, ready: (delivery: { status: string; attempts: number } | undefined) => boolean, what: string, ms?: number) => {
-    const [event] = await until(async () => {
-      const events = (await eventsOf(organizationId)).filter((candidate) => candidate.type === 'policy.created');
-      return ready(events[0]?.deliveries[0]) ? events : undefined;
-    }, what, ms);
+  const firstPolicyDelivery = async (
+    organizationId: string,
+    ready: (delivery: { status: string; attempts: number } | undefined) => boolean,
+    what: string,
+    ms?: number,
+  ) => {
+    const [event] = await until(
+      async () => {
+        const events = (await eventsOf(organizationId)).filter((candidate) => candidate.type === 'policy.created');
+        return ready(events[0]?.deliveries[0]) ? events : undefined;
+      },
+      what,
+      ms,
+    );
     return event.deliveries[0];
   };
 
@@ -116,7 +128,16 @@ describe('events and webhooks', () => {
     const branchEndpoint = await createEndpoint({ url: branchHooks.url, organizationId: org.branch });
     await createEndpoint({ url: siblingHooks.url, organizationId: org.sibling });
     expect(branchEndpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    expect(branchEndpoint.events).toEqual(['organization.created', 'organization.updated', 'policy.created', 'policy.changed', 'policy.cancelled', 'policy.reinstated', 'policy.renewed', 'quote.created']);
+    expect(branchEndpoint.events).toEqual([
+      'organization.created',
+      'organization.updated',
+      'policy.created',
+      'policy.changed',
+      'policy.cancelled',
+      'policy.reinstated',
+      'policy.renewed',
+      'quote.created',
+    ]);
 
     const leaf = await createOrganization({
       legalName: 'Leaf',
@@ -141,12 +162,23 @@ describe('events and webhooks', () => {
     const verifier = new Webhook(branchEndpoint.secret);
     const events = branchHooks.received.map(({ headers, body }) => verifier.verify(body, headers as Record<string, string>) as any);
     // At least once, possibly out of order (receivers deduplicate by webhook-id).
-    expect(events.map((event) => event.type).sort()).toEqual(['organization.created', 'organization.updated', 'policy.created', 'policy.created', 'policy.created']);
+    expect(events.map((event) => event.type).sort()).toEqual([
+      'organization.created',
+      'organization.updated',
+      'policy.created',
+      'policy.created',
+      'policy.created',
+    ]);
     expect(events.find((event) => event.type === 'organization.updated').data).toMatchObject({
       object: { id: leaf, version: 2, bankAccounts: [{ nickname: null, routing: '110000000', accountLast4: '4321' }] },
       previousAttributes: { bankAccounts: [{ nickname: 'ops', routing: '110000000', accountLast4: '6789' }] },
     });
-    expect(events.filter((event) => event.type === 'policy.created').map((event) => event.data.object.number).sort()).toEqual([...numbers].sort());
+    expect(
+      events
+        .filter((event) => event.type === 'policy.created')
+        .map((event) => event.data.object.number)
+        .sort(),
+    ).toEqual([...numbers].sort());
     expect(events.find((event) => event.type === 'organization.created').data.object).toMatchObject({
       id: leaf,
       parentId: org.branch,
@@ -168,7 +200,11 @@ describe('events and webhooks', () => {
     const [first] = branchHooks.received;
     expect(() => verifier.verify(first.body.replace('{', '{ '), first.headers as Record<string, string>)).toThrow();
     const old = String(Math.floor(Date.now() / 1000) - 3600);
-    const resigned = { ...first.headers, 'webhook-timestamp': old, 'webhook-signature': verifier.sign(String(first.headers['webhook-id']), new Date(Number(old) * 1000), first.body) };
+    const resigned = {
+      ...first.headers,
+      'webhook-timestamp': old,
+      'webhook-signature': verifier.sign(String(first.headers['webhook-id']), new Date(Number(old) * 1000), first.body),
+    };
     expect(() => verifier.verify(first.body, resigned as unknown as Record<string, string>)).toThrow();
 
     // The delivery state is on the event.
@@ -176,7 +212,9 @@ describe('events and webhooks', () => {
     const listed = (await eventsOf(org.branch)).filter((event) => delivered.has(event.id));
     expect(listed).toHaveLength(5);
     for (const event of listed) {
-      expect(event.deliveries).toEqual([expect.objectContaining({ endpointId: branchEndpoint.id, status: 'delivered', attempts: 1, lastStatus: 200 })]);
+      expect(event.deliveries).toEqual([
+        expect.objectContaining({ endpointId: branchEndpoint.id, status: 'delivered', attempts: 1, lastStatus: 200 }),
+      ]);
     }
   });
 
@@ -200,7 +238,11 @@ describe('events and webhooks', () => {
     await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
     servers.push(elsewhere.server, redirecting);
     const own = await createOrganization({ legalName: 'Redirect Tree' });
-    await createEndpoint({ url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/`, organizationId: own, events: ['policy.created'] });
+    await createEndpoint({
+      url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/`,
+      organizationId: own,
+      events: ['policy.created'],
+    });
     await createPolicy(own);
     const delivery = await firstPolicyDelivery(own, (delivery) => (delivery?.attempts ?? 0) >= 1, 'the first attempt');
     expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 302 });
@@ -252,9 +294,15 @@ describe('events and webhooks', () => {
     const rebuilt = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: keyedBody, headers });
     expect(rebuilt.status).toBe(200);
     expect(rebuilt.body).toEqual(keyed.body);
-    const reused = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: { ...keyedBody, description: 'other' }, headers });
+    const reused = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+      token,
+      body: { ...keyedBody, description: 'other' },
+      headers,
+    });
     expect(reused.status).toBe(422);
-    expect((await service.sql<{ n: number }>(`select count(*)::int as n from webhook_endpoint where organization_id = $1`, [own]))[0].n).toBe(2);
+    expect(
+      (await service.sql<{ n: number }>(`select count(*)::int as n from webhook_endpoint where organization_id = $1`, [own]))[0].n,
+    ).toBe(2);
 
     const number = await createPolicy(own);
     await until(() => hooks.received.length === 1 || undefined, 'the delivery');
@@ -266,7 +314,9 @@ describe('events and webhooks', () => {
       const response = await request(service.url, 'GET', `/api/v1/events/${events.body.data[0].id}`, { token });
       return response.body.deliveries?.[0]?.status === 'delivered' ? response : undefined;
     }, 'the delivered state');
-    expect(event.body.deliveries).toEqual([expect.objectContaining({ endpointId: id, status: 'delivered', attempts: 1, lastStatus: 200, nextAttemptAt: null })]);
+    expect(event.body.deliveries).toEqual([
+      expect.objectContaining({ endpointId: id, status: 'delivered', attempts: 1, lastStatus: 200, nextAttemptAt: null }),
+    ]);
     expect(event.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const stranger = await service.token({ sub: 'hooks-stranger' });
@@ -301,7 +351,13 @@ describe('webhook URLs in production', () => {
   it('refuses http, private and loopback addresses, and names that resolve to them, with 400', async () => {
     const token = await service.token({ sub: 'prod-hooks' });
     const root = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
-    for (const url of ['http://127.0.0.1/hooks', 'https://10.0.0.1/hooks', 'https://localhost/hooks', 'https://[::1]/hooks', 'https://169.254.169.254/latest']) {
+    for (const url of [
+      'http://127.0.0.1/hooks',
+      'https://10.0.0.1/hooks',
+      'https://localhost/hooks',
+      'https://[::1]/hooks',
+      'https://169.254.169.254/latest',
+    ]) {
       const response = await graphql(service.url, CREATE_ENDPOINT, { input: { url, organizationId: root.body.id } }, token);
       expect(response.status, url).toBe(400);
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ path: 'url' }] });

@@ -26,16 +26,25 @@ describe('GraphQL connections', () => {
   const org: Record<string, string> = {};
 
   const createOrganization = async (principal: Claims, body: Record<string, unknown>) => {
-    const response = await api.run(CreateOrganizationDocument, { principal, variables: { input: organizationBody(body) as CreateOrganizationInput } });
+    const response = await api.run(CreateOrganizationDocument, {
+      principal,
+      variables: { input: organizationBody(body) as CreateOrganizationInput },
+    });
     expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
     return response.data!.createOrganization.id;
   };
 
   /** Bulk rows through SQL (the trigger still fills their ancestry), for speed. */
   const addChildren = (parentId: string, count: number, prefix: string) =>
-    insertOrganizations(api, Array.from({ length: count }, (_, i) => ({ parentId, name: `${prefix}${i + 1}` })));
+    insertOrganizations(
+      api,
+      Array.from({ length: count }, (_, i) => ({ parentId, name: `${prefix}${i + 1}` })),
+    );
   const addPolicies = (organizationId: string, count: number, from: number) =>
-    insertPolicies(api, Array.from({ length: count }, (_, i) => ({ organizationId, number: from + i + 1, petName: `pet${i + 1}` })));
+    insertPolicies(
+      api,
+      Array.from({ length: count }, (_, i) => ({ organizationId, number: from + i + 1, petName: `pet${i + 1}` })),
+    );
 
   beforeAll(async () => {
     org.R = await createOrganization(alice, { legalName: 'R' });
@@ -52,7 +61,10 @@ describe('GraphQL connections', () => {
     const hasNext: boolean[] = [];
     let after: string | null = null;
     do {
-      let connection: { edges: Array<{ cursor: string; node: string | number }>; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
+      let connection: {
+        edges: Array<{ cursor: string; node: string | number }>;
+        pageInfo: { hasNextPage: boolean; endCursor?: string | null };
+      };
       if (field === 'children') {
         const response = await api.run(OrganizationChildrenDocument, { principal, variables: { id, first: 100, after } });
         expect(response.errors).toBeUndefined();
@@ -74,7 +86,9 @@ describe('GraphQL connections', () => {
   }
 
   it('pages through 250 children with first: 100, each exactly once, in creation order', async () => {
-    const expected = (await api.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map((r) => r.id);
+    const expected = (await api.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map(
+      (r) => r.id,
+    );
     const { seen, hasNext } = await pageThrough('children', org.A, alice);
     expect(hasNext).toEqual([true, true, false]);
     expect(seen).toEqual(expected);
@@ -88,7 +102,9 @@ describe('GraphQL connections', () => {
   });
 
   it('neither skips nor repeats while new children are inserted between pages', async () => {
-    const before = (await api.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map((r) => r.id);
+    const before = (await api.sql<{ id: string }>('select id from organization where parent_id = $1 order by seq', [org.A])).map(
+      (r) => r.id,
+    );
     let round = 0;
     const { seen } = await pageThrough('children', org.A, alice, async () => {
       round++;
@@ -101,7 +117,9 @@ describe('GraphQL connections', () => {
   it('answers an exact last page with hasNextPage false, and an empty page after it', async () => {
     const exact = await createOrganization(alice, { legalName: 'Exact', parentId: org.R });
     await addChildren(exact, 100, 'e-');
-    const first = await api.run(`{ organization(id: "${exact}") { children(first: 100) { pageInfo { hasNextPage endCursor } } } }`, { principal: alice });
+    const first = await api.run(`{ organization(id: "${exact}") { children(first: 100) { pageInfo { hasNextPage endCursor } } } }`, {
+      principal: alice,
+    });
     const page = first.data.organization.children.pageInfo;
     expect(page.hasNextPage).toBe(false);
     const next = await api.run(
@@ -159,7 +177,10 @@ describe('GraphQL connections', () => {
     expect(direct.data).toEqual({ organization: null, policy: null });
     const bPage = await api.run(`{ organization(id: "${org.B}") { children(first: 1) { pageInfo { endCursor } } } }`, { principal: alice });
     const cursor = bPage.data.organization.children.pageInfo.endCursor;
-    const across = await api.run(`{ organization(id: "${org.A}") { children(first: 100, after: "${cursor}") { edges { node { name } } } } }`, { principal });
+    const across = await api.run(
+      `{ organization(id: "${org.A}") { children(first: 100, after: "${cursor}") { edges { node { name } } } } }`,
+      { principal },
+    );
     expect(JSON.stringify(across)).not.toContain('b-child-');
   });
 
@@ -190,9 +211,12 @@ describe('GraphQL connections', () => {
       return numbers;
     };
     const policyNumbersUnder = async (id: string) =>
-      (await api.sql<{ number: string }>(
-        `select p.number from policy p join organization o on o.id = p.organization_id where $1::uuid = any(o.path) order by p.seq`, [id],
-      )).map((row) => Number(row.number));
+      (
+        await api.sql<{ number: string }>(
+          `select p.number from policy p join organization o on o.id = p.organization_id where $1::uuid = any(o.path) order by p.seq`,
+          [id],
+        )
+      ).map((row) => Number(row.number));
 
     it('pages the policies of the organization and every descendant, in creation order, each once', async () => {
       const [grandchild] = await addChildren((await addChildren(org.B, 1, 'b-deep-'))[0], 1, 'b-deeper-');
@@ -203,14 +227,20 @@ describe('GraphQL connections', () => {
         expect(await subtree(id, alice, 100)).toEqual(expected);
         expect(await subtree(id, alice, 7)).toEqual(expected);
       }
-      expect(await subtree(org.B, alice)).toEqual([...Array.from({ length: 5 }, (_, i) => 200_001 + i), ...Array.from({ length: 7 }, (_, i) => 300_001 + i)]);
+      expect(await subtree(org.B, alice)).toEqual([
+        ...Array.from({ length: 5 }, (_, i) => 200_001 + i),
+        ...Array.from({ length: 7 }, (_, i) => 300_001 + i),
+      ]);
     });
 
     it("stays inside what the caller may access: B's token sees B's subtree, never R's other policies", async () => {
       const bToken = { sub: 'someone', org: org.B };
       const numbers = await subtree(org.B, bToken);
       expect(numbers).toEqual(await policyNumbersUnder(org.B));
-      const response = await api.run(`{ organization(id: "${org.R}") { policies(includeDescendants: true) { edges { node { number } } } } }`, { principal: bToken });
+      const response = await api.run(
+        `{ organization(id: "${org.R}") { policies(includeDescendants: true) { edges { node { number } } } } }`,
+        { principal: bToken },
+      );
       expect(response.data?.organization).toBeNull();
       expect(response.errors?.[0].extensions?.code).toBe('NOT_FOUND');
     });
@@ -219,7 +249,10 @@ describe('GraphQL connections', () => {
   describe('batched loading', () => {
     let statements: string[] = [];
     beforeAll(() => {
-      api.orm.em.getConnection().getKnex().on('query', (query: { sql: string }) => statements.push(query.sql));
+      api.orm.em
+        .getConnection()
+        .getKnex()
+        .on('query', (query: { sql: string }) => statements.push(query.sql));
     });
 
     const count = async (query: string, principal: Claims) => {
@@ -246,7 +279,9 @@ describe('GraphQL connections', () => {
       const many = await count(query(big), principal);
       expect(few.data.organization.policies.edges).toHaveLength(5);
       expect(many.data.organization.policies.edges).toHaveLength(50);
-      expect(many.data.organization.policies.edges.every((e: any) => e.node.organization.id === big && e.node.charges.length === 3)).toBe(true);
+      expect(many.data.organization.policies.edges.every((e: any) => e.node.organization.id === big && e.node.charges.length === 3)).toBe(
+        true,
+      );
       // organization check, policies page, their organizations, their charges
       expect(many.statements.length).toBeLessThanOrEqual(4);
       expect(many.statements.length).toBe(few.statements.length);

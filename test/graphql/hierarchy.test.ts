@@ -57,13 +57,17 @@ describe('organization hierarchy through GraphQL', () => {
   describe.each(MATRIX)('%s', (_name, claims, readable) => {
     it('GraphQL reads exactly the allowed organizations, policies and quotes', async () => {
       const fields = ALL.map(
-        (name) => `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number transactions(first: 5) { edges { node { type } } } } q${name}: quote(id: "${quote[name]}") { id organizationId }`,
+        (name) =>
+          `o${name}: organization(id: "${org[name]}") { id } p${name}: policy(number: ${policy[name]}) { number transactions(first: 5) { edges { node { type } } } } q${name}: quote(id: "${quote[name]}") { id organizationId }`,
       );
       const response = await api.run(`{ ${fields.join('\n')} }`, { principal: claims() });
       for (const name of ALL) {
         if (readable.includes(name)) {
           expect(response.data[`o${name}`], `organization ${name}`).toEqual({ id: org[name] });
-          expect(response.data[`p${name}`], `policy of ${name}`).toEqual({ number: policy[name], transactions: { edges: [{ node: { type: 'issuance' } }] } });
+          expect(response.data[`p${name}`], `policy of ${name}`).toEqual({
+            number: policy[name],
+            transactions: { edges: [{ node: { type: 'issuance' } }] },
+          });
           expect(response.data[`q${name}`], `quote of ${name}`).toEqual({ id: quote[name], organizationId: org[name] });
         } else {
           expect(response.data[`o${name}`], `organization ${name}`).toBeNull();

@@ -48,7 +48,10 @@ describe('Relay', () => {
     for (const id of [siblingId, randomUUID(), 'not-an-id', '']) {
       const response = await api.run(NODE, { principal: alice, variables: { id } });
       expect(response.data, id).toEqual({ node: null });
-      expect(response.errors.map((error: { extensions: { code: string } }) => error.extensions.code), id).toEqual(['NOT_FOUND']);
+      expect(
+        response.errors.map((error: { extensions: { code: string } }) => error.extensions.code),
+        id,
+      ).toEqual(['NOT_FOUND']);
     }
     const bob = await api.run(NODE, { principal: { sub: 'bob' }, variables: { id: policyId } });
     expect(bob.data).toEqual({ node: null });
@@ -56,15 +59,28 @@ describe('Relay', () => {
 
   it('gives the full PageInfo: start and end cursors, and whether pages come before and after', async () => {
     const page = (after: string | null) =>
-      api.run(`query($id: ID!, $after: String) { organization(id: $id) { children(first: 2, after: $after) {
-          edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, {
-        principal: alice,
-        variables: { id: organizationId, after },
-      });
+      api.run(
+        `query($id: ID!, $after: String) { organization(id: $id) { children(first: 2, after: $after) {
+          edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`,
+        {
+          principal: alice,
+          variables: { id: organizationId, after },
+        },
+      );
     const first = (await page(null)).data.organization.children;
-    expect(first.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: first.edges[0].cursor, endCursor: first.edges[1].cursor });
+    expect(first.pageInfo).toEqual({
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: first.edges[0].cursor,
+      endCursor: first.edges[1].cursor,
+    });
     const second = (await page(first.pageInfo.endCursor)).data.organization.children;
     expect(second.edges).toHaveLength(1);
-    expect(second.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true, startCursor: second.edges[0].cursor, endCursor: second.edges[0].cursor });
+    expect(second.pageInfo).toEqual({
+      hasNextPage: false,
+      hasPreviousPage: true,
+      startCursor: second.edges[0].cursor,
+      endCursor: second.edges[0].cursor,
+    });
   });
 });

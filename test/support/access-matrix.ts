@@ -10,7 +10,11 @@ export const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
  */
 export function accessMatrix(org: Record<string, string>): Array<[string, () => { sub: string; org?: string }, string[]]> {
   return [
-    ['org claim B (reads its descendants, not its parent or sibling or cousin)', () => ({ sub: 'someone', org: org.B }), ['B', 'C', 'D', 'E']],
+    [
+      'org claim B (reads its descendants, not its parent or sibling or cousin)',
+      () => ({ sub: 'someone', org: org.B }),
+      ['B', 'C', 'D', 'E'],
+    ],
     ['org claim D (a child cannot read its parents)', () => ({ sub: 'someone', org: org.D }), ['D', 'E']],
     ['org claim E (a leaf reads only itself)', () => ({ sub: 'someone', org: org.E }), ['E']],
     ['org claim B2 (the sibling subtree only)', () => ({ sub: 'someone', org: org.B2 }), ['B2', 'C2']],
@@ -48,7 +52,11 @@ export function policyWritePaths(number: number | string): Array<[string, object
     [`/api/v1/policy/${number}/changes`, { effectiveDate: '2099-01-01', petName: 'Renamed' }, refused],
     [`/api/v1/policy/${number}/cancellation`, { effectiveDate: '2099-01-01', reason: 'other' }, refused],
     [`/api/v1/policy/${number}/reinstatement`, {}, refused],
-    [`/api/v1/policy/${number}/renewal`, { number: Number(number) }, { status: 409, code: todayUtc() >= '2026-11-02' ? 'CONFLICT' : 'INVALID_STATE' }],
+    [
+      `/api/v1/policy/${number}/renewal`,
+      { number: Number(number) },
+      { status: 409, code: todayUtc() >= '2026-11-02' ? 'CONFLICT' : 'INVALID_STATE' },
+    ],
   ];
 }
 

@@ -51,7 +51,12 @@ export function graphql(baseUrl: string, query: string, variables: Record<string
 
 /** Registers a webhook endpoint for `url` on an organization, through GraphQL. */
 export function createWebhookEndpoint(baseUrl: string, token: string, organizationId: string, url: string) {
-  return graphql(baseUrl, 'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }', { input: { organizationId, url } }, token);
+  return graphql(
+    baseUrl,
+    'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }',
+    { input: { organizationId, url } },
+    token,
+  );
 }
 
 /** A typed document (generated from test/operations by `npm run codegen`) sent to /graphql. */

@@ -70,7 +70,13 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
 
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase();
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', ...env });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'silent',
+      ...env,
+    });
     const logger = createLogger('silent');
     // As startService opens it: migrations first (on connections of their own), then the
     // service's connection settings (statement timeout, quotas and depth for the triggers).
@@ -100,7 +106,10 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
     return state;
   };
 
-  async function run(document: string | DocumentNode, { principal, variables }: RunOptions<Record<string, unknown>>): Promise<RunResult<any>> {
+  async function run(
+    document: string | DocumentNode,
+    { principal, variables }: RunOptions<Record<string, unknown>>,
+  ): Promise<RunResult<any>> {
     const { schema, createContext } = ready();
     const parsed = typeof document === 'string' ? parse(document) : document;
     const invalid = validate(schema, parsed);
@@ -117,7 +126,10 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
 
   return {
     run: run as InProcessSchema['run'],
-    sql: (text, values) => ready().pool.query(text, values).then((result) => result.rows),
+    sql: (text, values) =>
+      ready()
+        .pool.query(text, values)
+        .then((result) => result.rows),
     get orm() {
       return ready().orm;
     },

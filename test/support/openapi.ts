@@ -53,7 +53,8 @@ function build(document: any): ResponseChecker {
         if (response.text !== '') throw new Error(`${method} ${path}: ${response.status} has a body the OpenAPI document does not declare`);
         return;
       }
-      if (!declared.content[mediaType]) throw new Error(`${method} ${path}: ${response.status} as ${mediaType} is not in the OpenAPI document`);
+      if (!declared.content[mediaType])
+        throw new Error(`${method} ${path}: ${response.status} as ${mediaType} is not in the OpenAPI document`);
       where = pointer('paths', match.template, method.toLowerCase(), 'responses', String(response.status), 'content', mediaType, 'schema');
     }
     let validate = compiled.get(where);
@@ -63,7 +64,9 @@ function build(document: any): ResponseChecker {
       compiled.set(where, validate);
     }
     if (!validate(response.body)) {
-      throw new Error(`${method} ${path} -> ${response.status} does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}\n${response.text.slice(0, 500)}`);
+      throw new Error(
+        `${method} ${path} -> ${response.status} does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}\n${response.text.slice(0, 500)}`,
+      );
     }
   };
 }

@@ -76,7 +76,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 function received(span: Record<string, unknown>): ReceivedSpan {
   const attributes: ReceivedSpan['attributes'] = {};
   for (const { key, value } of (span.attributes ?? []) as Array<{ key: string; value: OtlpValue }>) {
-    attributes[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined) ?? value.boolValue ?? value.doubleValue ?? '';
+    attributes[key] =
+      value.stringValue ??
+      (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
+      value.boolValue ??
+      value.doubleValue ??
+      '';
   }
   return {
     traceId: span.traceId as string,

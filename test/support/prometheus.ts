@@ -29,7 +29,9 @@ export class Scrape {
    * parser keeps a labelled histogram's buckets but drops its labels, count and sum.
    */
   histogramCount(name: string, labels: Record<string, string>): number {
-    const selector = Object.entries(labels).map(([key, value]) => `${key}="${value}"`).join(',');
+    const selector = Object.entries(labels)
+      .map(([key, value]) => `${key}="${value}"`)
+      .join(',');
     const line = this.text.split('\n').find((each) => each.startsWith(`${name}_count{${selector}} `));
     return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
   }

@@ -13,12 +13,34 @@ export interface Started {
  * this signal, kill and read the process they started; cluster.test.ts runs the cluster.
  */
 export async function startMain(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<Started> {
-  const childEnv: Record<string, string> = { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEB_CONCURRENCY: '1', ...env };
-  for (const name of ['DATABASE_URL', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'DATA_ENCRYPTION_KEY', 'VITEST', 'VITEST_WORKER_ID']) {
+  const childEnv: Record<string, string> = {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    WEB_CONCURRENCY: '1',
+    ...env,
+  };
+  for (const name of [
+    'DATABASE_URL',
+    'JWT_SECRET',
+    'JWT_PUBLIC_KEY',
+    'JWKS_URL',
+    'JWT_ISSUER',
+    'JWT_AUDIENCE',
+    'DATA_ENCRYPTION_KEY',
+    'VITEST',
+    'VITEST_WORKER_ID',
+  ]) {
     if (!(name in env)) delete childEnv[name];
   }
   // Detached: in a process group of its own, which a test can signal whole, as Ctrl-C does.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached,
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

@@ -25,10 +25,14 @@ describe('authenticate', () => {
     for (const header of ['Bearer <token>', 'bearer  <token> ']) {
       const { principal, failure } = await authenticate(header, verify);
       expect(principal).toBeNull();
-      expect(failure?.message).toBe('Invalid token: the Authorization header still holds the placeholder <token>: replace <token> with a token (npm run -s token).');
+      expect(failure?.message).toBe(
+        'Invalid token: the Authorization header still holds the placeholder <token>: replace <token> with a token (npm run -s token).',
+      );
       expect(failure?.extensions.code).toBe('UNAUTHENTICATED');
     }
     // Any other malformed header keeps its own message.
-    expect((await authenticate('Token abc', verify)).failure?.message).toBe('Invalid token: the Authorization header must be "Bearer <token>".');
+    expect((await authenticate('Token abc', verify)).failure?.message).toBe(
+      'Invalid token: the Authorization header must be "Bearer <token>".',
+    );
   });
 });

@@ -15,7 +15,12 @@ import { addMonthsClamped } from '../../src/values/calendar-date.js';
 /** One year of accident-illness-plus (4200 cents a month) from 2026-01-01: 12 × 4200 = 50400. */
 const PLUS_YEAR = premiumSchedule({ effectiveDate: '2026-01-01', expirationDate: '2027-01-01', monthlyPremium: 4200, currency: 'USD' });
 
-function cancel(schedule: typeof PLUS_YEAR, effectiveDate: string, method: CancellationMethod, expirationDate = schedule.at(-1)!.periodEnd) {
+function cancel(
+  schedule: typeof PLUS_YEAR,
+  effectiveDate: string,
+  method: CancellationMethod,
+  expirationDate = schedule.at(-1)!.periodEnd,
+) {
   return cancellationCharges({ schedule, ledger: schedule, effectiveDate, expirationDate, method, shortRatePercent: 10 });
 }
 
@@ -25,7 +30,13 @@ describe('cancellation money, worked by hand', () => {
   it('pro_rata on 2026-05-10: May credits 22/31 of 4200 = 2980.65 -> 2981, June..December 7 × 4200; 50400 - 32381 = 18019 owed', () => {
     const money = cancel(PLUS_YEAR, '2026-05-10', 'pro_rata');
     expect(money.lines).toHaveLength(8);
-    expect(money.lines[0]).toEqual({ type: 'credit', periodStart: '2026-05-10', periodEnd: '2026-06-01', dueDate: '2026-05-10', amount: -2981 });
+    expect(money.lines[0]).toEqual({
+      type: 'credit',
+      periodStart: '2026-05-10',
+      periodEnd: '2026-06-01',
+      dueDate: '2026-05-10',
+      amount: -2981,
+    });
     expect(money.lines.slice(1).map((line) => [line.periodStart, line.amount])).toEqual(
       ['06', '07', '08', '09', '10', '11', '12'].map((month) => [`2026-${month}-01`, -4200]),
     );
@@ -38,7 +49,13 @@ describe('cancellation money, worked by hand', () => {
     const money = cancel(PLUS_YEAR, '2026-05-10', 'short_rate');
     expect(money.credited).toBe(-32381);
     expect(money.fee).toBe(3238);
-    expect(money.lines.at(-1)).toEqual({ type: 'fee', periodStart: '2026-05-10', periodEnd: '2027-01-01', dueDate: '2026-05-10', amount: 3238 });
+    expect(money.lines.at(-1)).toEqual({
+      type: 'fee',
+      periodStart: '2026-05-10',
+      periodEnd: '2027-01-01',
+      dueDate: '2026-05-10',
+      amount: 3238,
+    });
     expect(sum(PLUS_YEAR) + sum(money.lines)).toBe(21257);
   });
 
@@ -46,7 +63,13 @@ describe('cancellation money, worked by hand', () => {
     expect(withinFreeLook('2026-01-01', '2026-01-11', 15)).toBe(true);
     const money = cancel(PLUS_YEAR, '2026-01-11', 'flat');
     expect(money.lines).toHaveLength(12);
-    expect(money.lines[0]).toEqual({ type: 'credit', periodStart: '2026-01-11', periodEnd: '2026-02-01', dueDate: '2026-01-11', amount: -4200 });
+    expect(money.lines[0]).toEqual({
+      type: 'credit',
+      periodStart: '2026-01-11',
+      periodEnd: '2026-02-01',
+      dueDate: '2026-01-11',
+      amount: -4200,
+    });
     expect(money.credited).toBe(-50400);
     expect(sum(PLUS_YEAR) + sum(money.lines)).toBe(0);
   });
@@ -134,12 +157,19 @@ describe('cancellation money, for any policy and date', () => {
 
   it('reinstating (a reversal of each charge) brings the sum back to what it was, to the cent', () => {
     fc.assert(
-      fc.property(policyAndDate, fc.constantFrom<CancellationMethod>('flat', 'short_rate', 'pro_rata'), ({ schedule, expirationDate, effectiveDate }, method) => {
-        const written = cancel(schedule, effectiveDate, method, expirationDate).lines.map((line, index) => ({ ...line, id: `c${index}` }));
-        const reversals = reversalLines(written);
-        expect(reversals.map((line) => line.reverses)).toEqual(written.map((line) => line.id));
-        expect(sum(schedule) + sum(written) + sum(reversals)).toBe(sum(schedule));
-      }),
+      fc.property(
+        policyAndDate,
+        fc.constantFrom<CancellationMethod>('flat', 'short_rate', 'pro_rata'),
+        ({ schedule, expirationDate, effectiveDate }, method) => {
+          const written = cancel(schedule, effectiveDate, method, expirationDate).lines.map((line, index) => ({
+            ...line,
+            id: `c${index}`,
+          }));
+          const reversals = reversalLines(written);
+          expect(reversals.map((line) => line.reverses)).toEqual(written.map((line) => line.id));
+          expect(sum(schedule) + sum(written) + sum(reversals)).toBe(sum(schedule));
+        },
+      ),
     );
   });
 });

@@ -6,14 +6,22 @@ import { treeLimitSettings } from '../../src/limits/tree-depth.js';
 
 const key = () => randomBytes(32).toString('base64');
 /** The least a production start needs. */
-const production = () => ({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key(), DATABASE_URL: 'postgres://u:p@db/x' });
+const production = () => ({
+  NODE_ENV: 'production',
+  JWT_SECRET: 'x'.repeat(32),
+  DATA_ENCRYPTION_KEY: key(),
+  DATABASE_URL: 'postgres://u:p@db/x',
+});
 
 describe('loadConfig', () => {
   it('allows browser origins: local ones outside production, none in production, or CORS_ORIGINS', () => {
     expect(loadConfig({}).corsOrigins).toBe('localhost');
     expect(loadConfig({ ...production() }).corsOrigins).toEqual([]);
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
-    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
   });
 
   it('has working defaults for development', () => {
@@ -78,7 +86,12 @@ describe('loadConfig', () => {
   it('reads the cancellation and renewal rules: free look 15 days, short rate 10%, reinstatement 30 days, renewal window 60 days by default; 0 allowed, the percent at most 100', () => {
     expect(loadConfig({}).policyRules).toEqual({ freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 });
     expect(
-      loadConfig({ POLICY_FREE_LOOK_DAYS: '0', POLICY_SHORT_RATE_PERCENT: '100', POLICY_REINSTATEMENT_DAYS: '3650', POLICY_RENEWAL_WINDOW_DAYS: '0' }).policyRules,
+      loadConfig({
+        POLICY_FREE_LOOK_DAYS: '0',
+        POLICY_SHORT_RATE_PERCENT: '100',
+        POLICY_REINSTATEMENT_DAYS: '3650',
+        POLICY_RENEWAL_WINDOW_DAYS: '0',
+      }).policyRules,
     ).toEqual({
       freeLookDays: 0,
       shortRatePercent: 100,
@@ -112,7 +125,9 @@ describe('loadConfig', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).trustProxy).toBe('loopback,10.0.0.0/8,fd00::/8,192.0.2.7');
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).trustProxy).toBe(
+      'loopback,10.0.0.0/8,fd00::/8,192.0.2.7',
+    );
     expect(loadConfig({ ...production(), TRUST_PROXY: 'uniquelocal' }).trustProxy).toBe('uniquelocal');
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
@@ -130,7 +145,12 @@ describe('loadConfig', () => {
   });
 
   it('accepts a production configuration', () => {
-    const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: key(), DATABASE_URL: 'postgres://u:p@db/x' });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'x'.repeat(32),
+      DATA_ENCRYPTION_KEY: key(),
+      DATABASE_URL: 'postgres://u:p@db/x',
+    });
     expect(config.env).toBe('production');
   });
 
@@ -158,10 +178,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ ORGANIZATION_MAX_DEPTH: '' }).limits.organizationMaxDepth).toBe(32);
     expect(loadConfig({ ORGANIZATION_MAX_DEPTH: '3' }).limits.organizationMaxDepth).toBe(3);
     for (const value of ['0', '-1', '3.5', 'abc', ' 3', '1e3']) {
-      expect(() => loadConfig({ ORGANIZATION_MAX_DEPTH: value })).toThrow(`ORGANIZATION_MAX_DEPTH must be a positive integer (got "${value}")`);
+      expect(() => loadConfig({ ORGANIZATION_MAX_DEPTH: value })).toThrow(
+        `ORGANIZATION_MAX_DEPTH must be a positive integer (got "${value}")`,
+      );
     }
     // The trigger reads the connection's setting; the quotas go with it when configured.
-    expect(treeLimitSettings(loadConfig({ ORGANIZATION_MAX_DEPTH: '3', WEBHOOK_ENDPOINTS_PER_TREE: '0' }).limits)).toBe('-c org_policy.organization_max_depth=3');
+    expect(treeLimitSettings(loadConfig({ ORGANIZATION_MAX_DEPTH: '3', WEBHOOK_ENDPOINTS_PER_TREE: '0' }).limits)).toBe(
+      '-c org_policy.organization_max_depth=3',
+    );
     expect(treeLimitSettings(loadConfig({ QUOTA_ORGANIZATIONS_PER_TREE: '7' }).limits)).toBe(
       '-c org_policy.quota_organizations_per_tree=7 -c org_policy.quota_webhook_endpoints_per_tree=25 -c org_policy.organization_max_depth=32',
     );

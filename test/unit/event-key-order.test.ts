@@ -3,7 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { ORGANIZATION_KEY_ORDER } from '../../src/organizations/organization-event.js';
 import { POLICY_KEY_ORDER } from '../../src/policies/policy-event.js';
 import { QUOTE_KEY_ORDER } from '../../src/quotes/quote.reads.js';
-import { CANCEL_POLICY, CHANGE_POLICY, CREATE_ORGANIZATION, CREATE_POLICY, CREATE_QUOTE, ORGANIZATION, POLICY, QUOTE, REINSTATE_POLICY, RENEW_POLICY, UPDATE_ORGANIZATION } from '../../src/rest/operations.js';
+import {
+  CANCEL_POLICY,
+  CHANGE_POLICY,
+  CREATE_ORGANIZATION,
+  CREATE_POLICY,
+  CREATE_QUOTE,
+  ORGANIZATION,
+  POLICY,
+  QUOTE,
+  REINSTATE_POLICY,
+  RENEW_POLICY,
+  UPDATE_ORGANIZATION,
+} from '../../src/rest/operations.js';
 import { inKeyOrder, type KeyOrder } from '../../src/values/key-order.js';
 
 /** The key order a REST document's single root field selects; an address is a leaf (REST gives it flat). */
@@ -21,11 +33,13 @@ function selected(document: string): KeyOrder {
 
 describe("events' key orders are the REST answers' (contract section 18)", () => {
   it('the policy event object selects what every REST policy answer selects, in order', () => {
-    for (const document of [CREATE_POLICY, POLICY, CHANGE_POLICY, CANCEL_POLICY, REINSTATE_POLICY, RENEW_POLICY]) expect(selected(document)).toEqual(POLICY_KEY_ORDER);
+    for (const document of [CREATE_POLICY, POLICY, CHANGE_POLICY, CANCEL_POLICY, REINSTATE_POLICY, RENEW_POLICY])
+      expect(selected(document)).toEqual(POLICY_KEY_ORDER);
   });
 
   it('the organization event object selects what the REST organization answers select, in order', () => {
-    for (const document of [CREATE_ORGANIZATION, UPDATE_ORGANIZATION, ORGANIZATION]) expect(selected(document)).toEqual(ORGANIZATION_KEY_ORDER);
+    for (const document of [CREATE_ORGANIZATION, UPDATE_ORGANIZATION, ORGANIZATION])
+      expect(selected(document)).toEqual(ORGANIZATION_KEY_ORDER);
   });
 
   it('the quote event object selects what the REST quote answers select, in order', () => {

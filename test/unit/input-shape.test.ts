@@ -16,7 +16,12 @@ const Input = new GraphQLInputObjectType({
 describe('input shape', () => {
   it('refuses a list over its declared maximum without walking its items', () => {
     const items = new Proxy(Array(1000).fill({}), {
-      get: (target, key) => (key === 'length' || key === Symbol.iterator || key === 'constructor' ? Reflect.get(target, key) : (() => { throw new Error(`walked ${String(key)}`); })()),
+      get: (target, key) =>
+        key === 'length' || key === Symbol.iterator || key === 'constructor'
+          ? Reflect.get(target, key)
+          : (() => {
+              throw new Error(`walked ${String(key)}`);
+            })(),
     });
     expect(shapeErrors({ items }, Input, '')).toEqual([{ path: 'items', message: 'must have at most 3 items' }]);
   });
@@ -28,15 +33,23 @@ describe('input shape', () => {
 
   it('bounds JSON values by depth and size', () => {
     expect(shapeErrors({ extra: { a: { b: 1 } } }, Input, '')).toEqual([]);
-    expect(shapeErrors({ extra: { a: { b: {} } } }, Input, '')).toEqual([{ path: 'extra', message: 'must not nest more than 2 levels deep' }]);
-    expect(shapeErrors({ extra: { a: 'x'.repeat(100) } }, Input, '')).toEqual([{ path: 'extra', message: 'must be at most 64 bytes as JSON' }]);
+    expect(shapeErrors({ extra: { a: { b: {} } } }, Input, '')).toEqual([
+      { path: 'extra', message: 'must not nest more than 2 levels deep' },
+    ]);
+    expect(shapeErrors({ extra: { a: 'x'.repeat(100) } }, Input, '')).toEqual([
+      { path: 'extra', message: 'must be at most 64 bytes as JSON' },
+    ]);
   });
 
   it('refuses the property names of object machinery at any depth, as parsed JSON carries them', () => {
     const bounds = { maxBytes: 2048, maxDepth: 3 };
     for (const key of ['__proto__', 'constructor', 'prototype']) {
-      expect(jsonProblem(JSON.parse(`{"line1":"x","${key}":"x"}`), bounds)).toBe('must not have a property named __proto__, constructor or prototype');
-      expect(jsonProblem(JSON.parse(`{"a":{"${key}":{}}}`), bounds)).toBe('must not have a property named __proto__, constructor or prototype');
+      expect(jsonProblem(JSON.parse(`{"line1":"x","${key}":"x"}`), bounds)).toBe(
+        'must not have a property named __proto__, constructor or prototype',
+      );
+      expect(jsonProblem(JSON.parse(`{"a":{"${key}":{}}}`), bounds)).toBe(
+        'must not have a property named __proto__, constructor or prototype',
+      );
     }
     expect(jsonProblem({ toString: 'x', hasOwnProperty: 'y', Constructor: 'z' }, bounds)).toBeNull();
   });

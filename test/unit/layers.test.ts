@@ -65,7 +65,9 @@ describe('layers of src/', () => {
   });
 
   it('auth/, errors/ and input/ import no feature and no host', () => {
-    const low = imports().filter(([from, to]) => ['auth', 'errors', 'input'].includes(room(from)) && [...FEATURES, ...HOSTS].includes(room(to)));
+    const low = imports().filter(
+      ([from, to]) => ['auth', 'errors', 'input'].includes(room(from)) && [...FEATURES, ...HOSTS].includes(room(to)),
+    );
     expect(low).toEqual([]);
   });
 

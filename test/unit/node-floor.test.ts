@@ -17,7 +17,10 @@ describe('the Node.js floor (contract section 16)', () => {
   });
 
   it('is the same major in package.json engines, .nvmrc and the Node that npm install brings', () => {
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string }; optionalDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      engines: { node: string };
+      optionalDependencies: Record<string, string>;
+    };
     expect(pkg.engines.node).toBe(`>=${NODE_FLOOR_MAJOR}`);
     expect(readFileSync('.nvmrc', 'utf8').trim()).toBe(String(NODE_FLOOR_MAJOR));
     for (const [name, version] of Object.entries(pkg.optionalDependencies).filter(([name]) => name.startsWith('node-'))) {

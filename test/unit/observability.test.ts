@@ -8,7 +8,15 @@ import { loadConfig } from '../../src/config.js';
 describe('BoundedLabels', () => {
   it('admits values while there is room, and sends one-off values to the overflow once full', () => {
     const labels = new BoundedLabels(3, '(other)');
-    expect(['a', 'b', 'a', 'c', 'd', 'b', 'e'].map((value) => labels.label(value))).toEqual(['a', 'b', 'a', 'c', '(other)', 'b', '(other)']);
+    expect(['a', 'b', 'a', 'c', 'd', 'b', 'e'].map((value) => labels.label(value))).toEqual([
+      'a',
+      'b',
+      'a',
+      'c',
+      '(other)',
+      'b',
+      '(other)',
+    ]);
     const distinct = new Set(Array.from({ length: 1_000_000 }, (_, i) => labels.label(`name${i}`)));
     expect(distinct).toEqual(new Set(['(other)']));
   });
@@ -74,9 +82,9 @@ describe('routeNamer', () => {
 
 describe('withoutLiterals', () => {
   it('replaces quoted strings and numbers, keeping names, placeholders and structure', () => {
-    expect(withoutLiterals(`insert into "owner" ("id", "tax_id_last4", "ownership") values ('a69f', '4321', 100), ('it''s', E'x', -3.5)`)).toBe(
-      `insert into "owner" ("id", "tax_id_last4", "ownership") values (?, ?, ?), (?, ?, ?)`,
-    );
+    expect(
+      withoutLiterals(`insert into "owner" ("id", "tax_id_last4", "ownership") values ('a69f', '4321', 100), ('it''s', E'x', -3.5)`),
+    ).toBe(`insert into "owner" ("id", "tax_id_last4", "ownership") values (?, ?, ?), (?, ?, ?)`);
     expect(withoutLiterals('select p.id from policy p where p.number = $1 and o.path[1] = $12 limit 51')).toBe(
       'select p.id from policy p where p.number = $1 and o.path[?] = $12 limit ?',
     );

@@ -14,7 +14,11 @@ describe('merge patch (RFC 7396)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -51,18 +55,29 @@ describe('a change to an organization', () => {
   it('keeps what is absent, removes what is null, and sets name back to legalName when removed', () => {
     const next = patchedFields(stored, { email: null, legalName: 'New Legal LLC', name: null });
     expect(next).toEqual({ ...stored, email: null, legalName: 'New Legal LLC', name: 'New Legal LLC' });
-    expect(changedKeys(stored, next, Object.keys(stored) as Array<keyof OrganizationFieldsWrite>).sort()).toEqual(['email', 'legalName', 'name']);
+    expect(changedKeys(stored, next, Object.keys(stored) as Array<keyof OrganizationFieldsWrite>).sort()).toEqual([
+      'email',
+      'legalName',
+      'name',
+    ]);
   });
 
   it('merges the address: named fields and additional ones alike, null removing; additionalFields null removes every extra', () => {
     expect(patchedAddress(stored.address, undefined)).toBe(stored.address);
     expect(patchedAddress(stored.address, null)).toBeNull();
-    expect(patchedAddress(stored.address, { city: null, additionalFields: { suite: null, floor: 3 } })).toEqual({ line1: '1 Main St', floor: 3 });
-    expect(patchedAddress(stored.address, { country: 'US', additionalFields: null })).toEqual({ line1: '1 Main St', city: 'Springfield', country: 'US' });
+    expect(patchedAddress(stored.address, { city: null, additionalFields: { suite: null, floor: 3 } })).toEqual({
+      line1: '1 Main St',
+      floor: 3,
+    });
+    expect(patchedAddress(stored.address, { country: 'US', additionalFields: null })).toEqual({
+      line1: '1 Main St',
+      city: 'Springfield',
+      country: 'US',
+    });
     expect(patchedAddress(null, { city: 'Boston' })).toEqual({ city: 'Boston' });
   });
 
-  it('sees no change in the same values, whatever the order of an address\'s keys', () => {
+  it("sees no change in the same values, whatever the order of an address's keys", () => {
     const next = patchedFields(stored, { name: 'Short', address: { city: 'Springfield' } });
     expect(changedKeys(stored, next, Object.keys(stored) as Array<keyof OrganizationFieldsWrite>)).toEqual([]);
     expect(changedKeys({ a: { x: 1, y: 2 } }, { a: { y: 2, x: 1 } }, ['a'])).toEqual([]);
@@ -78,7 +93,12 @@ describe('If-Match', () => {
     expect(ifMatchVersion('"3", "3"')).toBe(3);
   });
 
-  it.each(['3', 'W/"3"', '"0"', '"03"', '"abc"', '', '"2", "3"', '"99999999999"', '"3'])('refuses %j with PRECONDITION_FAILED', (header) => {
-    expect(() => ifMatchVersion(header)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ code: 'PRECONDITION_FAILED' }) }));
-  });
+  it.each(['3', 'W/"3"', '"0"', '"03"', '"abc"', '', '"2", "3"', '"99999999999"', '"3'])(
+    'refuses %j with PRECONDITION_FAILED',
+    (header) => {
+      expect(() => ifMatchVersion(header)).toThrow(
+        expect.objectContaining({ extensions: expect.objectContaining({ code: 'PRECONDITION_FAILED' }) }),
+      );
+    },
+  );
 });

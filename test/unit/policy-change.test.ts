@@ -12,20 +12,34 @@ const sum = (lines: readonly { amount: number }[]) => lines.reduce((total, line)
 describe('the money of a plan change, worked by hand', () => {
   it('basic (2900) to plus (4200) on 2026-04-01 of 2026: 9 credits of -2900 and 9 premiums of 4200; 3 × 2900 + 9 × 4200 = 46500 owed', () => {
     const basic = schedule('2026-01-01', '2027-01-01', 2900);
-    const lines = planChangeCharges({ newSchedule: schedule('2026-01-01', '2027-01-01', 4200), ledger: basic, effectiveDate: '2026-04-01' });
+    const lines = planChangeCharges({
+      newSchedule: schedule('2026-01-01', '2027-01-01', 4200),
+      ledger: basic,
+      effectiveDate: '2026-04-01',
+    });
     expect(lines).toHaveLength(18);
     expect(lines.slice(0, 2)).toEqual([
       { type: 'credit', periodStart: '2026-04-01', periodEnd: '2026-05-01', dueDate: '2026-04-01', amount: -2900 },
       { type: 'premium', periodStart: '2026-04-01', periodEnd: '2026-05-01', dueDate: '2026-04-01', amount: 4200 },
     ]);
-    expect(lines.at(-1)).toEqual({ type: 'premium', periodStart: '2026-12-01', periodEnd: '2027-01-01', dueDate: '2026-12-01', amount: 4200 });
+    expect(lines.at(-1)).toEqual({
+      type: 'premium',
+      periodStart: '2026-12-01',
+      periodEnd: '2027-01-01',
+      dueDate: '2026-12-01',
+      amount: 4200,
+    });
     expect(sum(basic) + sum(lines)).toBe(46500);
   });
 
   it('a final partial period at the new price: 2026-01-15..2026-12-31, basic to plus on 2026-11-15; Dec 15..31 is 16/31 of a month: 2900 → 1497, 4200 → 2168; 33397 → 35368', () => {
     const basic = schedule('2026-01-15', '2026-12-31', 2900);
     expect(sum(basic)).toBe(11 * 2900 + 1497);
-    const lines = planChangeCharges({ newSchedule: schedule('2026-01-15', '2026-12-31', 4200), ledger: basic, effectiveDate: '2026-11-15' });
+    const lines = planChangeCharges({
+      newSchedule: schedule('2026-01-15', '2026-12-31', 4200),
+      ledger: basic,
+      effectiveDate: '2026-11-15',
+    });
     expect(lines.map(({ type, periodStart, periodEnd, amount }) => [type, periodStart, periodEnd, amount])).toEqual([
       ['credit', '2026-11-15', '2026-12-15', -2900],
       ['premium', '2026-11-15', '2026-12-15', 4200],
@@ -37,7 +51,11 @@ describe('the money of a plan change, worked by hand', () => {
 
   it('credits what the period nets, earlier changes included: basic → plus on 2026-04-01 → accident-only (1200) on 2026-10-01 credits -4200 per period; 3 × 2900 + 6 × 4200 + 3 × 1200 = 37500', () => {
     const basic = schedule('2026-01-01', '2027-01-01', 2900);
-    const first = planChangeCharges({ newSchedule: schedule('2026-01-01', '2027-01-01', 4200), ledger: basic, effectiveDate: '2026-04-01' });
+    const first = planChangeCharges({
+      newSchedule: schedule('2026-01-01', '2027-01-01', 4200),
+      ledger: basic,
+      effectiveDate: '2026-04-01',
+    });
     const ledger = [...basic, ...first];
     const second = planChangeCharges({ newSchedule: schedule('2026-01-01', '2027-01-01', 1200), ledger, effectiveDate: '2026-10-01' });
     expect(second.filter((line) => line.type === 'credit').map((line) => line.amount)).toEqual([-4200, -4200, -4200]);
@@ -70,7 +88,15 @@ describe('the money of a plan change, worked by hand', () => {
 });
 
 describe('the fields of a change', () => {
-  const policy = { petName: 'Biscuit', petDOB: null, ownerFirstname: 'Rosa', ownerLastname: 'Diaz', ownerDOB: null, coverageSlug: 'basic', coverage: { slug: 'basic' } };
+  const policy = {
+    petName: 'Biscuit',
+    petDOB: null,
+    ownerFirstname: 'Rosa',
+    ownerLastname: 'Diaz',
+    ownerDOB: null,
+    coverageSlug: 'basic',
+    coverage: { slug: 'basic' },
+  };
 
   it('keeps only the fields that differ, with coverage travelling with its slug', () => {
     expect(fieldChanges(policy, { petName: 'Biscuit', ownerLastname: 'Park', coverageSlug: 'plus', coverage: { slug: 'plus' } })).toEqual({

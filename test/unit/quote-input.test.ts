@@ -42,12 +42,25 @@ const withoutRefused = <T>(record: Record<string, T>) =>
 const required = (types: Record<string, string>, fields: readonly string[]) =>
   Object.fromEntries(Object.entries(types).map(([field, type]) => [field, fields.includes(field) ? `${type}!` : type]));
 const unconditional = (byField: Record<string, string[]>) =>
-  Object.fromEntries(Object.entries(byField).map(([field, list]) => [field, list.filter((rule) => !rule.startsWith('conditionalValidation'))]).filter(([, list]) => list.length > 0));
+  Object.fromEntries(
+    Object.entries(byField)
+      .map(([field, list]) => [field, list.filter((rule) => !rule.startsWith('conditionalValidation'))])
+      .filter(([, list]) => list.length > 0),
+  );
 
 describe('CreateQuoteInput', () => {
   it('has the fields of CreatePolicyInput but number, cvc, internalID and quoteId, with the same types (required where the create requires them without quoteId)', () => {
-    const requiredInQuote = Object.entries(fieldTypes('CreateQuoteInput')).filter(([, type]) => type.endsWith('!')).map(([field]) => field);
-    expect(requiredInQuote.sort()).toEqual(['coverageSlug', 'effectiveDate', 'expirationDate', 'ownerFirstname', 'ownerLastname', 'petName']);
+    const requiredInQuote = Object.entries(fieldTypes('CreateQuoteInput'))
+      .filter(([, type]) => type.endsWith('!'))
+      .map(([field]) => field);
+    expect(requiredInQuote.sort()).toEqual([
+      'coverageSlug',
+      'effectiveDate',
+      'expirationDate',
+      'ownerFirstname',
+      'ownerLastname',
+      'petName',
+    ]);
     expect(fieldTypes('CreateQuoteInput')).toEqual(required(withoutRefused(fieldTypes('CreatePolicyInput')), requiredInQuote));
     for (const field of REFUSED_QUOTE_FIELDS) expect(fieldTypes('CreatePolicyInput')).toHaveProperty(field);
   });

@@ -69,7 +69,9 @@ describe('read models', () => {
     const serverMade = ['id', 'version'];
     expect(Object.keys(ORGANIZATION_COLUMNS).filter((field) => !serverMade.includes(field) && !input.includes(field))).toEqual([]);
     const change = inputFieldsOf('UpdateOrganizationInput');
-    expect(Object.keys(ORGANIZATION_COLUMNS).filter((field) => ![...serverMade, 'parentId'].includes(field) && !change.includes(field))).toEqual([]);
+    expect(
+      Object.keys(ORGANIZATION_COLUMNS).filter((field) => ![...serverMade, 'parentId'].includes(field) && !change.includes(field)),
+    ).toEqual([]);
     expect(change).not.toContain('parentId');
   });
 
@@ -89,7 +91,10 @@ describe('read models', () => {
   });
 
   it('the quote routes answer with every field of a quote, the create as the read', () => {
-    for (const [method, path] of [['POST', '/api/v1/quote'], ['GET', '/api/v1/quote/:id']]) {
+    for (const [method, path] of [
+      ['POST', '/api/v1/quote'],
+      ['GET', '/api/v1/quote/:id'],
+    ]) {
       expect(selectedBy(method, path).sort(), `${method} ${path}`).toEqual(fieldsOf('Quote').sort());
     }
   });

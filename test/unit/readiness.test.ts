@@ -6,7 +6,11 @@ describe('cachedReadiness', () => {
     let clock = 0;
     let checks = 0;
     let answer: Readiness = 'ready';
-    const readiness = cachedReadiness(async () => (checks++, answer), 1000, () => clock);
+    const readiness = cachedReadiness(
+      async () => (checks++, answer),
+      1000,
+      () => clock,
+    );
     expect(await Promise.all(Array.from({ length: 1000 }, readiness))).toEqual(Array(1000).fill('ready'));
     expect(checks).toBe(1);
     answer = 'migrations pending';
@@ -22,7 +26,11 @@ describe('cachedReadiness', () => {
     let clock = 0;
     let checks = 0;
     let finish: (value: Readiness) => void = () => undefined;
-    const readiness = cachedReadiness(() => (checks++, new Promise<Readiness>((resolve) => (finish = resolve))), 1000, () => clock);
+    const readiness = cachedReadiness(
+      () => (checks++, new Promise<Readiness>((resolve) => (finish = resolve))),
+      1000,
+      () => clock,
+    );
     const first = readiness();
     clock = 5000;
     const second = readiness();

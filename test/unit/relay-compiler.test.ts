@@ -67,7 +67,12 @@ describe('relay-compiler', () => {
     writeFileSync(join(app, 'src', 'Organization.ts'), DOCUMENTS);
     writeFileSync(
       join(app, 'relay.config.json'),
-      JSON.stringify({ src: './src', schema: join(ROOT, 'schema/schema.graphql'), language: 'typescript', artifactDirectory: './src/__generated__' }),
+      JSON.stringify({
+        src: './src',
+        schema: join(ROOT, 'schema/schema.graphql'),
+        language: 'typescript',
+        artifactDirectory: './src/__generated__',
+      }),
     );
     const result = spawnSync(join(ROOT, 'node_modules/.bin/relay-compiler'), [], { cwd: app, encoding: 'utf8' });
     expect(result.status, result.stdout + result.stderr).toBe(0);

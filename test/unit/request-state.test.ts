@@ -8,7 +8,8 @@ import type {} from '../../src/http/request-locals.js';
 // Checked by the compiler (`npm test` runs tsc over test/): these fail to compile, not to run.
 describe('typed request state', () => {
   it('an authentication is a principal or a 401, never both or neither', () => {
-    const outcome = (authentication: RequestAuthentication) => (authentication.principal === null ? authentication.failure : authentication.principal);
+    const outcome = (authentication: RequestAuthentication) =>
+      authentication.principal === null ? authentication.failure : authentication.principal;
     expectTypeOf(outcome).returns.toEqualTypeOf<ServiceError | Principal>();
   });
 

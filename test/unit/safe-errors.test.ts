@@ -10,7 +10,10 @@ describe('withoutValues', () => {
       'Expected value of type "String", found 123; String cannot represent a non string value: 123',
       'Expected value of type "String", found another value.',
     ],
-    ['Variable "$input" got invalid value { cvc: 1234 } at "input.cvc"; String cannot represent a non string value: 1234', 'Variable "$input" has an invalid value.'],
+    [
+      'Variable "$input" got invalid value { cvc: 1234 } at "input.cvc"; String cannot represent a non string value: 1234',
+      'Variable "$input" has an invalid value.',
+    ],
     ['String cannot represent a non string value: 987654321', 'String cannot represent a non string value.'],
     ['Cannot query field "nope" on type "Query".', 'Cannot query field "nope" on type "Query".'],
     [`Unknown operation named "Op${'x'.repeat(100_000)}".`, `Unknown operation named "Op${'x'.repeat(98)}…".`],
@@ -24,7 +27,10 @@ describe('safeError', () => {
     const { safe, unexpected } = safeError(badUserInput([{ path: 'a', message: 'is required' }]));
     expect(unexpected).toBe(false);
     expect(safe.extensions).toEqual({ code: 'BAD_USER_INPUT', errors: [{ path: 'a', message: 'is required' }] });
-    expect(safeError(notFound('Policy not found.')).safe).toMatchObject({ message: 'Policy not found.', extensions: { code: 'NOT_FOUND' } });
+    expect(safeError(notFound('Policy not found.')).safe).toMatchObject({
+      message: 'Policy not found.',
+      extensions: { code: 'NOT_FOUND' },
+    });
   });
 
   it('hides anything unexpected behind a bare internal error', () => {
@@ -35,11 +41,17 @@ describe('safeError', () => {
     expect(safe).toEqual({ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   });
 
-  it('treats a null for a non-null field (an execution error with a path and no cause) as the service\'s fault', () => {
-    const { safe, unexpected } = safeError(new GraphQLError('Cannot return null for non-nullable field Coverage.reimbursementRate.', { path: ['policy', 'coverage', 'reimbursementRate'] }));
+  it("treats a null for a non-null field (an execution error with a path and no cause) as the service's fault", () => {
+    const { safe, unexpected } = safeError(
+      new GraphQLError('Cannot return null for non-nullable field Coverage.reimbursementRate.', {
+        path: ['policy', 'coverage', 'reimbursementRate'],
+      }),
+    );
     expect(unexpected).toBe(true);
     expect(safe.extensions.code).toBe('INTERNAL_SERVER_ERROR');
-    expect(safeError(new GraphQLError('Cannot query field "nope" on type "Query".')).safe.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(safeError(new GraphQLError('Cannot query field "nope" on type "Query".')).safe.extensions.code).toBe(
+      'GRAPHQL_VALIDATION_FAILED',
+    );
   });
 
   it('reports a lost database as UNAVAILABLE', () => {

@@ -4,7 +4,10 @@ import { createTokenVerifier, TokenRejected } from '../../src/auth/token-verifie
 
 const secret = new TextEncoder().encode('unit-test-secret-that-is-32-bytes-long');
 const sign = (claims: Record<string, unknown>, expiresInSeconds: number) =>
-  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) + expiresInSeconds).sign(secret);
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(Math.floor(Date.now() / 1000) + expiresInSeconds)
+    .sign(secret);
 
 describe('token verifier cache', () => {
   afterEach(() => vi.useRealTimers());

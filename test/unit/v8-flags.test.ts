@@ -10,7 +10,7 @@ describe("V8's memory settings (src/v8-flags.ts)", () => {
     expect(notGiven(flags, ['--max-semi-space-size=32'])).toEqual(['--heap-growing-percent=40', '--no-maglev']);
   });
 
-  it('puts the flags V8 reads only when it starts on npm start\'s command line, before the entry point', () => {
+  it("puts the flags V8 reads only when it starts on npm start's command line, before the entry point", () => {
     const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
     expect(start).toContain(`node ${START_FLAGS.join(' ')} dist/src/main.js`);
   });

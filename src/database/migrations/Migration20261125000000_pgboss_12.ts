@@ -41,6 +41,6 @@ export class Migration20261125000000_pgboss_12 extends Migration {
   override async down(): Promise<void> {
     // Not reversible: pg-boss 10 cannot use pg-boss 12's schema, and the previous release's relay
     // enqueues every delivery as attempt 1, which its worker skips for one already attempted.
-    throw new Error('Migration20261125000000_pgboss_12 cannot be undone: pg-boss 10 cannot use pg-boss 12\'s queue');
+    throw new Error("Migration20261125000000_pgboss_12 cannot be undone: pg-boss 10 cannot use pg-boss 12's queue");
   }
 }

@@ -7,7 +7,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261128100000_org_update extends Migration {
   override async up(): Promise<void> {
-    this.addSql('alter table organization add column version integer not null default 1 constraint organization_version_positive check (version >= 1);');
+    this.addSql(
+      'alter table organization add column version integer not null default 1 constraint organization_version_positive check (version >= 1);',
+    );
   }
 
   override async down(): Promise<void> {
