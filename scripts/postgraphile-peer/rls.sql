@@ -33,3 +33,12 @@ create policy postgraphile_reader_select on policy for select to postgraphile_re
 drop policy if exists postgraphile_reader_select on charge;
 create policy postgraphile_reader_select on charge for select to postgraphile_reader
   using (exists (select 1 from policy p where p.id = charge.policy_id));
+
+-- A successor's renewal_of refers to policy itself: PostGraphile would name the forward and the
+-- backward relation alike (policyByRenewalOf) and refuse to start. Named apart, where it exists
+-- (a database migrated before renewals has no such constraint).
+do $$ begin
+  if exists (select 1 from pg_constraint where conname = 'policy_renewal_of_fkey') then
+    comment on constraint policy_renewal_of_fkey on policy is E'@fieldName renewalOfPolicy\n@foreignSingleFieldName renewedByPolicy';
+  end if;
+end $$;
