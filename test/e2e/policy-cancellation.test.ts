@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cancellationCharges } from '../../src/policies/cancellation-charges.js';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
 import { addMonthsClamped, todayUtc } from '../../src/values/calendar-date.js';
-import { organizationBody, policyBody } from '../support/fixtures.js';
+import { organizationBody, policyBody, sumOfAmounts } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
+import { sessionsWaitingOnLocks, waitUntil } from '../support/lock-waits.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** Today (UTC) plus `offset` days. Status and the windows are judged against today, so dates are relative to it. */
@@ -18,20 +18,6 @@ const POLICY_FIELDS = `number status cancellation { effectiveDate reason method 
   charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }`;
 const CANCEL = `mutation ($number: SafeInt!, $input: CancelPolicyInput!) { cancelPolicy(number: $number, input: $input) { ${POLICY_FIELDS} } }`;
 const REINSTATE = `mutation ($number: SafeInt!, $input: ReinstatePolicyInput!) { reinstatePolicy(number: $number, input: $input) { ${POLICY_FIELDS} } }`;
-
-/**
- * The sessions of this test's database waiting on a lock. Asked outside the lock holder's
- * transaction: pg_stat_activity is a snapshot taken once per transaction.
- */
-const WAITING = `select count(distinct l.pid)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-  where not l.granted and a.datname = current_database()`;
-
-/** Polls `condition` until it holds (an event in another process: no fixed wait). */
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await sleep(20);
-}
-
-const sum = (charges: { amount: number }[]) => charges.reduce((total, charge) => total + charge.amount, 0);
 
 /** Contract section 14, "Cancel" and "Reinstate", over REST and GraphQL. */
 describe('cancelling and reinstating a policy', () => {
@@ -108,7 +94,7 @@ describe('cancelling and reinstating a policy', () => {
         amount,
       })),
     ).toEqual(expected.lines);
-    expect(sum(policyRead.charges)).toBe(PLUS * 12 + expected.credited);
+    expect(sumOfAmounts(policyRead.charges)).toBe(PLUS * 12 + expected.credited);
     expect(new Set(credits.map((charge: { transactionId: string }) => charge.transactionId)).size).toBe(1);
 
     const read = await request(service.url, 'GET', `/api/v1/policy/${number}`, { token });
@@ -174,7 +160,7 @@ describe('cancelling and reinstating a policy', () => {
     expect(answer.charges.filter((charge: { type: string }) => charge.type === 'fee')).toEqual([
       expect.objectContaining({ amount: expected.fee, dueDate: on, periodStart: on, periodEnd: expirationDate }),
     ]);
-    expect(sum(answer.charges)).toBe(PLUS * 12 + expected.credited + expected.fee);
+    expect(sumOfAmounts(answer.charges)).toBe(PLUS * 12 + expected.credited + expected.fee);
   });
 
   it('free_look on day 10 credits everything (flat); on day 20 it is 400 on reason and writes nothing', async () => {
@@ -182,7 +168,7 @@ describe('cancelling and reinstating a policy', () => {
     const flat = await cancel(early.number, { effectiveDate: day(0), reason: 'free_look' });
     expect(flat.status, JSON.stringify(flat.body)).toBe(200);
     expect(flat.body.cancellation).toMatchObject({ method: 'flat', credited: -PLUS * 12, fee: 0 });
-    expect(sum(flat.body.charges)).toBe(0);
+    expect(sumOfAmounts(flat.body.charges)).toBe(0);
 
     const late = await policy(-20);
     const before = await ledgerCount(late.number);
@@ -241,7 +227,7 @@ describe('cancelling and reinstating a policy', () => {
 
   it('reinstates over REST: a reversal of each charge of the cancellation, the sum as before, no cancellation, the event', async () => {
     const { number } = await policy(-60);
-    const before = sum((await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body.charges);
+    const before = sumOfAmounts((await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body.charges);
     const cancelled = await cancel(number, { effectiveDate: day(-30), reason: 'insured_request' });
     expect(cancelled.status).toBe(200);
     const added = cancelled.body.charges.filter((charge: { type: string }) => charge.type !== 'premium');
@@ -250,7 +236,7 @@ describe('cancelling and reinstating a policy', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.cancellation).toBeNull();
     expect(response.body.status).toBe('active');
-    expect(sum(response.body.charges)).toBe(before);
+    expect(sumOfAmounts(response.body.charges)).toBe(before);
     const reversals = response.body.charges.filter((charge: { type: string }) => charge.type === 'reversal');
     expect(reversals.map(({ reverses, amount }: { reverses: string; amount: number }) => [reverses, amount])).toEqual(
       added.map(({ id, amount }: { id: string; amount: number }) => [id, -amount]),
@@ -309,7 +295,7 @@ describe('cancelling and reinstating a policy', () => {
       const racing = Promise.all(Array.from({ length: 20 }, (_, index) => cancel(number, { effectiveDate: day(-index), reason: 'other' })));
       void racing.finally(() => (answered = true));
       // (Should they all be answered first, something else refused them: the assertions below say what.)
-      await waitUntil(async () => answered || (await service.sql<{ n: number }>(WAITING))[0].n >= 2);
+      await waitUntil(async () => answered || (await sessionsWaitingOnLocks(service)) >= 2);
       await holder.query('commit');
       responses = await racing;
     } finally {

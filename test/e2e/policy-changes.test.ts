@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
 import { addDays, addMonthsClamped, todayUtc } from '../../src/values/calendar-date.js';
-import { policyBody } from '../support/fixtures.js';
+import { policyBody, sumOfAmounts } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** Today (UTC) plus `offset` days: what reads show is judged against today. */
 const day = (offset: number) => addDays(todayUtc(), offset);
-const sum = (charges: { amount: number }[]) => charges.reduce((total, charge) => total + charge.amount, 0);
 
 /** accident-illness-basic 2900, accident-illness-plus 4200 cents a month. */
 const BASIC = 2900;
@@ -167,7 +166,7 @@ describe('changing a policy mid-term', () => {
       ]),
     );
     // 2 months of basic, 10 of plus.
-    expect(sum(response.body.charges)).toBe(2 * BASIC + 10 * PLUS);
+    expect(sumOfAmounts(response.body.charges)).toBe(2 * BASIC + 10 * PLUS);
     expect(response.body).toMatchObject({ coverage: { slug: 'accident-illness-plus', monthlyPremium: PLUS } });
     expect(await read(number)).toEqual(response.body);
     expect(await fields(number)).toMatchObject({
@@ -187,7 +186,7 @@ describe('changing a policy mid-term', () => {
     });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.cancellation.credited).toBe(-8 * PLUS);
-    expect(sum(cancelled.body.charges)).toBe(2 * BASIC + 2 * PLUS);
+    expect(sumOfAmounts(cancelled.body.charges)).toBe(2 * BASIC + 2 * PLUS);
   });
 
   it('keeps a plan change dated in the future out of the coverage shown until then', async () => {
@@ -197,7 +196,7 @@ describe('changing a policy mid-term', () => {
     expect(response.body).toMatchObject({ coverage: { slug: 'accident-illness-basic' } });
     expect(await fields(number)).toMatchObject({ coverageSlug: 'accident-illness-basic', coverage: { slug: 'accident-illness-basic' } });
     expect(await read(number)).toEqual(response.body);
-    expect(sum(response.body.charges)).toBe(BASIC + 11 * 1200);
+    expect(sumOfAmounts(response.body.charges)).toBe(BASIC + 11 * 1200);
   });
 
   it('refuses a plan change off a billing date, and an unknown plan, with 400 and nothing written', async () => {
@@ -335,7 +334,7 @@ describe('changing a policy mid-term', () => {
     const billing = addMonthsClamped(expirationDate, 3);
     const changed = await change(successor, { effectiveDate: billing, coverageSlug: 'accident-illness-plus' });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect(sum(changed.body.charges)).toBe(3 * BASIC + 9 * PLUS);
+    expect(sumOfAmounts(changed.body.charges)).toBe(3 * BASIC + 9 * PLUS);
     const cancelled = await request(service.url, 'POST', `/api/v1/policy/${successor}/cancellation`, {
       token,
       body: { effectiveDate: addMonthsClamped(expirationDate, 6), reason: 'other' },

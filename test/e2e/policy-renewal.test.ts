@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
 import { addDays, addMonthsClamped, todayUtc } from '../../src/values/calendar-date.js';
-import { policyBody } from '../support/fixtures.js';
+import { policyBody, sumOfAmounts } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
+import { sessionsWaitingOnLocks, waitUntil } from '../support/lock-waits.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** Today (UTC) plus `offset` days: the window is judged against today, so dates are relative to it. */
@@ -20,16 +20,6 @@ const POLICY_FIELDS = `number status renewalOf renewedBy internalID ownerFirstna
   charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }`;
 const RENEW = `mutation ($number: SafeInt!, $input: RenewPolicyInput!) { renewPolicy(number: $number, input: $input) { ${POLICY_FIELDS} } }`;
 const READ = `query ($number: SafeInt!) { policy(number: $number) { ${POLICY_FIELDS} } }`;
-
-/** Sessions of this test's database waiting on a lock (as in policy-cancellation.test.ts). */
-const WAITING = `select count(distinct l.pid)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-  where not l.granted and a.datname = current_database()`;
-
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await sleep(20);
-}
-
-const sum = (charges: { amount: number }[]) => charges.reduce((total, charge) => total + charge.amount, 0);
 
 /** Contract section 14, "Renew", over REST and GraphQL, with the default 60-day window. */
 describe('renewing a policy', () => {
@@ -186,7 +176,7 @@ describe('renewing a policy', () => {
       coverage: { slug: 'accident-illness-plus', monthlyPremium: PLUS },
       effectiveDate: old.expirationDate,
     });
-    expect(sum(successor.charges)).toBe(12 * PLUS);
+    expect(sumOfAmounts(successor.charges)).toBe(12 * PLUS);
     expect((await read(old.number)).renewedBy).toBe(successor.number);
     expect((await read(old.number)).coverage).toEqual({ slug: 'accident-illness-basic', monthlyPremium: BASIC });
     const [transaction] = (await request(service.url, 'GET', `/api/v1/policy/${successor.number}/transactions`, { token })).body.data;
@@ -220,7 +210,7 @@ describe('renewing a policy', () => {
       expect(response.body.charges.map((charge: { amount: number }) => charge.amount)).toEqual(Array(12).fill(3150));
       const oldRead = (await request(service.url, 'GET', `/api/v1/policy/${old.number}`, { token })).body;
       expect(oldRead.coverage.monthlyPremium).toBe(BASIC);
-      expect(sum(oldRead.charges)).toBe(12 * BASIC);
+      expect(sumOfAmounts(oldRead.charges)).toBe(12 * BASIC);
     } finally {
       await service.sql(`update coverage_plan set monthly_premium = ${BASIC} where slug = 'accident-illness-basic'`);
     }
@@ -347,7 +337,7 @@ describe('renewing a policy', () => {
       let answered = false;
       const racing = Promise.all(Array.from({ length: 10 }, () => renew(old.number, {})));
       void racing.finally(() => (answered = true));
-      await waitUntil(async () => answered || (await service.sql<{ n: number }>(WAITING))[0].n >= 2);
+      await waitUntil(async () => answered || (await sessionsWaitingOnLocks(service)) >= 2);
       await holder.query('commit');
       responses = await racing;
     } finally {

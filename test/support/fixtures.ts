@@ -33,3 +33,6 @@ export function policyBody(overrides: Record<string, unknown> = {}): Record<stri
 export function standalone(value: string): RegExp {
   return new RegExp(`(?<![0-9A-Za-z+/=-])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z+/=-])`);
 }
+
+/** What a ledger's lines add up to (charges, or the money functions' lines), in cents. */
+export const sumOfAmounts = (lines: readonly { amount: number }[]): number => lines.reduce((total, line) => total + line.amount, 0);

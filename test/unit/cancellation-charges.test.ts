@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { sumOfAmounts } from '../support/fixtures.js';
 import { describe, expect, it } from 'vitest';
 import {
   canReinstate,
@@ -24,8 +25,6 @@ function cancel(
   return cancellationCharges({ schedule, ledger: schedule, effectiveDate, expirationDate, method, shortRatePercent: 10 });
 }
 
-const sum = (lines: readonly { amount: number }[]) => lines.reduce((total, line) => total + line.amount, 0);
-
 describe('cancellation money, worked by hand', () => {
   it('pro_rata on 2026-05-10: May credits 22/31 of 4200 = 2980.65 -> 2981, June..December 7 × 4200; 50400 - 32381 = 18019 owed', () => {
     const money = cancel(PLUS_YEAR, '2026-05-10', 'pro_rata');
@@ -42,7 +41,7 @@ describe('cancellation money, worked by hand', () => {
     );
     expect(money.credited).toBe(-32381);
     expect(money.fee).toBe(0);
-    expect(sum(PLUS_YEAR) + sum(money.lines)).toBe(18019);
+    expect(sumOfAmounts(PLUS_YEAR) + sumOfAmounts(money.lines)).toBe(18019);
   });
 
   it('short_rate on 2026-05-10: the same credits -32381 and a fee of 10% = 3238.1 -> 3238; 18019 + 3238 = 21257 owed', () => {
@@ -56,7 +55,7 @@ describe('cancellation money, worked by hand', () => {
       dueDate: '2026-05-10',
       amount: 3238,
     });
-    expect(sum(PLUS_YEAR) + sum(money.lines)).toBe(21257);
+    expect(sumOfAmounts(PLUS_YEAR) + sumOfAmounts(money.lines)).toBe(21257);
   });
 
   it('free_look (flat) on day 10, 2026-01-11: every period credited in full, 12 × -4200 = -50400, 0 owed', () => {
@@ -71,7 +70,7 @@ describe('cancellation money, worked by hand', () => {
       amount: -4200,
     });
     expect(money.credited).toBe(-50400);
-    expect(sum(PLUS_YEAR) + sum(money.lines)).toBe(0);
+    expect(sumOfAmounts(PLUS_YEAR) + sumOfAmounts(money.lines)).toBe(0);
   });
 
   it('free_look asked on day 20 (2026-01-21) is past the 15 days; day 15 is the last', () => {
@@ -138,7 +137,7 @@ describe('cancellation money, for any policy and date', () => {
           const unearned = countDays(periodStart > effectiveDate ? periodStart : effectiveDate, periodEnd);
           return total + amount - Math.round((amount * unearned) / countDays(periodStart, periodEnd));
         }, 0);
-        expect(sum(schedule) + sum(money.lines)).toBe(earned);
+        expect(sumOfAmounts(schedule) + sumOfAmounts(money.lines)).toBe(earned);
         expect(money.lines.every((line) => line.amount <= 0 && line.periodEnd > line.periodStart)).toBe(true);
       }),
     );
@@ -149,8 +148,8 @@ describe('cancellation money, for any policy and date', () => {
       fc.property(policyAndDate, ({ schedule, expirationDate, effectiveDate }) => {
         const money = cancel(schedule, effectiveDate, 'short_rate', expirationDate);
         expect(money.fee).toBe(Math.round(Math.abs(money.credited) / 10));
-        expect(sum(money.lines)).toBe(money.credited + money.fee);
-        expect(sum(schedule) + sum(cancel(schedule, effectiveDate, 'flat', expirationDate).lines)).toBe(0);
+        expect(sumOfAmounts(money.lines)).toBe(money.credited + money.fee);
+        expect(sumOfAmounts(schedule) + sumOfAmounts(cancel(schedule, effectiveDate, 'flat', expirationDate).lines)).toBe(0);
       }),
     );
   });
@@ -167,7 +166,7 @@ describe('cancellation money, for any policy and date', () => {
           }));
           const reversals = reversalLines(written);
           expect(reversals.map((line) => line.reverses)).toEqual(written.map((line) => line.id));
-          expect(sum(schedule) + sum(written) + sum(reversals)).toBe(sum(schedule));
+          expect(sumOfAmounts(schedule) + sumOfAmounts(written) + sumOfAmounts(reversals)).toBe(sumOfAmounts(schedule));
         },
       ),
     );

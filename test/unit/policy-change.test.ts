@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { sumOfAmounts } from '../support/fixtures.js';
 import { describe, expect, it } from 'vitest';
 import { net } from '../../src/policies/cancellation-charges.js';
 import { applyChanges, fieldChanges, isBillingDate, planChangeCharges } from '../../src/policies/policy-change.js';
@@ -7,7 +8,6 @@ import { addDays } from '../../src/values/calendar-date.js';
 
 const schedule = (effectiveDate: string, expirationDate: string, monthlyPremium: number) =>
   premiumSchedule({ effectiveDate, expirationDate, monthlyPremium, currency: 'USD' });
-const sum = (lines: readonly { amount: number }[]) => lines.reduce((total, line) => total + line.amount, 0);
 
 describe('the money of a plan change, worked by hand', () => {
   it('basic (2900) to plus (4200) on 2026-04-01 of 2026: 9 credits of -2900 and 9 premiums of 4200; 3 × 2900 + 9 × 4200 = 46500 owed', () => {
@@ -29,12 +29,12 @@ describe('the money of a plan change, worked by hand', () => {
       dueDate: '2026-12-01',
       amount: 4200,
     });
-    expect(sum(basic) + sum(lines)).toBe(46500);
+    expect(sumOfAmounts(basic) + sumOfAmounts(lines)).toBe(46500);
   });
 
   it('a final partial period at the new price: 2026-01-15..2026-12-31, basic to plus on 2026-11-15; Dec 15..31 is 16/31 of a month: 2900 → 1497, 4200 → 2168; 33397 → 35368', () => {
     const basic = schedule('2026-01-15', '2026-12-31', 2900);
-    expect(sum(basic)).toBe(11 * 2900 + 1497);
+    expect(sumOfAmounts(basic)).toBe(11 * 2900 + 1497);
     const lines = planChangeCharges({
       newSchedule: schedule('2026-01-15', '2026-12-31', 4200),
       ledger: basic,
@@ -46,7 +46,7 @@ describe('the money of a plan change, worked by hand', () => {
       ['credit', '2026-12-15', '2026-12-31', -1497],
       ['premium', '2026-12-15', '2026-12-31', 2168],
     ]);
-    expect(sum(basic) + sum(lines)).toBe(35368);
+    expect(sumOfAmounts(basic) + sumOfAmounts(lines)).toBe(35368);
   });
 
   it('credits what the period nets, earlier changes included: basic → plus on 2026-04-01 → accident-only (1200) on 2026-10-01 credits -4200 per period; 3 × 2900 + 6 × 4200 + 3 × 1200 = 37500', () => {
@@ -59,7 +59,7 @@ describe('the money of a plan change, worked by hand', () => {
     const ledger = [...basic, ...first];
     const second = planChangeCharges({ newSchedule: schedule('2026-01-01', '2027-01-01', 1200), ledger, effectiveDate: '2026-10-01' });
     expect(second.filter((line) => line.type === 'credit').map((line) => line.amount)).toEqual([-4200, -4200, -4200]);
-    expect(sum(ledger) + sum(second)).toBe(37500);
+    expect(sumOfAmounts(ledger) + sumOfAmounts(second)).toBe(37500);
   });
 
   it('after a plan change every period from its date nets the new price, and the earlier ones are untouched (any term, prices, billing date)', () => {

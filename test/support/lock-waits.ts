@@ -1,0 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TestService } from './test-service.js';
+
+/**
+ * How many sessions of the test's database wait on a lock: a race test holds a row or a table
+ * and waits until its racers queue behind it. Asked outside the lock holder's transaction:
+ * pg_stat_activity is a snapshot taken once per transaction.
+ */
+export async function sessionsWaitingOnLocks(db: Pick<TestService, 'sql'>): Promise<number> {
+  const [{ n }] = await db.sql<{
+    n: number;
+  }>(`select count(distinct l.pid)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+    where not l.granted and a.datname = current_database()`);
+  return n;
+}
+
+/** Polls `condition` until it holds (an event in another process: no fixed wait). */
+export async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await sleep(20);
+}
