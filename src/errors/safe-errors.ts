@@ -1,5 +1,4 @@
 import { ApolloServerErrorCode, unwrapResolverError } from '@apollo/server/errors';
-import { DriverException, ConnectionException } from '@mikro-orm/core';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ERROR_STATUS, isErrorCode, ServiceError, unavailable } from './errors.js';
 
@@ -75,18 +74,21 @@ export function statusOf(code: string): number {
   return isErrorCode(code) ? ERROR_STATUS[code] : 400;
 }
 
+/**
+ * A database that is away, restarting or too slow, as node-postgres and its pool report it (the
+ * gateway, database/database.ts): a system error or SQLSTATE; a connection cut (`Connection
+ * terminated ...`); no connection made within the connect timeout (pg's `timeout expired`); or
+ * no free connection within the pool's wait (pg-pool's `timeout exceeded when trying to connect`).
+ */
 function isDatabaseUnavailable(cause: unknown): boolean {
-  if (cause instanceof ConnectionException) return true;
-  const systemCode = (cause as { code?: string } | undefined)?.code;
-  if (cause instanceof DriverException || cause instanceof Error) {
-    // 57014: a statement cancelled by statement_timeout (the database is too slow right now).
-    return (
-      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P03', '08006', '08001', '08003'].includes(
-        systemCode ?? '',
-      ) || /Connection terminated|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test(cause.message)
-    );
-  }
-  return false;
+  if (!(cause instanceof Error)) return false;
+  const code = (cause as { code?: unknown }).code;
+  // 57014: a statement cancelled by statement_timeout (the database is too slow right now).
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P03', '08006', '08001', '08003'].includes(
+      typeof code === 'string' ? code : '',
+    ) || /^Connection terminated|^timeout expired$|^timeout exceeded when trying to connect$/.test(cause.message)
+  );
 }
 
 /**
