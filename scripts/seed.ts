@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/database/orm.js';
-import { ormConfig } from '../mikro-orm.config.js';
+import { Database } from '../src/database/database.js';
+import { migrateDatabase } from '../src/database/migrate.js';
 import { treeLimitSettings } from '../src/limits/tree-depth.js';
 import { createLogger } from '../src/logger.js';
 
@@ -60,16 +59,16 @@ const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
 const embedded = config.databaseUrl
   ? null
   : await (await import('../src/database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger);
-// With the service's tree limits: the depth trigger allows what ORGANIZATION_MAX_DEPTH does.
-const orm = await openDatabase(ormConfig(config.databaseUrl ?? embedded!.url, logger, { options: treeLimitSettings(config.limits) }), {
-  migrate: true,
-  logger,
-});
+const databaseUrl = config.databaseUrl ?? embedded!.url;
+await migrateDatabase(databaseUrl, logger);
+// With the service's tree limits: the depth trigger allows what ORGANIZATION_MAX_DEPTH does. One
+// connection: the temporary table of seedPolicies lives on it.
+const db = new Database({ url: databaseUrl, options: treeLimitSettings(config.limits), max: 1 });
 const started = Date.now();
 try {
-  const trees = await withoutTreeCounting(orm, () => seedOrganizations(orm));
+  const trees = await withoutTreeCounting(() => seedOrganizations());
   const organizationsDone = Date.now();
-  await withoutTreeCounting(orm, () => seedPolicies(orm, trees));
+  await withoutTreeCounting(() => seedPolicies(trees));
   const summary = {
     organizations: orgCount,
     policies: policyCount,
@@ -82,7 +81,7 @@ try {
   writeFileSync(join(config.dataDir, 'seed.json'), JSON.stringify({ summary, trees: trees.slice(0, 50) }, null, 2));
   console.log(JSON.stringify(summary));
 } finally {
-  await orm.close();
+  await db.close();
   await embedded?.stop();
 }
 
@@ -90,7 +89,7 @@ try {
  * Trees of `depth` levels with `width` organizations per level; each organization's parent is
  * one of the level above. Inserted level by level so every parent row exists for the trigger.
  */
-async function seedOrganizations(orm: MikroORM): Promise<SeedTree[]> {
+async function seedOrganizations(): Promise<SeedTree[]> {
   const perTree = 1 + (depth - 1) * width;
   const treeCount = Math.ceil(orgCount / perTree);
   const trees: SeedTree[] = [];
@@ -117,7 +116,7 @@ async function seedOrganizations(orm: MikroORM): Promise<SeedTree[]> {
   for (const rows of levels) {
     for (let from = 0; from < rows.length; from += 5_000) {
       const batch = rows.slice(from, from + 5_000);
-      await orm.em.getConnection().execute(
+      await db.query(
         `insert into organization (id, parent_id, owner_sub, name, legal_name, legal_type, tax_id)
          select id, parent, owner, 'Seed ' || left(id::text, 8), 'Seed Legal', 'llc', '00-0000000'
          from unnest(?::uuid[], ?::uuid[], ?::text[]) as t(id, parent, owner)`,
@@ -133,15 +132,14 @@ async function seedOrganizations(orm: MikroORM): Promise<SeedTree[]> {
  * (so the monthly schedule needs no clamping), with their issuance transaction and its 12
  * charges, set-based in SQL.
  */
-async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
-  const connection = orm.em.getConnection();
-  await connection.execute('create temporary table seed_org as select row_number() over (order by seq) as rn, id from organization');
-  await connection.execute('create index on seed_org (rn)');
-  const [{ total }] = await connection.execute<Array<{ total: string }>>('select count(*) as total from seed_org');
+async function seedPolicies(trees: SeedTree[]): Promise<void> {
+  await db.query('create temporary table seed_org as select row_number() over (order by seq) as rn, id from organization');
+  await db.query('create index on seed_org (rn)');
+  const [{ total }] = await db.query<{ total: string }>('select count(*) as total from seed_org');
   const batch = 100_000;
   for (let from = 0; from < policyCount; from += batch) {
     const to = Math.min(from + batch, policyCount) - 1;
-    await connection.execute(
+    await db.query(
       `with plans as (
          select row_number() over (order by slug) - 1 as k, slug,
                 jsonb_build_object('slug', slug, 'name', name, 'deductible', deductible, 'reimbursementRate', reimbursement_rate,
@@ -171,9 +169,9 @@ async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
     process.stdout.write(`\rpolicies ${to + 1} / ${policyCount}`);
   }
   process.stdout.write('\n');
-  await connection.execute('analyze');
+  await db.query('analyze');
   for (const tree of trees.slice(0, 50)) {
-    const rows = await connection.execute<Array<{ number: string }>>(
+    const rows = await db.query<{ number: string }>(
       `select number from policy where organization_id = any(?::uuid[]) order by number limit 200`,
       [pgArray(tree.deepest)],
     );
@@ -188,15 +186,15 @@ async function seedPolicies(orm: MikroORM, trees: SeedTree[]): Promise<void> {
  * transaction, each update walking the row's growing chain of versions. The seed turns the
  * triggers off for its bulk inserts and counts every tree once afterwards.
  */
-async function withoutTreeCounting<T>(orm: MikroORM, work: () => Promise<T>): Promise<T> {
-  const connection = orm.em.getConnection();
-  await connection.execute(
+async function withoutTreeCounting<T>(work: () => Promise<T>): Promise<T> {
+  // Several statements in one text: sent unnamed and without values (the simple protocol).
+  await db.executeSql(
     'alter table organization disable trigger organization_tree_usage; alter table policy disable trigger policy_tree_usage',
   );
   try {
     return await work();
   } finally {
-    await connection.execute(`
+    await db.executeSql(`
       alter table organization enable trigger organization_tree_usage;
       alter table policy enable trigger policy_tree_usage;
       insert into tree_usage as u (root_id, organizations, policies)

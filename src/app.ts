@@ -1,4 +1,3 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { GraphQLError } from 'graphql';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer } from 'node:http';
@@ -6,6 +5,8 @@ import type { Logger } from 'pino';
 import { authenticationGate } from './auth/authentication-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import type { CallerLimits, Config } from './config.js';
+import type { Database } from './database/database.js';
+import { pendingMigrations } from './database/migration-state.js';
 import { corsPolicy } from './http/cors.js';
 import { developerPages } from './http/developer-pages.js';
 import { serviceVersion } from './http/version.js';
@@ -35,7 +36,8 @@ import { REST_ROUTES } from './rest/routes.js';
 import { readCatalogFrom } from './policies/coverage-catalog.js';
 
 export interface ServiceDependencies {
-  orm: MikroORM;
+  /** The process's pool and SQL gateway. */
+  database: Database;
   verifyToken: TokenVerifier;
   cipher: FieldCipher;
   fingerprints: RequestFingerprints;
@@ -84,10 +86,8 @@ export async function createApp(deps: ServiceDependencies) {
   const schema = await buildServiceSchema();
   const createContext = createContextFactory({ ...deps, deadlineSeconds: limits.requestDeadlineSeconds });
   // A body's coverageSlug is judged with its other rules, against the catalog (policies/coverage-catalog.ts).
-  readCatalogFrom(deps.orm.em);
-  const rateLimits = new RateLimits(limits, deps.orm.em.getConnection().getKnex(), deps.logger, (policy) =>
-    deps.metrics.observeRateLimited(policy),
-  );
+  readCatalogFrom(deps.database);
+  const rateLimits = new RateLimits(limits, deps.database, deps.logger, (policy) => deps.metrics.observeRateLimited(policy));
   const idempotency = new IdempotencyKeys({
     fingerprints: deps.fingerprints,
     cipher: deps.cipher,
@@ -154,7 +154,7 @@ export async function createApp(deps: ServiceDependencies) {
   // One database check a second at most, shared by every caller (http/readiness.ts).
   const readiness = cachedReadiness(async () => {
     try {
-      const pending = await deps.orm.getMigrator().getPendingMigrations();
+      const pending = await pendingMigrations(deps.database);
       return pending.length > 0 ? 'migrations pending' : 'ready';
     } catch {
       return 'database unreachable';

@@ -1,4 +1,3 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
@@ -6,8 +5,7 @@ import { createTokenVerifier } from './auth/token-verifier.js';
 import { verificationKeys } from './auth/verification-keys.js';
 import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
-import { openDatabase } from './database/orm.js';
-import { ormConfig } from '../mikro-orm.config.js';
+import { Database } from './database/database.js';
 import { developmentSecret } from './development-secrets.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { treeLimitSettings } from './limits/tree-depth.js';
@@ -22,7 +20,8 @@ export interface RunningService {
   /** e.g. http://127.0.0.1:4000 */
   url: string;
   server: Server;
-  orm: MikroORM;
+  /** The process's pool and SQL gateway. */
+  database: Database;
   databaseUrl: string;
   stop(): Promise<void>;
 }
@@ -34,7 +33,10 @@ export interface ServiceOptions {
   clusterMetrics?: boolean;
 }
 
-/** config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. */
+/**
+ * config -> database (embedded unless DATABASE_URL) -> migrations -> app -> listening. The
+ * migrator (MikroORM, knex) is loaded only to migrate: a worker that does not loads neither.
+ */
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   // Loaded only when used: production (DATABASE_URL) never runs the embedded server's code.
   const embedded: EmbeddedDatabase | undefined = config.databaseUrl
@@ -42,21 +44,27 @@ export async function startService(config: Config, logger: Logger, options: Serv
     : await (await import('./database/embedded-postgres.js')).startEmbeddedPostgres(config.dataDir, logger, { ownProcessGroup: true });
   const databaseUrl = config.databaseUrl || embedded?.url;
   if (!databaseUrl) throw new Error('no database: neither DATABASE_URL nor the embedded server');
-  let orm: MikroORM | undefined;
+  let database: Database | undefined;
   try {
-    const connection = { statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000, options: treeLimitSettings(config.limits) };
-    orm = await openDatabase(ormConfig(databaseUrl, logger, connection), { migrate: config.migrateOnStart, logger });
+    // On connections of its own, without the statement timeout (migrate.ts).
+    if (config.migrateOnStart) await (await import('./database/migrate.js')).migrateDatabase(databaseUrl, logger);
+    // The statement timeout and the startup options the quota and depth triggers read.
+    database = new Database({
+      url: databaseUrl,
+      statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
+      options: treeLimitSettings(config.limits),
+      logger,
+    });
+    const open = database;
     const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');
     const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
-    const appOrm = orm;
     const metrics = new ServiceMetrics({ cluster: options.clusterMetrics ?? false });
-    // knex's pool (tarn) behind MikroORM: requests, rate limits and idempotency keys share it.
-    const knexPool = orm.em.getConnection().getKnex().client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number };
-    metrics.watchPool('service', () => ({ inUse: knexPool.numUsed(), idle: knexPool.numFree(), waiting: knexPool.numPendingAcquires() }));
-    // Every statement of a sampled request, whichever way it is sent, gets a span.
-    if (options.traced) traceStatements(orm.em.getConnection().getKnex(), orm.config.get('dbName'));
+    // The one pool: requests, rate limits, idempotency keys and the webhook worker's own SQL share it.
+    metrics.watchPool('service', () => open.poolState());
+    // Every statement of a sampled request gets a span.
+    if (options.traced) traceStatements(database.name);
     const { server, drain, apollo } = await createApp({
-      orm: appOrm,
+      database,
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
       fingerprints: new RequestFingerprints(dataKey, config.previousDataEncryptionKeys),
@@ -81,22 +89,20 @@ export async function startService(config: Config, logger: Logger, options: Serv
     });
     // Webhook delivery (spec section 11): the relay, the workers and the retention of events.
     const delivery = config.webhooks.delivery
-      ? await startDelivery({ databaseUrl, settings: config.webhooks, cipher, logger, metrics })
+      ? await startDelivery({ database, databaseUrl, settings: config.webhooks, cipher, logger, metrics })
       : null;
     // Kept responses past their retention are ignored at once and deleted here, now and then.
-    const cleanOrm = orm;
     const cleanUp = () =>
-      deleteExpiredKeys(cleanOrm.em.fork())
+      deleteExpiredKeys(open)
         .then((count) => count > 0 && logger.info({ count }, 'deleted expired idempotency keys'))
         .catch((error) => logger.warn({ err: error }, 'could not delete expired idempotency keys'));
     void cleanUp();
     const cleaner = setInterval(() => void cleanUp(), 10 * 60_000).unref();
     const { port } = server.address() as { port: number };
-    const openOrm = orm;
     return {
       url: serviceUrl(config.host, port),
       server,
-      orm: openOrm,
+      database,
       databaseUrl,
       /** Stop accepting, let in-flight requests finish (7 s at most), then close the database. */
       async stop() {
@@ -105,12 +111,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await apollo.stop();
         // An attempt cut here is run again by another instance, or after the restart.
         await delivery?.stop().catch((error) => logger.warn({ err: error }, 'webhook delivery did not stop cleanly'));
-        await openOrm.close();
+        await open.close();
         await embedded?.stop();
       },
     };
   } catch (error) {
-    await orm?.close().catch(() => undefined);
+    await database?.close().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw error;
   }

@@ -15,7 +15,7 @@ const { DATABASE_URL, JWT_SECRET, PORT } = process.env;
 if (!DATABASE_URL || !JWT_SECRET || !PORT) throw new Error('DATABASE_URL, JWT_SECRET and PORT are required');
 
 // The service's pool: 10 connections, statements and abandoned transactions ended after 10 s
-// (mikro-orm.config.ts; the service's default deadline). The production considerations page asks
+// (src/database/database.ts; the service's default deadline). The production considerations page asks
 // for a statement timeout; as connection parameters they cost nothing per request.
 const pool = new pg.Pool({
   connectionString: DATABASE_URL,

@@ -1,43 +1,22 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import type { Knex } from '@mikro-orm/postgresql';
 import { summarizeStatement, type StatementSummary } from './statement-summary.js';
 
 const tracer = trace.getTracer('org-policy-service');
 
 /**
  * One span per SQL statement, in the trace of the work that sent it, made where the service's
- * statements go rather than by patching `pg` (OpenTelemetry's pg instrumentation wrapped every
- * query of every pool, traced or not: docs/benchmark.md). Statements sent outside a sampled
- * piece of work (the job queue's polling, an unsampled request) get none, at the cost of one
- * check. The SQL is recorded without its values: placeholders stay, literals become `?`.
- *
- * Two ways in: knex's query events, which carry every statement MikroORM and knex send (the
- * same events the tests count statements with), and the statement gateway (database/sql.ts),
- * which sends its prepared statements on a connection of its own.
+ * statements go (database.ts, the one gateway) rather than by patching `pg` (OpenTelemetry's pg
+ * instrumentation wrapped every query of every pool, traced or not: docs/benchmark.md).
+ * Statements sent outside a sampled piece of work (an unsampled request, the webhook relay's
+ * polling) get none, at the cost of one check. The SQL is recorded without its values:
+ * placeholders stay, literals become `?`. Until this is called (tracing off), no statement is
+ * traced. pg-boss's own statements, on its own pool, are not the service's: they get none.
  */
-export function traceStatements(knex: Knex, database: string): void {
+export function traceStatements(database: string): void {
   tracedDatabase = database;
-  const open = new Map<string, Span>();
-  const end = (query: KnexQuery, error?: { code?: unknown }) => {
-    const uid = query.__knexQueryUid;
-    const span = uid === undefined ? undefined : open.get(uid);
-    if (uid === undefined || !span) return;
-    open.delete(uid);
-    if (error) failed(span, error);
-    span.end();
-  };
-  knex.on('query', (query: KnexQuery) => {
-    // Only knex's own statements carry a uid (and a response event to end on). The gateway's
-    // 'query' event carries none: its span is inStatementSpan's, so it is not counted twice.
-    if (query.__knexQueryUid === undefined) return;
-    const span = startStatementSpan(query.sql);
-    if (span) open.set(query.__knexQueryUid, span);
-  });
-  knex.on('query-response', (_response: unknown, query: KnexQuery) => end(query));
-  knex.on('query-error', (error: { code?: unknown }, query: KnexQuery) => end(query, error));
 }
 
-/** A statement sent by the gateway (database/sql.ts), inside its span when its work is traced. */
+/** A statement sent by the gateway (database.ts), inside its span when its work is traced. */
 export async function inStatementSpan<T>(sql: string, run: () => Promise<T>): Promise<T> {
   const span = startStatementSpan(sql);
   if (!span) return run();
@@ -49,11 +28,6 @@ export async function inStatementSpan<T>(sql: string, run: () => Promise<T>): Pr
   } finally {
     span.end();
   }
-}
-
-interface KnexQuery {
-  sql: string;
-  __knexQueryUid?: string;
 }
 
 /** The database's name once traceStatements ran: until then (tracing off) no statement is traced. */
@@ -80,8 +54,8 @@ function failed(span: Span, error: { code?: unknown }): void {
 
 /**
  * A statement's operation and main table (database/statement-summary.ts) and its text without
- * literals, kept: the service's reads are a few dozen texts of up to a kilobyte. MikroORM writes
- * its inserts' values into the SQL, so texts are not a bounded set: a full cache starts again empty.
+ * literals, kept: the service's statements are a few dozen texts of up to a kilobyte. A text
+ * built with a literal in it would make them unbounded: a full cache starts again empty.
  */
 interface Description extends StatementSummary {
   text: string;

@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { perAccess, querySql } from '../database/sql.js';
+import { perAccess } from '../database/sql.js';
 import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
 import { pageOf } from '../graphql/connection.js';
@@ -26,11 +26,10 @@ export const EVENT_BODY = `json_build_object('id', e.id, 'type', e.type, 'apiVer
 export type EventRead = Event;
 
 /** The event by id if its organization is accessible: one statement. */
-export async function findAccessibleEvent(em: EntityManager, principal: Principal, id: string): Promise<EventRead | null> {
+export async function findAccessibleEvent(db: SqlClient, principal: Principal, id: string): Promise<EventRead | null> {
   if (!isUuid(id)) return null;
   const access = accessPredicate('o', principal);
-  const [row] = await querySql<EventRead>(
-    em,
+  const [row] = await db.query<EventRead>(
     `select ${EVENT_SELECT} from event e join organization o on o.id = e.organization_id where e.id = ? and ${access.sql}`,
     [id.toLowerCase(), ...access.params],
   );
@@ -48,7 +47,7 @@ export const eventNotFound = () => notFound('Event not found.');
  * after the cursor through `event_ancestor_event_index`.
  */
 export async function subtreeEventsPage(
-  em: EntityManager,
+  db: SqlClient,
   principal: Principal,
   organizationId: string,
   types: string[] | null,
@@ -57,13 +56,12 @@ export async function subtreeEventsPage(
 ): Promise<{ items: Array<{ node: EventRead; seq: string }>; hasNextPage: boolean } | null> {
   if (!isUuid(organizationId)) return null;
   const access = accessPredicate('o', principal);
-  const [top] = await querySql<{ id: string }>(em, `select o.id from organization o where o.id = ? and ${access.sql}`, [
+  const [top] = await db.query<{ id: string }>(`select o.id from organization o where o.id = ? and ${access.sql}`, [
     organizationId.toLowerCase(),
     ...access.params,
   ]);
   if (!top) return null;
-  const rows = await querySql<EventRead & { seq: string }>(
-    em,
+  const rows = await db.query<EventRead & { seq: string }>(
     `select ${EVENT_SELECT}, e.seq from event_ancestor a join event e on e.seq = a.event_seq
      where (a.ancestor_id, a.event_seq) > (?::uuid, ?::bigint) and a.ancestor_id <= ?::uuid
        and (?::text[] is null or e.type = any(?::text[]))
@@ -107,14 +105,14 @@ select ${EVENT_SELECT}, e.seq from entry cross join position cross join lateral 
  * the platform's events.
  */
 export async function accessibleEventsPage(
-  em: EntityManager,
+  db: SqlClient,
   principal: Principal,
   types: string[] | null,
   first: number,
   after: string,
 ): Promise<{ items: Array<{ node: EventRead; seq: string }>; hasNextPage: boolean }> {
   const access = accessPredicate('parent', principal);
-  const rows = await querySql<EventRead & { seq: string }>(em, ACCESSIBLE_EVENTS_PAGE(access.sql), [
+  const rows = await db.query<EventRead & { seq: string }>(ACCESSIBLE_EVENTS_PAGE(access.sql), [
     principal.org,
     principal.sub,
     ...access.params,

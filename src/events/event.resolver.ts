@@ -47,7 +47,7 @@ export class EventResolver {
   @Authorized()
   @Query(() => Event, { nullable: true, description: 'An event of an organization the caller may access; else null and NOT_FOUND' })
   async event(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<EventRead> {
-    const event = await findAccessibleEvent(ctx.em, principal, id);
+    const event = await findAccessibleEvent(ctx.db, principal, id);
     if (!event) throw eventNotFound();
     return event;
   }
@@ -63,7 +63,7 @@ export class EventResolver {
     const { first, after } = pagePosition('event', args);
     const types = checkedTypes(args.types);
     ctx.deadline.assertOpen();
-    return toConnection('event', await accessibleEventsPage(ctx.em, principal, types, first, after), after);
+    return toConnection('event', await accessibleEventsPage(ctx.db, principal, types, first, after), after);
   }
 
   // Charged as the most it shows: MAX_EVENT_DELIVERIES (the default endpoint quota per tree).
@@ -100,7 +100,7 @@ async function subtreeEvents(
   const { first, after } = pagePosition('event', args);
   const types = checkedTypes(args.types);
   ctx.deadline.assertOpen();
-  const page = await subtreeEventsPage(ctx.em, principal, organizationId, types, first, after);
+  const page = await subtreeEventsPage(ctx.db, principal, organizationId, types, first, after);
   if (!page) throw organizationNotFound();
   return toConnection('event', page, after);
 }

@@ -172,7 +172,7 @@ async function answerIdempotently(
   const invalid = await inputErrors(schema, operation, body.variables);
   if (invalid.length > 0) throw badUserInput(invalid);
   const { response, replayed } = await keys.run(
-    context.em,
+    context.db,
     {
       // Only a create of a caller with a principal gets here: the operation checks refused the rest.
       principal: callerOf(context),

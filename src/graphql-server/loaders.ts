@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import DataLoader from 'dataloader';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import type { Deadline } from '../limits/deadline.js';
-import { querySql, uuidArray } from '../database/sql.js';
+import { uuidArray } from '../database/sql.js';
 import {
   BANK_ACCOUNTS_BY_ORGANIZATION,
   CHILDREN_PAGE,
@@ -77,11 +77,11 @@ type Row = Record<string, unknown>;
  * Each batch first checks the request's deadline: once it has passed, no new statement starts
  * (the answer, a 503, has been sent already).
  */
-export function createLoaders(em: EntityManager, deadline: Deadline, principal: () => Principal): Loaders {
+export function createLoaders(db: SqlClient, deadline: Deadline, principal: () => Principal): Loaders {
   const organization = new DataLoader<string, OrganizationRead | null>(async (ids) => {
     deadline.assertOpen();
     const access = accessPredicate('o', principal());
-    const rows = await querySql<OrganizationRead>(em, ORGANIZATIONS_BY_IDS(access.sql), [uuidArray(ids), ...access.params]);
+    const rows = await db.query<OrganizationRead>(ORGANIZATIONS_BY_IDS(access.sql), [uuidArray(ids), ...access.params]);
     const found = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => found.get(id) ?? null);
   });
@@ -90,7 +90,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
   const byParent = <T>(select: string) =>
     new DataLoader<string, T[]>(async (ids) => {
       deadline.assertOpen();
-      const rows = await querySql<Row & { parent: string }>(em, select, [uuidArray(ids)]);
+      const rows = await db.query<Row & { parent: string }>(select, [uuidArray(ids)]);
       const groups = new Map<string, T[]>(ids.map((id) => [id, []]));
       for (const { parent, ...row } of rows) groups.get(parent)!.push(row as T);
       return ids.map((id) => groups.get(id)!);
@@ -117,7 +117,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
         for (const group of groups.values()) {
           const { first, after, status } = group[0];
           const access = accessPredicate('o', principal());
-          const rows = await querySql<Row & { owner: string; seq: string }>(em, query(access, group[0]), [
+          const rows = await db.query<Row & { owner: string; seq: string }>(query(access, group[0]), [
             uuidArray(group.map((key) => key.ownerId)),
             ...access.params,
             after,
@@ -134,7 +134,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
           }
           if (status && walkEnd && short.length > 0) {
             deadline.assertOpen();
-            const ends = await querySql<{ owner: string; seq: string }>(em, walkEnd(access), [
+            const ends = await db.query<{ owner: string; seq: string }>(walkEnd(access), [
               uuidArray(short.map((key) => key.ownerId)),
               ...access.params,
               after,
@@ -177,7 +177,7 @@ export function createLoaders(em: EntityManager, deadline: Deadline, principal: 
     deliveries: new DataLoader<string, DeliveryRead[]>(async (ids) => {
       deadline.assertOpen();
       const access = accessPredicate('o', principal());
-      const rows = await querySql<Row & { parent: string }>(em, DELIVERIES_BY_EVENT(access.sql), [uuidArray(ids), ...access.params]);
+      const rows = await db.query<Row & { parent: string }>(DELIVERIES_BY_EVENT(access.sql), [uuidArray(ids), ...access.params]);
       const groups = new Map<string, DeliveryRead[]>(ids.map((id) => [id, []]));
       for (const { parent, ...row } of rows) groups.get(parent)!.push(row as unknown as DeliveryRead);
       return ids.map((id) => groups.get(id)!);

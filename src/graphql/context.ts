@@ -1,5 +1,5 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { Database } from '../database/database.js';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Authentication } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
@@ -17,8 +17,8 @@ export interface RequestContext {
   principal: Principal | null;
   /** The principal, or the 401 to raise when the operation needs one and there is none. */
   authentication: Authentication;
-  /** A fork per request: the global entity manager never serves a request. */
-  em: EntityManager;
+  /** The process's SQL gateway (database/database.ts): every read and write goes through it. */
+  db: Database;
   /** Batch loaders that apply the access rule; only for requests with a principal. */
   loaders: Loaders;
   cipher: FieldCipher;
@@ -54,7 +54,7 @@ export function callerOf(context: Pick<RequestContext, 'authentication'>): Princ
 }
 
 export interface ContextDependencies {
-  orm: MikroORM;
+  database: Database;
   cipher: FieldCipher;
   webhookUrls: { publicOnly: boolean };
   quoteValidDays: number;
@@ -85,20 +85,20 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
 }
 
 /**
- * The fork, the loaders and the child logger are made on first use: a simple read needs none of
- * them but the fork's connection, and each costs on the hot path. They are getters of the class,
- * not of each object: Apollo Server copies the context of every request with `Object.assign`,
- * which would call getters of the object itself and make all three for every GraphQL request.
+ * The loaders and the child logger are made on first use: a simple read needs neither, and each
+ * costs on the hot path. They are getters of the class, not of each object: Apollo Server copies
+ * the context of every request with `Object.assign`, which would call getters of the object
+ * itself and make both for every GraphQL request.
  */
 class RequestScope implements RequestContext {
   readonly principal: Principal | null;
+  readonly db: Database;
   readonly cipher: FieldCipher;
   readonly webhookUrls: { publicOnly: boolean };
   readonly quoteValidDays: number;
   readonly policyRules: PolicyRules;
   idempotency?: IdempotencyRecorder;
   cost: CostMeter = UNMETERED;
-  private forked?: EntityManager;
   private batchLoaders?: Loaders;
   private requestLogger?: Logger;
 
@@ -111,18 +111,15 @@ class RequestScope implements RequestContext {
     readonly operation: OperationOutcome,
   ) {
     this.principal = authentication.principal;
+    this.db = deps.database;
     this.cipher = deps.cipher;
     this.webhookUrls = deps.webhookUrls;
     this.quoteValidDays = deps.quoteValidDays;
     this.policyRules = deps.policyRules;
   }
 
-  get em(): EntityManager {
-    return (this.forked ??= this.deps.orm.em.fork());
-  }
-
   get loaders(): Loaders {
-    return (this.batchLoaders ??= createLoaders(this.em, this.deadline, () => callerOf(this)));
+    return (this.batchLoaders ??= createLoaders(this.db, this.deadline, () => callerOf(this)));
   }
 
   get logger(): Logger {

@@ -1,12 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { querySql } from '../database/sql.js';
+import type { Database, SqlClient, Transaction } from '../database/database.js';
 import { randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Principal } from '../auth/principal.js';
 import { badUserInput, conflict, ServiceError } from '../errors/errors.js';
 import type { RequestFingerprints } from '../crypto/request-fingerprint.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
-import { inTransaction } from '../database/transaction.js';
 
 /** A response as kept for replay. */
 export interface StoredResponse {
@@ -25,7 +23,7 @@ export type CreatedRecord =
 /** Handed to a create through its request context while the request holds a key. */
 export interface IdempotencyRecorder {
   /** Inside the create's own transaction: the key and the record commit together. */
-  recordCreated(em: EntityManager, created: CreatedRecord): Promise<void>;
+  recordCreated(tx: SqlClient, created: CreatedRecord): Promise<void>;
 }
 
 export interface IdempotentRequest {
@@ -102,11 +100,11 @@ interface KeptRow {
 export class IdempotencyKeys {
   constructor(private readonly settings: IdempotencySettings) {}
 
-  async run(em: EntityManager, request: IdempotentRequest, run: IdempotentRun): Promise<{ response: StoredResponse; replayed: boolean }> {
+  async run(db: Database, request: IdempotentRequest, run: IdempotentRun): Promise<{ response: StoredResponse; replayed: boolean }> {
     const scope = stringify([request.principal.sub, request.principal.org, request.operation]);
     const claim = randomUUID();
     const row = { scope, key: request.key, claim };
-    const outcome = await inTransaction(em, (tx) => this.claim(tx, row, request.request));
+    const outcome = await db.transaction((tx) => this.claim(tx, row, request.request));
     if (outcome.kept) return { response: outcome.kept, replayed: true };
     // A finished create whose answer was too large to keep: rebuilt for each replay, no claim.
     if (outcome.created && outcome.finished) return { response: await run.rebuild(outcome.created), replayed: true };
@@ -117,15 +115,15 @@ export class IdempotencyKeys {
         ? await run.rebuild(outcome.created)
         : await run.execute({ recordCreated: (tx, created) => this.recordCreated(tx, row, created) });
     } catch (error) {
-      await this.finish(em, row, null).catch(() => undefined);
+      await this.finish(db, row, null).catch(() => undefined);
       throw error;
     }
-    await this.finish(em, row, run.keep(response) ? response : null);
+    await this.finish(db, row, run.keep(response) ? response : null);
     return { response, replayed: outcome.created !== null };
   }
 
   private async claim(
-    tx: EntityManager,
+    tx: Transaction,
     row: { scope: string; key: string; claim: string },
     body: unknown,
   ): Promise<{ kept: StoredResponse | null; created: CreatedRecord | null; finished?: boolean }> {
@@ -133,16 +131,14 @@ export class IdempotencyKeys {
     // Twice at most: a row can vanish between the insert and the select (its run failed and
     // deleted it, or it expired and was cleaned up); the second insert then takes the key.
     for (let attempt = 0; ; attempt++) {
-      const inserted = await querySql<unknown>(
-        tx,
+      const inserted = await tx.query<unknown>(
         `insert into idempotency_key (scope, key, fingerprint, claim, locked_until, expires_at)
          values (?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
          on conflict (scope, key) do nothing returning 1`,
         [row.scope, row.key, fingerprints.of(body), row.claim, claimSeconds, retentionSeconds],
       );
       if (inserted.length > 0) return { kept: null, created: null };
-      const [kept] = await querySql<KeptRow>(
-        tx,
+      const [kept] = await tx.query<KeptRow>(
         `select fingerprint, status, content_type, body, created, locked_until is null as finished, locked_until > now() as locked,
            expires_at <= now() as expired
          from idempotency_key where scope = ? and key = ? for update`,
@@ -151,8 +147,7 @@ export class IdempotencyKeys {
       if (!kept && attempt === 0) continue;
       if (!kept) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       if (kept.expired) {
-        await querySql(
-          tx,
+        await tx.query(
           `update idempotency_key set fingerprint = ?, claim = ?, locked_until = now() + make_interval(secs => ?), created = null,
              status = null, content_type = null, body = null, created_at = now(), expires_at = now() + make_interval(secs => ?)
            where scope = ? and key = ?`,
@@ -171,11 +166,12 @@ export class IdempotencyKeys {
       if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
       if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       // An earlier run crashed, or its answer was too large to keep: take over the key.
-      await querySql(
-        tx,
-        'update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?',
-        [row.claim, claimSeconds, row.scope, row.key],
-      );
+      await tx.query('update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?', [
+        row.claim,
+        claimSeconds,
+        row.scope,
+        row.key,
+      ]);
       return { kept: null, created: kept.created };
     }
   }
@@ -191,13 +187,8 @@ export class IdempotencyKeys {
     return this.settings.cipher.open({ keyId, ciphertext }, KEPT_BODY_COLUMN);
   }
 
-  private async recordCreated(
-    tx: EntityManager,
-    row: { scope: string; key: string; claim: string },
-    created: CreatedRecord,
-  ): Promise<void> {
-    const marked = await querySql<unknown>(
-      tx,
+  private async recordCreated(tx: SqlClient, row: { scope: string; key: string; claim: string }, created: CreatedRecord): Promise<void> {
+    const marked = await tx.query<unknown>(
       'update idempotency_key set created = ?::jsonb where scope = ? and key = ? and claim = ? returning 1',
       [JSON.stringify(created), row.scope, row.key, row.claim],
     );
@@ -206,15 +197,11 @@ export class IdempotencyKeys {
   }
 
   /** Keeps the answer and releases the claim; without an answer to keep, see the class comment. */
-  private async finish(
-    em: EntityManager,
-    row: { scope: string; key: string; claim: string },
-    response: StoredResponse | null,
-  ): Promise<void> {
+  private async finish(db: SqlClient, row: { scope: string; key: string; claim: string }, response: StoredResponse | null): Promise<void> {
     const where = 'scope = ? and key = ? and claim = ?';
     const params = [row.scope, row.key, row.claim];
     if (response && Buffer.byteLength(response.body) <= this.settings.keptResponseMaxBytes) {
-      await querySql(em, `update idempotency_key set status = ?, content_type = ?, body = ?, locked_until = null where ${where}`, [
+      await db.query(`update idempotency_key set status = ?, content_type = ?, body = ?, locked_until = null where ${where}`, [
         response.status,
         response.contentType,
         this.seal(response.body),
@@ -222,13 +209,13 @@ export class IdempotencyKeys {
       ]);
       return;
     }
-    await querySql(em, `update idempotency_key set locked_until = null where ${where} and created is not null`, params);
-    await querySql(em, `delete from idempotency_key where ${where} and created is null`, params);
+    await db.query(`update idempotency_key set locked_until = null where ${where} and created is not null`, params);
+    await db.query(`delete from idempotency_key where ${where} and created is null`, params);
   }
 }
 
 /** Removes keys past their retention; any instance may run it. */
-export async function deleteExpiredKeys(em: EntityManager): Promise<number> {
-  const rows = await querySql<unknown>(em, 'delete from idempotency_key where expires_at <= now() returning 1');
+export async function deleteExpiredKeys(db: SqlClient): Promise<number> {
+  const rows = await db.query<unknown>('delete from idempotency_key where expires_at <= now() returning 1');
   return rows.length;
 }

@@ -1,9 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Knex } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { CallerLimits } from '../config.js';
+import type { SqlClient } from '../database/database.js';
 import { performance } from 'node:perf_hooks';
 import { rateLimited, unavailable } from '../errors/errors.js';
 import { beforeExecution, sendError } from '../errors/error-head.js';
@@ -51,7 +51,8 @@ export class RateLimits {
 
   constructor(
     private readonly config: CallerLimits,
-    knex: Knex,
+    /** Where the creates are counted: the service's database (its gateway, so statements are traced and logged as any). */
+    store: SqlClient,
     private readonly logger: Logger,
     /** Told of every refusal, with the policy that refused (the metrics count them). */
     private readonly refused: (policy: Policy) => void = () => undefined,
@@ -71,8 +72,10 @@ export class RateLimits {
       config.createsPerMinute,
       (points) =>
         new RateLimiterPostgres({
-          storeClient: knex,
-          storeType: 'knex',
+          // The library sends `{ name, text, values }` to a client's `query` (its 'client' store
+          // type); the gateway sends them on the service's pool.
+          storeClient: { query: ({ name, text, values }: RateLimiterStatement) => store.executeSql(text, values, name) },
+          storeType: 'client',
           tableName: 'rate_limit',
           // The table comes from a migration; the library must not create one of its own.
           tableCreated: true,
@@ -186,6 +189,13 @@ export class RateLimits {
       },
     );
   }
+}
+
+/** A statement of rate-limiter-flexible's Postgres store, positional (`$1`) and named. */
+interface RateLimiterStatement {
+  name?: string;
+  text: string;
+  values?: unknown[];
 }
 
 /** Appends this policy to the answer's RateLimit-Policy and RateLimit lists. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findAccessibleOrganization, organizationReadOf, type OrganizationRead } from './organization.reads.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
@@ -9,7 +9,6 @@ import { notFound } from '../errors/errors.js';
 import { recordEvent } from '../outbox/record-event.js';
 import { withQuotas } from '../limits/quotas.js';
 import { withDepthLimit } from '../limits/tree-depth.js';
-import { querySql } from '../database/sql.js';
 import type { CreateOrganizationInput } from './organization.input.js';
 import {
   bankAccountRows,
@@ -26,7 +25,6 @@ import {
 const ABSENT_FIELDS = Object.fromEntries(Object.keys(ORGANIZATION_FIELDS_WRITE).map((field) => [field, null])) as {
   [Field in keyof typeof ORGANIZATION_FIELDS_WRITE]: null;
 };
-import { inTransaction } from '../database/transaction.js';
 import { organizationEventObject } from './organization-event.js';
 
 /**
@@ -34,7 +32,7 @@ import { organizationEventObject } from './organization-event.js';
  * owned by the caller. Organization, bank accounts and owners are written in one transaction.
  */
 export interface CreateOrganizationScope {
-  em: EntityManager;
+  db: Database;
   principal: Principal;
   cipher: FieldCipher;
   deadline: Deadline;
@@ -48,7 +46,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   // token's org (a truthiness test let "" create a root outside the caller's tree).
   const given = input.parentId !== undefined && input.parentId !== null;
   const parentId = input.parentId ?? principal.org;
-  const parent = parentId !== null ? await findAccessibleOrganization(scope.em, principal, parentId) : null;
+  const parent = parentId !== null ? await findAccessibleOrganization(scope.db, principal, parentId) : null;
   if (parentId !== null && !parent) {
     throw notFound(given ? 'Parent organization not found.' : "The token's organization was not found.");
   }
@@ -61,7 +59,7 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
   // are checked by the database.
   return withDepthLimit(() =>
     withQuotas(() =>
-      inTransaction(scope.em, async (em) => {
+      scope.db.transaction(async (tx) => {
         // Every field of the input that is a column is stored as sent (absent optional ones as
         // null); what the input names differently (parent, accounts, owners) is mapped here.
         const { parentId: _parentId, bankAccounts: _accounts, owners: _owners, address, name, ...fields } = input;
@@ -78,13 +76,13 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
         const bankAccounts = bankAccountRows(cipher, organization.id, input.bankAccounts ?? []);
         const owners = ownerRows(cipher, organization.id, input.owners ?? []);
         // Through the write models, rows as JSON: nothing is read back, no entity is tracked.
-        await querySql(em, INSERT_ORGANIZATIONS, [JSON.stringify([organization])]);
-        if (bankAccounts.length > 0) await querySql(em, INSERT_BANK_ACCOUNTS, [JSON.stringify(bankAccounts)]);
-        if (owners.length > 0) await querySql(em, INSERT_OWNERS, [JSON.stringify(owners)]);
-        await scope.idempotency?.recordCreated(em, { type: 'organization', id: organization.id });
+        await tx.query(INSERT_ORGANIZATIONS, [JSON.stringify([organization])]);
+        if (bankAccounts.length > 0) await tx.query(INSERT_BANK_ACCOUNTS, [JSON.stringify(bankAccounts)]);
+        if (owners.length > 0) await tx.query(INSERT_OWNERS, [JSON.stringify(owners)]);
+        await scope.idempotency?.recordCreated(tx, { type: 'organization', id: organization.id });
         const created = organizationReadOf(organization, bankAccounts, owners);
         // Masked as every read is: account and tax id last fours only (organization.reads.ts).
-        await recordEvent(em, {
+        await recordEvent(tx, {
           type: 'organization.created',
           organizationId: organization.id,
           actorSub: principal.sub,

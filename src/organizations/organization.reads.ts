@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { perAccess, querySql } from '../database/sql.js';
+import { perAccess } from '../database/sql.js';
 import { jsonObject, pickColumns, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { badUserInput, notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
@@ -78,10 +78,10 @@ export const OWNER_SELECT = selectList(OWNER_COLUMNS);
 export const ORGANIZATION_BY_ID = perAccess((access) => `select ${ORGANIZATION_SELECT} from organization o where o.id = ? and ${access}`);
 
 /** The organization with this id if the principal may access it; one SQL statement. */
-export async function findAccessibleOrganization(em: EntityManager, principal: Principal, id: string): Promise<OrganizationRead | null> {
+export async function findAccessibleOrganization(db: SqlClient, principal: Principal, id: string): Promise<OrganizationRead | null> {
   if (!isUuid(id)) return null;
   const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql<OrganizationRead>(em, ORGANIZATION_BY_ID(sql), [id.toLowerCase(), ...params]);
+  const [row] = await db.query<OrganizationRead>(ORGANIZATION_BY_ID(sql), [id.toLowerCase(), ...params]);
   return row ?? null;
 }
 
@@ -126,13 +126,8 @@ export function targetOrganizationId(given: string | null | undefined, principal
 }
 
 /** That organization if the principal may access it; else 404, worded for a given id or for the token's org. */
-export async function findTargetOrganization(
-  em: EntityManager,
-  principal: Principal,
-  id: string,
-  given: boolean,
-): Promise<OrganizationRead> {
-  const organization = await findAccessibleOrganization(em, principal, id);
+export async function findTargetOrganization(db: SqlClient, principal: Principal, id: string, given: boolean): Promise<OrganizationRead> {
+  const organization = await findAccessibleOrganization(db, principal, id);
   if (!organization) throw targetNotFound(given);
   return organization;
 }
@@ -157,13 +152,13 @@ export const ENTRY_POINTS_PAGE = perAccess(
 );
 
 export async function entryPointsPage(
-  em: EntityManager,
+  db: SqlClient,
   principal: Principal,
   first: number,
   after: string,
 ): Promise<{ items: Array<{ node: OrganizationRead; seq: string }>; hasNextPage: boolean }> {
   const access = accessPredicate('parent', principal);
-  const rows = await querySql<OrganizationRead & { seq: string }>(em, ENTRY_POINTS_PAGE(access.sql), [
+  const rows = await db.query<OrganizationRead & { seq: string }>(ENTRY_POINTS_PAGE(access.sql), [
     principal.org,
     principal.sub,
     after,

@@ -27,7 +27,7 @@ export class OrganizationResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead> {
-    const organization = await findAccessibleOrganization(ctx.em, principal, id);
+    const organization = await findAccessibleOrganization(ctx.db, principal, id);
     if (!organization) throw organizationNotFound();
     return organization;
   }
@@ -39,8 +39,8 @@ export class OrganizationResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead> {
-    const { em, cipher, deadline, idempotency } = ctx;
-    return createOrganization({ em, principal, cipher, deadline, idempotency }, input);
+    const { db, cipher, deadline, idempotency } = ctx;
+    return createOrganization({ db, principal, cipher, deadline, idempotency }, input);
   }
 
   @Authorized()
@@ -57,8 +57,8 @@ export class OrganizationResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead> {
-    const { em, cipher, deadline, idempotency } = ctx;
-    return updateOrganization({ em, principal, cipher, deadline, idempotency }, id, input, ifVersion ?? null);
+    const { db, cipher, deadline, idempotency } = ctx;
+    return updateOrganization({ db, principal, cipher, deadline, idempotency }, id, input, ifVersion ?? null);
   }
 
   @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })

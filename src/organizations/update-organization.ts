@@ -1,7 +1,6 @@
 import { accessPredicate } from '../auth/access-rule.js';
 import { jsonObject, pickColumns } from '../database/read-model.js';
-import { perAccess, querySql } from '../database/sql.js';
-import { inTransaction } from '../database/transaction.js';
+import { perAccess } from '../database/sql.js';
 import { badUserInput, preconditionFailed } from '../errors/errors.js';
 import { recordEvent } from '../outbox/record-event.js';
 import { jsonProblem } from '../input/input-shape.js';
@@ -79,11 +78,11 @@ export async function updateOrganization(
   if (!isUuid(id)) throw organizationNotFound();
   const { principal, cipher } = scope;
   scope.deadline.assertOpen();
-  return inTransaction(scope.em, async (em) => {
+  return scope.db.transaction(async (tx) => {
     const { sql, params } = accessPredicate('o', principal);
-    const [locked] = await querySql<{ id: string }>(em, LOCK_ORGANIZATION(sql), [id.toLowerCase(), ...params]);
+    const [locked] = await tx.query<{ id: string }>(LOCK_ORGANIZATION(sql), [id.toLowerCase(), ...params]);
     if (!locked) throw organizationNotFound();
-    const [current] = await querySql<CurrentRow>(em, CURRENT, [locked.id]);
+    const [current] = await tx.query<CurrentRow>(CURRENT, [locked.id]);
     if (ifVersion !== null && ifVersion !== current.version) {
       throw preconditionFailed(
         `The organization is at version ${current.version}, not ${ifVersion}; read it again and reapply the change.`,
@@ -124,7 +123,7 @@ export async function updateOrganization(
     if (accounts) changed.push('bankAccounts');
     if (owners) changed.push('owners');
     // The Idempotency-Key's mark commits with the change (or with the answer that nothing changed).
-    await scope.idempotency?.recordCreated(em, { type: 'organization', id: current.id });
+    await scope.idempotency?.recordCreated(tx, { type: 'organization', id: current.id });
 
     const shownAccounts = current.bankAccounts.map((account) => pickColumns(BANK_ACCOUNT_COLUMNS, account) as BankAccountRead);
     const shownOwners = current.owners.map((owner) => pickColumns(OWNER_COLUMNS, owner) as OwnerRead);
@@ -132,24 +131,24 @@ export async function updateOrganization(
 
     // Compare and set on the version read under the lock: no row back means another change
     // got in between (the lock makes that impossible; the check keeps the rule in the statement).
-    const [updated] = await querySql<{ version: number }>(em, UPDATE_ORGANIZATION, [JSON.stringify(after), current.id, current.version]);
+    const [updated] = await tx.query<{ version: number }>(UPDATE_ORGANIZATION, [JSON.stringify(after), current.id, current.version]);
     if (!updated) throw preconditionFailed('The organization changed while this change was being made; read it again.');
     const newAccounts = accounts ? bankAccountRows(cipher, current.id, patch.bankAccounts ?? []) : null;
     const newOwners = owners ? ownerRows(cipher, current.id, patch.owners ?? []) : null;
     if (newAccounts) {
-      await querySql(em, DELETE_BANK_ACCOUNTS, [current.id]);
-      if (newAccounts.length > 0) await querySql(em, INSERT_BANK_ACCOUNTS, [JSON.stringify(newAccounts)]);
+      await tx.query(DELETE_BANK_ACCOUNTS, [current.id]);
+      if (newAccounts.length > 0) await tx.query(INSERT_BANK_ACCOUNTS, [JSON.stringify(newAccounts)]);
     }
     if (newOwners) {
-      await querySql(em, DELETE_OWNERS, [current.id]);
-      if (newOwners.length > 0) await querySql(em, INSERT_OWNERS, [JSON.stringify(newOwners)]);
+      await tx.query(DELETE_OWNERS, [current.id]);
+      if (newOwners.length > 0) await tx.query(INSERT_OWNERS, [JSON.stringify(newOwners)]);
     }
     const written = { ...current, ...after, version: updated.version };
     const answer = organizationReadOf(written, newAccounts ?? shownAccounts, newOwners ?? shownOwners);
     // The earlier values of what changed, as reads show them: lists with last fours only.
     const shownBefore: Record<string, unknown> = { ...before, bankAccounts: shownAccounts, owners: shownOwners };
     const previousAttributes = Object.fromEntries(changed.map((key) => [key, shownBefore[key] ?? null]));
-    await recordEvent(em, {
+    await recordEvent(tx, {
       type: 'organization.updated',
       organizationId: current.id,
       actorSub: principal.sub,

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { querySql } from '../database/sql.js';
+import type { Transaction } from '../database/database.js';
 import { traceHeaders } from '../observability/trace-context.js';
 
 export const EVENT_TYPES = [
@@ -23,8 +22,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * cvc, an account number or an owner tax id (those never reach a read shape). With tracing on,
  * the request's `traceparent` is kept with it: its deliveries continue the request's trace.
  */
-export async function recordEvent(em: EntityManager, event: RecordedEvent): Promise<void> {
-  await querySql(em, `${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`, eventRow(event));
+export async function recordEvent(tx: Transaction, event: RecordedEvent): Promise<void> {
+  await tx.query(`${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`, eventRow(event));
 }
 
 export interface RecordedEvent {

@@ -22,7 +22,7 @@ import type { PolicyRead } from './policy.reads.js';
 export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: number, input: CancelPolicyInput): Promise<PolicyRead> {
   const reason = input.reason as CancellationReason;
   const method = cancellationMethod(reason);
-  return withLockedLedger(scope, number, (em, ledger) => {
+  return withLockedLedger(scope, number, (tx, ledger) => {
     const { policy } = ledger;
     if (method === 'flat' && !withinFreeLook(policy.effectiveDate, input.effectiveDate, rules.freeLookDays)) {
       throw badUserInput([
@@ -42,7 +42,7 @@ export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: num
       method,
       shortRatePercent: rules.shortRatePercent,
     });
-    return writeTransaction(em, scope, ledger, {
+    return writeTransaction(tx, scope, ledger, {
       type: 'cancellation',
       effectiveDate: input.effectiveDate,
       // The field a cancellation changes is the policy's cancellation: none before, this one after.

@@ -30,8 +30,8 @@ import { premiumSchedule } from './premium-schedule.js';
 export async function changePolicy(scope: LedgerScope, number: number, input: ChangePolicyInput): Promise<PolicyRead> {
   // The catalog is read before the lock is taken (it does not depend on the policy); an unknown
   // slug is refused only once the policy is known to be in reach, with the body's other errors.
-  const plan = input.coverageSlug != null ? await currentPlan(scope.em, input.coverageSlug) : null;
-  return withLockedLedger(scope, number, (em, ledger) => {
+  const plan = input.coverageSlug != null ? await currentPlan(scope.db, input.coverageSlug) : null;
+  return withLockedLedger(scope, number, (tx, ledger) => {
     const { policy } = ledger;
     const errors: FieldError[] = [];
     if (input.coverageSlug != null && !plan) errors.push(unknownPlan());
@@ -77,7 +77,7 @@ export async function changePolicy(scope: LedgerScope, number: number, input: Ch
       : [];
     // In effect today (dated today or before): the answer shows it, as the next read will.
     const inEffect = compareDates(input.effectiveDate, todayUtc()) <= 0;
-    return writeTransaction(em, scope, ledger, {
+    return writeTransaction(tx, scope, ledger, {
       type: 'change',
       effectiveDate: input.effectiveDate,
       changes,

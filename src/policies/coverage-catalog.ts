@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import { ValidateBy } from 'class-validator';
-import { querySql } from '../database/sql.js';
 import { unknownPlan } from './priced-body.js';
 
 /**
@@ -15,8 +14,8 @@ let readSlugs: (() => Promise<string[]>) | null = null;
 let known = new Set<string>();
 
 /** Where the slugs come from: set once the database is open (app.ts). */
-export function readCatalogFrom(em: EntityManager): void {
-  readSlugs = async () => (await querySql<{ slug: string }>(em.fork(), 'select slug from coverage_plan')).map((row) => row.slug);
+export function readCatalogFrom(db: SqlClient): void {
+  readSlugs = async () => (await db.query<{ slug: string }>('select slug from coverage_plan')).map((row) => row.slug);
   known = new Set();
 }
 

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database, SqlClient } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
 import { conflict } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
-import { querySql } from '../database/sql.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
 import { policyEventObject } from './policy-event.js';
@@ -14,7 +13,6 @@ import { eventRowFilledIn, EVENT_INSERT, FILLED_IN_DATA, type EventType } from '
 import type { NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
-import { inTransaction } from '../database/transaction.js';
 import {
   INSERT_CHARGES,
   INSERT_POLICIES,
@@ -52,7 +50,7 @@ const INSERT_POLICY = `with made as (
  * and premium schedule. `cvc` has been validated and is dropped here.
  */
 export interface CreatePolicyScope {
-  em: EntityManager;
+  db: Database;
   principal: Principal;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: the create marks it in its own transaction. */
@@ -61,7 +59,7 @@ export interface CreatePolicyScope {
 
 export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInput): Promise<PolicyRead> {
   const { principal } = scope;
-  const { organization, coverage, schedule } = await priceBody(scope.em, principal, {
+  const { organization, coverage, schedule } = await priceBody(scope.db, principal, {
     organizationId: input.organizationId,
     coverageSlug: input.coverageSlug,
     effectiveDate: input.effectiveDate,
@@ -71,13 +69,13 @@ export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInp
 
   return withNumberRetries(scope, input.number, async () => {
     const draft = draftPolicy(fields, organization, schedule, principal);
-    const insert = async (em: EntityManager) => {
-      const created = await insertPolicy(em, draft);
-      await scope.idempotency?.recordCreated(em, { type: 'policy', number: created.number });
+    const insert = async (db: SqlClient) => {
+      const created = await insertPolicy(db, draft);
+      await scope.idempotency?.recordCreated(db, { type: 'policy', number: created.number });
       return created;
     };
     // With an Idempotency-Key its mark commits with the policy; otherwise the statement is its own transaction.
-    return withQuotas(() => (scope.idempotency ? inTransaction(scope.em, insert) : insert(scope.em)));
+    return withQuotas(() => (scope.idempotency ? scope.db.transaction(insert) : insert(scope.db)));
   });
 }
 
@@ -164,8 +162,8 @@ export function draftPolicy(
 }
 
 /** Writes a draft in one statement (policy, its first transaction, charges, event); the answer with its number. */
-export async function insertPolicy(em: EntityManager, draft: PolicyDraft): Promise<PolicyRead> {
-  const [{ number }] = await querySql<{ number: string }>(em, INSERT_POLICY, draft.values);
+export async function insertPolicy(db: SqlClient, draft: PolicyDraft): Promise<PolicyRead> {
+  const [{ number }] = await db.query<{ number: string }>(INSERT_POLICY, draft.values);
   return { ...draft.created, number: Number(number) };
 }
 
@@ -205,7 +203,7 @@ function createdPolicyRead(
   };
 }
 
-/** A unique violation of the number, as pg reports it (querySql goes through pg or knex, never MikroORM's driver). */
+/** A unique violation of the number, as node-postgres reports it (the gateway, database/database.ts). */
 function isNumberTaken(error: unknown): boolean {
   const { code, constraint } = error as { code?: string; constraint?: string };
   return code === '23505' && constraint === 'policy_number_unique';

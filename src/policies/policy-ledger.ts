@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database, Transaction } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { perAccess, querySql } from '../database/sql.js';
-import { inTransaction } from '../database/transaction.js';
+import { perAccess } from '../database/sql.js';
 import type { Deadline } from '../limits/deadline.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { invalidState } from '../errors/errors.js';
@@ -34,7 +33,7 @@ import type { TransactionType } from './policy-transaction.entity.js';
  */
 
 export interface LedgerScope {
-  em: EntityManager;
+  db: Database;
   principal: Principal;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: marked in the transaction's own database transaction. */
@@ -107,24 +106,24 @@ const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${
 export async function withLockedLedger<T>(
   scope: LedgerScope,
   number: number,
-  work: (em: EntityManager, ledger: PolicyLedger) => Promise<T>,
+  work: (tx: Transaction, ledger: PolicyLedger) => Promise<T>,
 ): Promise<T> {
   if (!isPolicyNumber(number)) throw policyNotFound();
   scope.deadline.assertOpen();
-  return inTransaction(scope.em, async (em) => {
+  return scope.db.transaction(async (tx) => {
     const { sql, params } = accessPredicate('o', scope.principal);
-    const [locked] = await querySql<{ id: string }>(em, LOCK_POLICY(sql), [number, ...params]);
+    const [locked] = await tx.query<{ id: string }>(LOCK_POLICY(sql), [number, ...params]);
     if (!locked) throw policyNotFound();
-    const [row] = await querySql<
+    const [row] = await tx.query<
       Record<string, unknown> & { ledger: LedgerCharge[]; transactions: LedgerTransaction[]; transactionTime: string }
-    >(em, LEDGER, [locked.id]);
+    >(LEDGER, [locked.id]);
     const { ledger: charges, transactions, transactionTime, ...read } = row;
     const latest = transactions.at(-1);
     if (!latest) throw new Error(`policy ${locked.id} has no transactions: its issuance is missing`);
     const lastChange = transactions
       .filter((transaction) => transaction.type === 'cancellation' || transaction.type === 'reinstatement')
       .at(-1);
-    return work(em, {
+    return work(tx, {
       policy: { ...policyRead(read), charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead) },
       charges,
       transactions,
@@ -186,7 +185,7 @@ export type NewCharge = Omit<ChargeWrite, 'id' | 'policyId' | 'transactionId' | 
  * (the caller's: what this transaction leaves in force).
  */
 export async function writeTransaction(
-  em: EntityManager,
+  tx: Transaction,
   scope: LedgerScope,
   ledger: PolicyLedger,
   write: {
@@ -233,7 +232,7 @@ export async function writeTransaction(
     charges: [...policy.charges, ...rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead)],
     cancellation: write.cancellation,
   };
-  await querySql(em, WRITE_TRANSACTION, [
+  await tx.query(WRITE_TRANSACTION, [
     JSON.stringify([transaction]),
     JSON.stringify(rows),
     ...eventRow({
@@ -243,6 +242,6 @@ export async function writeTransaction(
       object: policyEventObject(read),
     }),
   ]);
-  await scope.idempotency?.recordCreated(em, { type: 'policy', number: policy.number });
+  await scope.idempotency?.recordCreated(tx, { type: 'policy', number: policy.number });
   return read;
 }

@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { perAccess, querySql } from '../database/sql.js';
+import { perAccess } from '../database/sql.js';
 import { jsonObject, rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
@@ -237,23 +237,23 @@ export const policyNotFound = () => notFound('Policy not found.');
  * The policy with this number if the principal may access its organization, with its charges
  * and organization: one SQL statement.
  */
-export function findAccessiblePolicy(em: EntityManager, principal: Principal, number: number): Promise<PolicyRead | null> {
-  return isPolicyNumber(number) ? findOne(em, principal, POLICY_BY_NUMBER, number) : Promise.resolve(null);
+export function findAccessiblePolicy(db: SqlClient, principal: Principal, number: number): Promise<PolicyRead | null> {
+  return isPolicyNumber(number) ? findOne(db, principal, POLICY_BY_NUMBER, number) : Promise.resolve(null);
 }
 
 /** The same by the policy's id. */
-export function findAccessiblePolicyById(em: EntityManager, principal: Principal, id: string): Promise<PolicyRead | null> {
-  return isUuid(id) ? findOne(em, principal, POLICY_BY_ID, id.toLowerCase()) : Promise.resolve(null);
+export function findAccessiblePolicyById(db: SqlClient, principal: Principal, id: string): Promise<PolicyRead | null> {
+  return isUuid(id) ? findOne(db, principal, POLICY_BY_ID, id.toLowerCase()) : Promise.resolve(null);
 }
 
 async function findOne(
-  em: EntityManager,
+  db: SqlClient,
   principal: Principal,
   statement: (access: string) => string,
   key: unknown,
 ): Promise<PolicyRead | null> {
   const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql(em, statement(sql), [key, ...params]);
+  const [row] = await db.query(statement(sql), [key, ...params]);
   return row ? policyRead(row) : null;
 }
 
@@ -272,14 +272,14 @@ export const POLICIES_BY_INTERNAL_ID = perAccess(
 );
 
 export async function policiesByInternalId(
-  em: EntityManager,
+  db: SqlClient,
   principal: Principal,
   internalID: string,
   first: number,
   after: string,
 ): Promise<{ items: Array<{ node: PolicyRead; seq: string }>; hasNextPage: boolean }> {
   const { sql, params } = accessPredicate('o', principal);
-  const rows = await querySql<Record<string, unknown> & { seq: string }>(em, POLICIES_BY_INTERNAL_ID(sql), [
+  const rows = await db.query<Record<string, unknown> & { seq: string }>(POLICIES_BY_INTERNAL_ID(sql), [
     internalID,
     after,
     ...params,

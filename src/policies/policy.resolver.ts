@@ -8,6 +8,7 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { Charge } from './charge.entity.js';
 import { CoveragePlan } from './coverage-plan.entity.js';
+import { readCoverages } from './coverage.reads.js';
 import { Policy } from './policy.entity.js';
 import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
@@ -40,7 +41,7 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const policy = await findAccessiblePolicy(ctx.em, principal, number);
+    const policy = await findAccessiblePolicy(ctx.db, principal, number);
     if (!policy) throw policyNotFound();
     return policy;
   }
@@ -48,7 +49,7 @@ export class PolicyResolver {
   @Authorized()
   @Query(() => [CoveragePlan], { description: 'The coverage catalog, cheapest first' })
   coverages(@Ctx() ctx: RequestContext): Promise<CoveragePlan[]> {
-    return ctx.em.find(CoveragePlan, {}, { orderBy: { monthlyPremium: 'asc' } });
+    return readCoverages(ctx.db);
   }
 
   @Authorized()
@@ -62,8 +63,8 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { em, deadline, idempotency } = ctx;
-    return changePolicy({ em, principal, deadline, idempotency }, number, input);
+    const { db, deadline, idempotency } = ctx;
+    return changePolicy({ db, principal, deadline, idempotency }, number, input);
   }
 
   @Authorized()
@@ -77,8 +78,8 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { em, deadline, idempotency, policyRules } = ctx;
-    return cancelPolicy({ em, principal, deadline, idempotency }, policyRules, number, input);
+    const { db, deadline, idempotency, policyRules } = ctx;
+    return cancelPolicy({ db, principal, deadline, idempotency }, policyRules, number, input);
   }
 
   @Authorized()
@@ -92,8 +93,8 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { em, deadline, idempotency, policyRules } = ctx;
-    return reinstatePolicy({ em, principal, deadline, idempotency }, policyRules, number);
+    const { db, deadline, idempotency, policyRules } = ctx;
+    return reinstatePolicy({ db, principal, deadline, idempotency }, policyRules, number);
   }
 
   @Authorized()
@@ -107,8 +108,8 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { em, deadline, idempotency, policyRules } = ctx;
-    return renewPolicy({ em, principal, deadline, idempotency }, policyRules, number, input);
+    const { db, deadline, idempotency, policyRules } = ctx;
+    return renewPolicy({ db, principal, deadline, idempotency }, policyRules, number, input);
   }
 
   // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate).

@@ -1,22 +1,20 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { perAccess, querySql } from '../database/sql.js';
+import { perAccess } from '../database/sql.js';
 import { badUserInput } from '../errors/errors.js';
 import { ORGANIZATION_SELECT, targetNotFound, targetOrganizationId, type OrganizationRead } from '../organizations/organization.reads.js';
 import { isUuid } from '../values/identifiers.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
+import { COVERAGE_JSON } from './coverage.reads.js';
 import { premiumSchedule, type ScheduledCharge } from './premium-schedule.js';
 
 /** A plan of the catalog as it is now, as a policy's coverage snapshot, by slug (one parameter); null when unknown. */
-const COVERAGE_BY_SLUG = `(select json_build_object('slug', c.slug, 'name', c.name, 'deductible', c.deductible,
-       'reimbursementRate', c.reimbursement_rate::float8, 'annualLimit', c.annual_limit,
-       'monthlyPremium', c.monthly_premium, 'currency', c.currency)
-     from coverage_plan c where c.slug = ?)`;
+const COVERAGE_BY_SLUG = `(select ${COVERAGE_JSON} from coverage_plan c where c.slug = ?)`;
 
 /** The plan with this slug as it is now (a snapshot to copy), or null for a slug the catalog does not have. */
-export async function currentPlan(em: EntityManager, slug: string): Promise<CoverageSnapshot | null> {
-  const [row] = await querySql<{ coverage: CoverageSnapshot | null }>(em, `select ${COVERAGE_BY_SLUG} as coverage`, [slug]);
+export async function currentPlan(db: SqlClient, slug: string): Promise<CoverageSnapshot | null> {
+  const [row] = await db.query<{ coverage: CoverageSnapshot | null }>(`select ${COVERAGE_BY_SLUG} as coverage`, [slug]);
   return row.coverage;
 }
 
@@ -54,11 +52,11 @@ export interface PricedBody {
  * else the caller's `org`; 404 out of reach), the plan (400 on `coverageSlug` when unknown) and
  * the schedule it charges. One function, so a quote prices exactly as the create would.
  */
-export async function priceBody(em: EntityManager, principal: Principal, terms: PricedTerms): Promise<PricedBody> {
+export async function priceBody(db: SqlClient, principal: Principal, terms: PricedTerms): Promise<PricedBody> {
   const organizationId = targetOrganizationId(terms.organizationId, principal);
   const { sql: access, params } = accessPredicate('o', principal);
   const [target] = isUuid(organizationId)
-    ? await querySql<OrganizationRead & { coverage: CoverageSnapshot | null }>(em, TARGET_AND_COVERAGE(access), [
+    ? await db.query<OrganizationRead & { coverage: CoverageSnapshot | null }>(TARGET_AND_COVERAGE(access), [
         terms.coverageSlug,
         organizationId.toLowerCase(),
         ...params,

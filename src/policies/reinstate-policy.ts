@@ -12,7 +12,7 @@ import type { PolicyRead } from './policy.reads.js';
  * or took effect at most POLICY_REINSTATEMENT_DAYS ago, and not for fraud.
  */
 export function reinstatePolicy(scope: LedgerScope, rules: PolicyRules, number: number): Promise<PolicyRead> {
-  return withLockedLedger(scope, number, (em, ledger) => {
+  return withLockedLedger(scope, number, (tx, ledger) => {
     const { policy, cancellation, charges } = ledger;
     if (!cancellation) throw invalidState(`Policy ${policy.number} has no cancellation to undo.`);
     const { reason } = cancellation.changes.cancellation.to as { reason: string };
@@ -23,7 +23,7 @@ export function reinstatePolicy(scope: LedgerScope, rules: PolicyRules, number: 
           : `Policy ${policy.number}'s cancellation took effect on ${cancellation.effectiveDate}, more than ${rules.reinstatementDays} days ago.`,
       );
     }
-    return writeTransaction(em, scope, ledger, {
+    return writeTransaction(tx, scope, ledger, {
       type: 'reinstatement',
       // It undoes the cancellation from the day that took effect (never before the latest transaction).
       effectiveDate: cancellation.effectiveDate,

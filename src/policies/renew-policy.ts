@@ -22,14 +22,14 @@ export function renewPolicy(scope: LedgerScope, rules: PolicyRules, number: numb
   // A server-assigned number that lost a race with a chosen one runs the whole transaction again.
   return withNumberRetries(scope, input.number, async () => {
     try {
-      return await withLockedLedger(scope, number, async (em, ledger) => {
+      return await withLockedLedger(scope, number, async (tx, ledger) => {
         // The successor starts when this term ends: the owner, pet and plan as the last change
         // left them, including a change dated after today (reads show today's values).
         const policy = applyChanges(ledger.policy, ledger.transactions);
         const term = renewalTerm(policy.expirationDate);
         if (!term) throw invalidState(`Policy ${policy.number}'s successor would end after 9999-12-31.`);
         // The body first (as cancellation's free_look rule): an unknown plan is 400 whatever the policy's state.
-        const { organization, coverage, schedule } = await priceBody(em, scope.principal, {
+        const { organization, coverage, schedule } = await priceBody(tx, scope.principal, {
           organizationId: policy.organizationId,
           coverageSlug: input.coverageSlug ?? policy.coverageSlug,
           ...term,
@@ -53,8 +53,8 @@ export function renewPolicy(scope: LedgerScope, rules: PolicyRules, number: numb
           event: 'policy.renewed',
           renewalOf: { id: policy.id, number: policy.number },
         });
-        const created = await withQuotas(() => insertPolicy(em, draft));
-        await scope.idempotency?.recordCreated(em, { type: 'policy', number: created.number });
+        const created = await withQuotas(() => insertPolicy(tx, draft));
+        await scope.idempotency?.recordCreated(tx, { type: 'policy', number: created.number });
         return created;
       });
     } catch (error) {

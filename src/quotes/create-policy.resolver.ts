@@ -25,8 +25,8 @@ export class CreatePolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { em, deadline, idempotency } = ctx;
-    const scope = { em, principal, deadline, idempotency };
+    const { db, deadline, idempotency } = ctx;
+    const scope = { db, principal, deadline, idempotency };
     // The input's rules have checked the body: without quoteId its required fields are there.
     return input.quoteId != null ? issueQuote(scope, input.quoteId, input) : createPolicy(scope, input as NewPolicyInput);
   }

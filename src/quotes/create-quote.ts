@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database, SqlClient } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import { pickColumns, rfc3339 } from '../database/read-model.js';
 import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
-import { querySql } from '../database/sql.js';
-import { inTransaction } from '../database/transaction.js';
 import { EVENT_INSERT, eventRowFilledIn, FILLED_IN_DATA } from '../outbox/record-event.js';
 import { inKeyOrder } from '../values/key-order.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
@@ -55,7 +53,7 @@ const INSERT_QUOTE = `with made as (
   select "expiresAt" from made`;
 
 export interface CreateQuoteScope {
-  em: EntityManager;
+  db: Database;
   principal: Principal;
   deadline: Deadline;
   /** QUOTE_VALID_DAYS: how long the quote can be issued. */
@@ -70,7 +68,7 @@ export interface CreateQuoteScope {
  */
 export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInput): Promise<QuoteRead> {
   const { principal } = scope;
-  const { organization, coverage, schedule: charges } = await priceBody(scope.em, principal, input);
+  const { organization, coverage, schedule: charges } = await priceBody(scope.db, principal, input);
   const quote: QuoteWrite = {
     id: randomUUID(),
     organizationId: organization.id,
@@ -97,11 +95,11 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
   ];
   // Past the request's deadline (its 503 has gone), no write starts.
   scope.deadline.assertOpen();
-  const insert = async (em: EntityManager) => {
-    const [{ expiresAt }] = await querySql<{ expiresAt: string }>(em, INSERT_QUOTE, values);
-    await scope.idempotency?.recordCreated(em, { type: 'quote', id: quote.id });
+  const insert = async (db: SqlClient) => {
+    const [{ expiresAt }] = await db.query<{ expiresAt: string }>(INSERT_QUOTE, values);
+    await scope.idempotency?.recordCreated(db, { type: 'quote', id: quote.id });
     return created(expiresAt);
   };
   // With an Idempotency-Key its mark commits with the quote; otherwise the statement is its own transaction.
-  return scope.idempotency ? inTransaction(scope.em, insert) : insert(scope.em);
+  return scope.idempotency ? scope.db.transaction(insert) : insert(scope.db);
 }

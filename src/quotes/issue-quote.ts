@@ -1,9 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Transaction } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { perAccess, querySql } from '../database/sql.js';
+import { perAccess } from '../database/sql.js';
 import { invalidState } from '../errors/errors.js';
-import { inTransaction } from '../database/transaction.js';
 import { withQuotas } from '../limits/quotas.js';
 import { draftPolicy, insertPolicy, withNumberRetries, type CreatePolicyScope, type PolicyFields } from '../policies/create-policy.js';
 import { quotedFields } from '../policies/priced-body.js';
@@ -30,7 +29,7 @@ import { QUOTE_SELECT, QUOTE_STATUS, quoteNotFound, quoteRead, type QuoteRead } 
 export async function issueQuote(scope: CreatePolicyScope, quoteId: string, given: IssueFields): Promise<PolicyRead> {
   return withNumberRetries(scope, given.number, () =>
     withQuotas(() =>
-      inTransaction(scope.em, async (tx) => {
+      scope.db.transaction(async (tx) => {
         const quote = await lockOpenQuote(tx, scope.principal, quoteId);
         const fields: PolicyFields = {
           number: given.number ?? null,
@@ -66,11 +65,11 @@ const OPEN_QUOTE_FOR_UPDATE = perAccess(
 );
 
 /** Inside the issuing transaction only: the lock lasts until it ends. */
-export async function lockOpenQuote(tx: EntityManager, principal: Principal, quoteId: string): Promise<QuoteToIssue> {
-  if (!tx.getTransactionContext()) throw new Error('lockOpenQuote needs the issuing transaction: its lock would end with the statement');
+export async function lockOpenQuote(tx: Transaction, principal: Principal, quoteId: string): Promise<QuoteToIssue> {
+  if (!tx.inTransaction) throw new Error('lockOpenQuote needs the issuing transaction: its lock would end with the statement');
   if (!isUuid(quoteId)) throw quoteNotFound();
   const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql(tx, OPEN_QUOTE_FOR_UPDATE(sql), [quoteId.toLowerCase(), ...params]);
+  const [row] = await tx.query(OPEN_QUOTE_FOR_UPDATE(sql), [quoteId.toLowerCase(), ...params]);
   if (!row) throw quoteNotFound();
   const quote = { ...quoteRead(row), coverageSlug: row.coverageSlug as string, organization: row.organization as OrganizationRead };
   if (quote.status !== 'open') throw invalidState(`This quote is ${quote.status}: only an open quote can be issued.`);
@@ -82,9 +81,8 @@ export async function lockOpenQuote(tx: EntityManager, principal: Principal, quo
  * unique `quote_policy_unique` and the `policy_id is null` guard keep it to one policy per
  * quote even if a caller skipped the lock.
  */
-export async function markQuoteIssued(tx: EntityManager, quoteId: string, policyId: string): Promise<void> {
-  const marked = await querySql(
-    tx,
+export async function markQuoteIssued(tx: Transaction, quoteId: string, policyId: string): Promise<void> {
+  const marked = await tx.query(
     `update quote q set policy_id = ?, issued_at = now() where q.id = ? and q.policy_id is null and (${QUOTE_STATUS}) = 'open' returning 1`,
     [policyId, quoteId],
   );

@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { perAccess, querySql } from '../database/sql.js';
+import { perAccess } from '../database/sql.js';
 import { rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
@@ -64,9 +64,9 @@ export function quoteRead(row: Record<string, unknown>): QuoteRead {
 export const quoteNotFound = () => notFound('Quote not found.');
 
 /** The quote with this id if the principal may access its organization; one SQL statement. */
-export async function findAccessibleQuote(em: EntityManager, principal: Principal, id: string): Promise<QuoteRead | null> {
+export async function findAccessibleQuote(db: SqlClient, principal: Principal, id: string): Promise<QuoteRead | null> {
   if (!isUuid(id)) return null;
   const { sql, params } = accessPredicate('o', principal);
-  const [row] = await querySql(em, QUOTE_BY_ID(sql), [id.toLowerCase(), ...params]);
+  const [row] = await db.query(QUOTE_BY_ID(sql), [id.toLowerCase(), ...params]);
   return row ? quoteRead(row) : null;
 }

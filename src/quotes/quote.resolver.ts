@@ -13,7 +13,7 @@ export class QuoteResolver {
   @Authorized()
   @Query(() => Quote, { nullable: true, description: 'A quote of an organization the caller may access; else null and NOT_FOUND' })
   async quote(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<QuoteRead> {
-    const quote = await findAccessibleQuote(ctx.em, principal, id);
+    const quote = await findAccessibleQuote(ctx.db, principal, id);
     if (!quote) throw quoteNotFound();
     return quote;
   }
@@ -27,7 +27,7 @@ export class QuoteResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<QuoteRead> {
-    const { em, deadline, idempotency, quoteValidDays } = ctx;
-    return createQuote({ em, principal, deadline, idempotency, validDays: quoteValidDays }, input);
+    const { db, deadline, idempotency, quoteValidDays } = ctx;
+    return createQuote({ db, principal, deadline, idempotency, validDays: quoteValidDays }, input);
   }
 }

@@ -200,7 +200,7 @@ async function answerIdempotently(
   assertIdempotencyKey(key);
   const variables = await checkedVariables(schema, route, req, context.principal);
   const { response, replayed } = await options.idempotency.run(
-    context.em,
+    context.db,
     // A change's If-Match is part of what it asks: the same key with another precondition is another request.
     {
       principal: context.principal,

@@ -280,7 +280,7 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/webhook-endpoints',
     document: CREATE_WEBHOOK_ENDPOINT,
     bodyVariable: 'input',
-    rebuild: ({ em, principal, cipher }, created) => createdEndpointAnswer({ em, principal, cipher }, (created as { id: string }).id),
+    rebuild: ({ db, principal, cipher }, created) => createdEndpointAnswer({ db, principal, cipher }, (created as { id: string }).id),
     response: (data) => data.createWebhookEndpoint,
   }),
   get<WebhookEndpointsQuery>({

@@ -22,9 +22,9 @@ export class NodeResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead | PolicyRead | QuoteRead> {
     const found =
-      (await findAccessibleOrganization(ctx.em, principal, id)) ??
-      (await findAccessiblePolicyById(ctx.em, principal, id)) ??
-      (await findAccessibleQuote(ctx.em, principal, id));
+      (await findAccessibleOrganization(ctx.db, principal, id)) ??
+      (await findAccessiblePolicyById(ctx.db, principal, id)) ??
+      (await findAccessibleQuote(ctx.db, principal, id));
     if (!found) throw notFound();
     return found;
   }

@@ -35,7 +35,7 @@ export class ViewerResolver {
   ): Promise<Connection<OrganizationRead>> {
     const { first, after } = pagePosition('organization', args);
     ctx.deadline.assertOpen();
-    return toConnection('organization', await entryPointsPage(ctx.em, principal, first, after), after);
+    return toConnection('organization', await entryPointsPage(ctx.db, principal, first, after), after);
   }
 
   @FieldResolver(() => PolicyConnection, {
@@ -49,7 +49,7 @@ export class ViewerResolver {
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
     ctx.deadline.assertOpen();
-    return toConnection('policy', await policiesByInternalId(ctx.em, principal, args.internalID, first, after), after);
+    return toConnection('policy', await policiesByInternalId(ctx.db, principal, args.internalID, first, after), after);
   }
 
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })

@@ -1,19 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
-import { querySql } from '../database/sql.js';
 import { badUserInput } from '../errors/errors.js';
 import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import type { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { ENDPOINT_SELECT, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
 import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
-import { inTransaction } from '../database/transaction.js';
 import { withQuotas } from '../limits/quotas.js';
 
 export interface CreateEndpointScope {
-  em: EntityManager;
+  db: Database;
   principal: Principal;
   cipher: FieldCipher;
   urls: UrlPolicy;
@@ -35,19 +33,18 @@ export async function createWebhookEndpoint(
   scope: CreateEndpointScope,
   input: CreateWebhookEndpointInput,
 ): Promise<EndpointRead & { secret: string }> {
-  const { em, principal } = scope;
+  const { db, principal } = scope;
   const organizationId = targetOrganizationId(input.organizationId, principal);
   const problem = await webhookUrlProblem(input.url, scope.urls);
   if (problem) throw badUserInput([{ path: 'url', message: problem }]);
-  const organization = await findTargetOrganization(em, principal, organizationId, input.organizationId != null);
+  const organization = await findTargetOrganization(db, principal, organizationId, input.organizationId != null);
   const secret = newSecret();
   const sealed = scope.cipher.seal(secret, 'webhook_endpoint.secret');
   const id = randomUUID();
   // The tree's endpoint quota is counted by the database at commit (403 QUOTA_EXCEEDED over it).
   const row = await withQuotas(() =>
-    inTransaction(em, async (tx) => {
-      const [inserted] = await querySql<EndpointRead>(
-        tx,
+    db.transaction(async (tx) => {
+      const [inserted] = await tx.query<EndpointRead>(
         `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
        values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning ${ENDPOINT_SELECT}`,
         [
@@ -73,13 +70,12 @@ export async function createWebhookEndpoint(
  * after a 5xx once it committed): the endpoint as created, its secret opened from the row.
  */
 export async function createdEndpointAnswer(
-  scope: Pick<CreateEndpointScope, 'em' | 'principal' | 'cipher'>,
+  scope: Pick<CreateEndpointScope, 'db' | 'principal' | 'cipher'>,
   id: string,
 ): Promise<(EndpointRead & { secret: string }) | null> {
-  const endpoint = await findAccessibleEndpoint(scope.em, scope.principal, id);
+  const endpoint = await findAccessibleEndpoint(scope.db, scope.principal, id);
   if (!endpoint) return null;
-  const [sealed] = await querySql<{ ciphertext: string; keyId: string }>(
-    scope.em,
+  const [sealed] = await scope.db.query<{ ciphertext: string; keyId: string }>(
     'select secret_ciphertext as ciphertext, secret_key_id as "keyId" from webhook_endpoint where id = ?',
     [id],
   );

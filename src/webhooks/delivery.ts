@@ -1,12 +1,13 @@
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import http from 'node:http';
 import https from 'node:https';
-import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
+import type { Database, SqlClient, Transaction } from '../database/database.js';
+import { rfc3339 } from '../database/read-model.js';
 import { EVENT_BODY } from '../events/event.reads.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { traceHeaders } from '../observability/trace-context.js';
@@ -26,11 +27,16 @@ import { checkedLookup, literalUrlProblem } from './webhook-url.js';
  * instances. A failed attempt backs its whole endpoint off (`webhook_endpoint.retry_at`): its
  * other deliveries' jobs are put off to that time without an attempt, and new ones are enqueued
  * for it. An endpoint failing for the whole retry window is disabled.
+ *
+ * Two pools: the worker's own SQL goes through the service's gateway (database/database.ts), and
+ * pg-boss keeps its pool of POOL_SIZE for its polling and maintenance (docs/decisions.md, "One
+ * pool, one gateway"); the jobs a transaction of ours enqueues go on our connection, through
+ * pg-boss's `db` option.
  */
 const QUEUE = 'webhook-delivery';
 /** At most this much of a receiver's answer is read (64 KB; contract section 12). */
 export const RESPONSE_READ_LIMIT = 64 * 1024;
-/** Connections of the delivery pool, and of pg-boss's: an attempt holds none while it waits on the receiver. */
+/** Connections of pg-boss's pool. An attempt holds none of either pool while it waits on the receiver. */
 const POOL_SIZE = 4;
 
 interface Job {
@@ -43,7 +49,8 @@ interface DeliveryRow {
   endpoint_id: string;
   root_id: string;
   disabled_reason: string | null;
-  retry_at: Date | null;
+  /** RFC 3339 in UTC, or null: the endpoint is not backed off. */
+  retry_at: string | null;
   status: string;
   attempts: number;
   url: string;
@@ -57,13 +64,16 @@ interface DeliveryRow {
 }
 
 export interface DeliveryOptions {
+  /** The service's gateway: the relay's, the attempts' and the retention's SQL. */
+  database: Database;
+  /** For pg-boss's own pool. */
   databaseUrl: string;
   settings: WebhookSettings;
   cipher: FieldCipher;
   logger: Logger;
   /** How often the relay looks for new deliveries, and workers for due jobs (tests shorten it). */
   pollSeconds?: number;
-  /** Attempts by result, the queue's depth and the pool (spec section 13). */
+  /** Attempts by result, the queue's depth and pg-boss's pool (spec section 13). */
   metrics?: ServiceMetrics;
   /**
    * Fair shares between trees: the per-tree cap on attempts in flight and the back-off of an
@@ -85,12 +95,12 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   const fairness = options.fairness ?? true;
   // The tree's share: its jobs count against one pg-boss group (none without fairness).
   const groupOf = (rootId: string) => (fairness ? { group: { id: rootId } } : {});
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: POOL_SIZE });
-  pool.on('error', (error) => logger.warn({ err: error }, 'webhook delivery pool error'));
-  metrics?.watchPool('webhooks', () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }));
+  const { database } = options;
   metrics?.watchQueueDepth(async () => {
-    const { rows } = await pool.query<{ count: number }>(`select count(*)::int as count from webhook_delivery where status = 'pending'`);
-    return rows[0].count;
+    const [{ count }] = await database.query<{ count: number }>(
+      `select count(*)::int as count from webhook_delivery where status = 'pending'`,
+    );
+    return count;
   });
   // An attempt lasts at most the timeout; a job active well past it lost its worker. pg-boss 12
   // looks for expired jobs in its monitor pass (every monitorIntervalSeconds, checked every
@@ -109,12 +119,18 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   });
   boss.on('error', (error) => logger.warn({ err: error }, 'webhook delivery queue error'));
   await boss.start();
+  // The queue's own connections (pg-boss's pool), reported as the webhook worker's pool.
+  const queueDb = boss.getDb();
+  metrics?.watchPool('webhooks', () => {
+    const counts = queueDb.poolCounts?.();
+    return counts ? { inUse: counts.total - counts.idle, idle: counts.idle, waiting: counts.waiting } : { inUse: 0, idle: 0, waiting: 0 };
+  });
   // pg-boss's create_queue deadlocks when two processes create the same new queue at once (each
   // inserts the queue's row, then waits for the other): the workers of a cluster, or instances,
   // starting together on a new database. So one at a time, under a lock our transaction holds
   // while pg-boss works on its own connection; once the queue exists the call changes nothing.
-  await inTransaction(pool, async (client) => {
-    await client.query(`select pg_advisory_xact_lock(hashtext('org-policy:create-queue:${QUEUE}'))`);
+  await untimed(database, async (tx) => {
+    await tx.query(`select pg_advisory_xact_lock(hashtext('org-policy:create-queue:${QUEUE}'))`);
     await boss.createQueue(QUEUE, {
       // pg-boss's own retries only cover a worker that died mid-attempt (the job expired).
       retryLimit: 5,
@@ -130,7 +146,6 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     http: new http.Agent({ keepAlive: true, maxSockets: settings.concurrency, timeout: 30_000 }),
     https: new https.Agent({ keepAlive: true, maxSockets: settings.concurrency, timeout: 30_000 }),
   };
-  const db = (client: pg.PoolClient) => ({ executeSql: (text: string, values: unknown[]) => client.query(text, values) });
 
   /**
    * Hands unqueued deliveries to the queue: marked and enqueued in one transaction, by one
@@ -141,65 +156,65 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
    * delivery to an endpoint that is backed off waits with it.
    */
   const relay = () =>
-    inTransaction(pool, async (client) => {
-      const { rows } = await client.query<{ id: string; attempts: number; start_after: Date | null; root_id: string }>(
+    database.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string; attempts: number; start_after: string | null; root_id: string }>(
         `select d.id, d.attempts, o.path[1] as root_id,
            case when greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'}) > now()
-             then greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'}) end as start_after
+             then ${rfc3339(`greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'})`)} end as start_after
          from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join organization o on o.id = w.organization_id
          where not d.enqueued order by d.created_at limit 200 for update of d skip locked`,
       );
       if (rows.length > 0) {
         const jobs = rows.map((row) => ({
           data: { deliveryId: row.id, attempt: row.attempts + 1 } satisfies Job,
-          ...(row.start_after ? { startAfter: row.start_after } : {}),
+          ...(row.start_after ? { startAfter: new Date(row.start_after) } : {}),
           ...groupOf(row.root_id),
         }));
-        await boss.insert(QUEUE, jobs, { db: db(client) });
+        await boss.insert(QUEUE, jobs, { db: tx });
         // The time shown as its next attempt is when its job may start (its endpoint's back-off).
-        await client.query(
-          'update webhook_delivery set enqueued = true, next_attempt_at = greatest(next_attempt_at, ($2::timestamptz[])[array_position($1::uuid[], id)]) where id = any($1::uuid[])',
-          [rows.map((row) => row.id), rows.map((row) => row.start_after)],
+        const ids = rows.map((row) => row.id);
+        await tx.query(
+          'update webhook_delivery set enqueued = true, next_attempt_at = greatest(next_attempt_at, (?::timestamptz[])[array_position(?::uuid[], id)]) where id = any(?::uuid[])',
+          [rows.map((row) => row.start_after), ids, ids],
         );
       }
       return rows.length;
     });
 
   const attempt = async (job: Job) => {
-    const { rows } = await pool.query<DeliveryRow>(
-      `select d.endpoint_id, o.path[1] as root_id, w.disabled_reason, case when w.retry_at > now() then w.retry_at end as retry_at,
+    const [delivery] = await database.query<DeliveryRow>(
+      `select d.endpoint_id, o.path[1] as root_id, w.disabled_reason, case when w.retry_at > now() then ${rfc3339('w.retry_at')} end as retry_at,
          d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
-         e.created_at < now() - make_interval(secs => $2) as expired, e.trace_parent,
+         e.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent,
          ${EVENT_BODY} as body
        from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
          join organization o on o.id = w.organization_id
-       where d.id = $1`,
-      [job.deliveryId, settings.retryWindowSeconds],
+       where d.id = ?`,
+      [settings.retryWindowSeconds, job.deliveryId],
     );
-    const delivery = rows[0];
     // Delivered, failed, or already attempted (a duplicate of a job that ran): nothing to do.
     if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
     if (delivery.deleted || delivery.expired || delivery.disabled_reason !== null) {
-      await pool.query(`update webhook_delivery set status = 'failed', last_error = $2 where id = $1 and status = 'pending'`, [
-        job.deliveryId,
+      await database.query(`update webhook_delivery set status = 'failed', last_error = ? where id = ? and status = 'pending'`, [
         delivery.deleted
           ? 'the endpoint was deleted'
           : delivery.disabled_reason !== null
             ? 'the endpoint is disabled'
             : 'no attempt succeeded within the retry window',
+        job.deliveryId,
       ]);
       metrics?.observeDelivery('dropped');
       return;
     }
     // The endpoint is backed off as a whole: this delivery waits with it, no attempt made.
     if (fairness && delivery.retry_at) {
-      const retryAt = delivery.retry_at;
-      await inTransaction(pool, async (client) => {
-        await client.query(`update webhook_delivery set next_attempt_at = greatest(next_attempt_at, $2) where id = $1`, [
-          job.deliveryId,
+      const retryAt = new Date(delivery.retry_at);
+      await database.transaction(async (tx) => {
+        await tx.query(`update webhook_delivery set next_attempt_at = greatest(next_attempt_at, ?) where id = ?`, [
           retryAt,
+          job.deliveryId,
         ]);
-        await boss.send(QUEUE, job, { startAfter: retryAt, db: db(client), ...groupOf(delivery.root_id) });
+        await boss.send(QUEUE, job, { startAfter: retryAt, db: tx, ...groupOf(delivery.root_id) });
       });
       return;
     }
@@ -259,23 +274,27 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       // The next attempt waits for the endpoint too.
       delaySeconds = Math.max(delaySeconds, endpoint.waitSeconds);
     }
-    const update = `update webhook_delivery set attempts = $2, last_status = $3, last_error = $4, last_attempt_at = now(),
-           status = case when $5 then 'delivered' when $6 then 'failed' else 'pending' end,
-           delivered_at = case when $5 then now() end,
-           next_attempt_at = now() + make_interval(secs => $7)
-         where id = $1 and attempts = $2 - 1 and status = 'pending'`;
-    const values = [job.deliveryId, job.attempt, outcome.status ?? null, outcome.error ?? null, delivered, last, delaySeconds];
+    // The attempt's outcome, on the row that still waits for this attempt (one row, or none).
+    const update = (db: SqlClient) =>
+      db.query(
+        `update webhook_delivery set attempts = ?, last_status = ?, last_error = ?, last_attempt_at = now(),
+           status = case when ? then 'delivered' when ? then 'failed' else 'pending' end,
+           delivered_at = case when ? then now() end,
+           next_attempt_at = now() + make_interval(secs => ?)
+         where id = ? and attempts = ? - 1 and status = 'pending'
+         returning 1`,
+        [job.attempt, outcome.status ?? null, outcome.error ?? null, delivered, last, delivered, delaySeconds, job.deliveryId, job.attempt],
+      );
     // Delivered or out of attempts: nothing more to schedule, one statement.
     if (delivered || last) {
-      await pool.query(update, values);
+      await update(database);
       return delivered ? 'delivered' : 'failed';
     }
-    await inTransaction(pool, async (client) => {
-      const { rowCount } = await client.query(update, values);
-      if (rowCount === 1) {
+    await database.transaction(async (tx) => {
+      if ((await update(tx)).length === 1) {
         await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, {
           startAfter: delaySeconds,
-          db: db(client),
+          db: tx,
           ...groupOf(delivery.root_id),
         });
       }
@@ -296,31 +315,32 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     outcome: Outcome,
   ): Promise<{ waitSeconds: number; disabled: boolean }> => {
     if (delivered) {
-      await pool.query('update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = $1 and failures > 0', [
-        endpointId,
-      ]);
+      await database.query(
+        'update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = ? and failures > 0',
+        [endpointId],
+      );
       return { waitSeconds: 0, disabled: false };
     }
     const why = outcome.error ?? `HTTP ${outcome.status}`;
-    return inTransaction(pool, async (client) => {
-      const { rows } = await client.query<{ wait: number; expired: boolean }>(
+    return database.transaction(async (tx) => {
+      const rows = await tx.query<{ wait: number; expired: boolean }>(
         `update webhook_endpoint set
            failures = case when retry_at > now() then failures else failures + 1 end,
            failing_since = coalesce(failing_since, now()),
            retry_at = case when retry_at > now() then retry_at
-             else now() + make_interval(secs => $2 * power(2, least(failures, 16)) * (0.5 + random() / 2)) end
-         where id = $1
-         returning extract(epoch from retry_at - now())::float8 as wait, failing_since < now() - make_interval(secs => $3) as expired`,
-        [endpointId, settings.retryBaseSeconds, settings.retryWindowSeconds],
+             else now() + make_interval(secs => ? * power(2, least(failures, 16)) * (0.5 + random() / 2)) end
+         where id = ?
+         returning extract(epoch from retry_at - now())::float8 as wait, failing_since < now() - make_interval(secs => ?) as expired`,
+        [settings.retryBaseSeconds, endpointId, settings.retryWindowSeconds],
       );
       if (!rows[0]?.expired) return { waitSeconds: Math.ceil(rows[0]?.wait ?? 0), disabled: false };
       const reason = `no attempt succeeded for ${settings.retryWindowSeconds} s; the last one: ${why}`.slice(0, 300);
-      await client.query(
-        `update webhook_endpoint set disabled_at = now(), disabled_reason = $2, retry_at = null where id = $1 and disabled_at is null`,
-        [endpointId, reason],
+      await tx.query(
+        `update webhook_endpoint set disabled_at = now(), disabled_reason = ?, retry_at = null where id = ? and disabled_at is null`,
+        [reason, endpointId],
       );
-      await client.query(
-        `update webhook_delivery set status = 'failed', last_error = 'the endpoint is disabled' where endpoint_id = $1 and status = 'pending' and id <> $2`,
+      await tx.query(
+        `update webhook_delivery set status = 'failed', last_error = 'the endpoint is disabled' where endpoint_id = ? and status = 'pending' and id <> ?`,
         [endpointId, deliveryId],
       );
       logger.warn({ endpointId, reason }, 'webhook endpoint disabled');
@@ -373,14 +393,15 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   const relaying = relayLoop();
 
   const purge = () =>
-    pool
-      .query(
-        `with gone as (delete from event where created_at < now() - make_interval(secs => $1) returning seq),
+    untimed(database, (tx) =>
+      tx.query<{ count: number }>(
+        `with gone as (delete from event where created_at < now() - make_interval(secs => ?) returning seq),
            cleared as (delete from event_ancestor a using gone where a.event_seq = gone.seq)
          select count(*)::int as count from gone`,
         [settings.retentionSeconds],
-      )
-      .then(({ rows }) => rows[0].count > 0 && logger.info({ count: rows[0].count }, 'deleted events past their retention'))
+      ),
+    )
+      .then(([{ count }]) => count > 0 && logger.info({ count }, 'deleted events past their retention'))
       .catch((error) => logger.warn({ err: error }, 'could not delete old events'));
   void purge();
   const purger = setInterval(() => void purge(), 10 * 60_000).unref();
@@ -394,33 +415,24 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       await Promise.all(slots);
       // pg-boss 12's stop() always waits for the workers (pg-boss 10's `wait: true`).
       await boss.stop({ graceful: true, timeout: 5_000 });
-      await pool.end();
       agents.http.destroy();
       agents.https.destroy();
     },
   };
 }
 
-/** `work` on one connection in one transaction: committed when it returns, rolled back when it throws. */
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  // The pool listens for errors on idle clients only: a connection lost while checked out (the
-  // database restarted, or was stopped under the service) would be an uncaught 'error' and
-  // end the process. The query in flight fails anyway, and the pool drops the client.
-  const lost = () => undefined;
-  client.on('error', lost);
-  try {
-    await client.query('begin');
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.off('error', lost);
-    client.release();
-  }
+/**
+ * `work` in a transaction without the service's statement and idle-in-transaction timeouts,
+ * which are for requests: the queue's creation waits on another instance's lock, and the
+ * retention purge may delete a large backlog in one statement (the worker's own pool had no
+ * timeout before it shared the service's).
+ */
+function untimed<T>(database: Database, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return database.transaction(async (tx) => {
+    await tx.query('set local statement_timeout = 0');
+    await tx.query('set local idle_in_transaction_session_timeout = 0');
+    return work(tx);
+  });
 }
 
 /** Exponential backoff with full jitter: between half and all of base × 2^(attempt − 1). */

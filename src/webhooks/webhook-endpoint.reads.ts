@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
-import { querySql } from '../database/sql.js';
 import { notFound } from '../errors/errors.js';
 import { rfc3339 } from '../database/read-model.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
@@ -20,11 +19,10 @@ export type EndpointRead = WebhookEndpoint;
 export const endpointNotFound = () => notFound('Webhook endpoint not found.');
 
 /** A live endpoint by id if its organization is accessible. */
-export async function findAccessibleEndpoint(em: EntityManager, principal: Principal, id: string): Promise<EndpointRead | null> {
+export async function findAccessibleEndpoint(db: SqlClient, principal: Principal, id: string): Promise<EndpointRead | null> {
   if (!isUuid(id)) return null;
   const access = accessPredicate('o', principal);
-  const [row] = await querySql<EndpointRead>(
-    em,
+  const [row] = await db.query<EndpointRead>(
     `select ${ENDPOINT_SELECT} from webhook_endpoint w join organization o on o.id = w.organization_id
      where w.id = ? and w.deleted_at is null and ${access.sql}`,
     [id.toLowerCase(), ...access.params],
@@ -33,9 +31,8 @@ export async function findAccessibleEndpoint(em: EntityManager, principal: Princ
 }
 
 /** A page of the live endpoints registered on one (already access-checked) organization. */
-export async function endpointsPage(em: EntityManager, organizationId: string, first: number, after: string) {
-  const rows = await querySql<EndpointRead & { seq: string }>(
-    em,
+export async function endpointsPage(db: SqlClient, organizationId: string, first: number, after: string) {
+  const rows = await db.query<EndpointRead & { seq: string }>(
     `select ${ENDPOINT_SELECT}, w.seq from webhook_endpoint w
      where w.organization_id = ? and w.deleted_at is null and w.seq > ?::bigint order by w.seq limit ?`,
     [organizationId, after, first + 1],
@@ -44,11 +41,10 @@ export async function endpointsPage(em: EntityManager, organizationId: string, f
 }
 
 /** Marks a live, accessible endpoint deleted (its pending deliveries then fail); whether it was. */
-export async function deleteAccessibleEndpoint(em: EntityManager, principal: Principal, id: string): Promise<boolean> {
+export async function deleteAccessibleEndpoint(db: SqlClient, principal: Principal, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const access = accessPredicate('o', principal);
-  const rows = await querySql(
-    em,
+  const rows = await db.query(
     `update webhook_endpoint w set deleted_at = now() from organization o
      where w.id = ? and w.deleted_at is null and o.id = w.organization_id and ${access.sql} returning w.id`,
     [id.toLowerCase(), ...access.params],

@@ -36,7 +36,7 @@ export class WebhookEndpointResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<EndpointRead & { secret: string }> {
     ctx.deadline.assertOpen();
-    return createWebhookEndpoint({ em: ctx.em, principal, cipher: ctx.cipher, urls: ctx.webhookUrls, idempotency: ctx.idempotency }, input);
+    return createWebhookEndpoint({ db: ctx.db, principal, cipher: ctx.cipher, urls: ctx.webhookUrls, idempotency: ctx.idempotency }, input);
   }
 
   @Authorized()
@@ -47,7 +47,7 @@ export class WebhookEndpointResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<string> {
     ctx.deadline.assertOpen();
-    if (!(await deleteAccessibleEndpoint(ctx.em, principal, id))) throw endpointNotFound();
+    if (!(await deleteAccessibleEndpoint(ctx.db, principal, id))) throw endpointNotFound();
     return id;
   }
 
@@ -61,7 +61,7 @@ export class WebhookEndpointResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<EndpointRead> {
-    const endpoint = await findAccessibleEndpoint(ctx.em, principal, id);
+    const endpoint = await findAccessibleEndpoint(ctx.db, principal, id);
     if (!endpoint) throw endpointNotFound();
     return endpoint;
   }
@@ -75,7 +75,7 @@ export class WebhookEndpointResolver {
   ): Promise<Connection<EndpointRead>> {
     const { first, after } = pagePosition('webhookEndpoint', args);
     const organizationId = targetOrganizationId(args.organizationId, principal);
-    const organization = await findTargetOrganization(ctx.em, principal, organizationId, args.organizationId != null);
-    return toConnection('webhookEndpoint', await endpointsPage(ctx.em, organization.id, first, after), after);
+    const organization = await findTargetOrganization(ctx.db, principal, organizationId, args.organizationId != null);
+    return toConnection('webhookEndpoint', await endpointsPage(ctx.db, organization.id, first, after), after);
   }
 }

@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { describe, expect, it } from 'vitest';
 import { ormSettings } from '../../src/database/orm-settings.js';
 import { createLogger } from '../../src/logger.js';
+import { Database } from '../../src/database/database.js';
 import { createTestDatabase } from '../support/test-service.js';
 
 /**
@@ -10,9 +11,9 @@ import { createTestDatabase } from '../support/test-service.js';
  * field of its own. Migrations run for real on a fresh database, through the service's settings.
  */
 describe('database log lines', () => {
-  const capture = () => {
+  const capture = (level = 'info') => {
     const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger('info', { destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    const logger = createLogger(level, { destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
     return { lines, logger };
   };
 
@@ -45,5 +46,29 @@ describe('database log lines', () => {
       { level: 40, msg: '[database] Connection Error: connect ECONNREFUSED 127.0.0.1:5432' },
       { level: 50, msg: '[database] pool exhausted' },
     ]);
+  });
+
+  it('say each statement of the gateway at debug level, its text and never its values', async () => {
+    const url = await createTestDatabase();
+    for (const level of ['debug', 'info']) {
+      const { lines, logger } = capture(level);
+      const database = new Database({ url, logger });
+      try {
+        await database.query('select ? as "taxId"', ['123-45-6789']);
+        await database.query('select 1/0').catch(() => undefined);
+      } finally {
+        await database.close();
+      }
+      const statements = lines.filter((line) => String(line.msg).startsWith('[query] '));
+      if (level === 'info') {
+        expect(statements).toEqual([]);
+        continue;
+      }
+      expect(statements.map(({ level, msg }) => ({ level, msg: String(msg).replace(/\d+ ms/, 'N ms') }))).toEqual([
+        { level: 20, msg: '[query] select $1 as "taxId" [took N ms]' },
+        { level: 20, msg: '[query] select 1/0 [took N ms, failed 22012]' },
+      ]);
+      expect(JSON.stringify(lines)).not.toContain('123-45-6789');
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { ReferenceKind } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
+import { entityMetadata } from '../support/entity-metadata.js';
 import { useTestService } from '../support/test-service.js';
 
 /**
@@ -15,7 +16,7 @@ describe('entities against the migrated database', () => {
     );
     const existing = new Set(columns.map((column) => `${column.table_name}.${column.column_name}`));
     const missing: string[] = [];
-    for (const meta of Object.values(service.orm.getMetadata().getAll())) {
+    for (const meta of Object.values((await entityMetadata()).getAll())) {
       if (meta.virtual || meta.embeddable) continue;
       for (const property of meta.props) {
         if (property.kind === ReferenceKind.ONE_TO_MANY || property.kind === ReferenceKind.MANY_TO_MANY) continue;

@@ -1,7 +1,6 @@
-import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ormConfig } from '../../mikro-orm.config.js';
+import { Database } from '../../src/database/database.js';
 import { accessPredicate } from '../../src/auth/access-rule.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { accessibleEventsPage, EVENT_SELECT, subtreeEventsPage } from '../../src/events/event.reads.js';
@@ -143,8 +142,9 @@ describe('the events list without organizationId', () => {
 
 describe('the plan of the events list without organizationId', () => {
   const service = useTestService();
-  let orm: MikroORM;
-  const statements: Array<{ sql: string; bindings: unknown[] }> = [];
+  // A gateway of its own on the service's database: only the reads' statements pass through it.
+  let database: Database;
+  const statements: Array<{ sql: string; bindings: readonly unknown[] }> = [];
   const PLATFORM_EVENTS = 20_000;
   const org: Record<string, string> = {};
   let callerEvents = 0;
@@ -168,13 +168,10 @@ describe('the plan of the events list without organizationId', () => {
     await insertEvents(service, mine);
     await insertEvents(service, platformEvents(PLATFORM_EVENTS / 2));
     for (const table of ['organization', 'event', 'event_ancestor']) await service.sql(`analyze ${table}`);
-    orm = await MikroORM.init(ormConfig(service.databaseUrl));
-    orm.em
-      .getConnection()
-      .getKnex()
-      .on('query', (query: { sql: string; bindings: unknown[] }) => statements.push(query));
+    database = new Database({ url: service.databaseUrl });
+    database.onStatement(({ text, values }) => statements.push({ sql: text, bindings: values }));
   });
-  afterAll(() => orm?.close());
+  afterAll(() => database?.close());
 
   /** Rows of `event` and `event_ancestor` each scan produced or threw away, over all its loops. */
   function eventRowsExamined(node: Record<string, any>): number {
@@ -187,7 +184,7 @@ describe('the plan of the events list without organizationId', () => {
   }
 
   /** The plan of a statement the service sent, run as `mode` plans it: the event rows it examined. */
-  async function examinedBy(sent: { sql: string; bindings: unknown[] }, mode: string): Promise<number> {
+  async function examinedBy(sent: { sql: string; bindings: readonly unknown[] }, mode: string): Promise<number> {
     const client = new pg.Client({ connectionString: service.databaseUrl });
     await client.connect();
     try {
@@ -210,8 +207,8 @@ describe('the plan of the events list without organizationId', () => {
     const principal = { sub: 'carol', org: org.claim };
     // The last page: a walk along every event would have to pass all the platform's to end it.
     statements.length = 0;
-    const first = await accessibleEventsPage(orm.em.fork(), principal, null, pageSize, '0');
-    const last = await accessibleEventsPage(orm.em.fork(), principal, null, pageSize, first.items.at(-1)!.seq);
+    const first = await accessibleEventsPage(database, principal, null, pageSize, '0');
+    const last = await accessibleEventsPage(database, principal, null, pageSize, first.items.at(-1)!.seq);
     expect(first.items.length + last.items.length).toBe(callerEvents);
     expect(last.hasNextPage).toBe(false);
     // At most a page per entry point from event_ancestor, each checked in event, and the page
@@ -224,8 +221,8 @@ describe('the plan of the events list without organizationId', () => {
   it.each(MODES)("reads one subtree's events with organizationId, not the platform's (%s)", async (mode) => {
     const principal = { sub: 'carol', org: null };
     statements.length = 0;
-    const first = await subtreeEventsPage(orm.em.fork(), principal, org.own, null, 5, '0');
-    const last = await subtreeEventsPage(orm.em.fork(), principal, org.own, null, 5, first!.items.at(-1)!.seq);
+    const first = await subtreeEventsPage(database, principal, org.own, null, 5, '0');
+    const last = await subtreeEventsPage(database, principal, org.own, null, 5, first!.items.at(-1)!.seq);
     expect(last!.items).toHaveLength(5);
     expect(last!.hasNextPage).toBe(false);
     const examined = await examinedBy(statements.at(-1)!, mode);

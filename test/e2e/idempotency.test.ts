@@ -150,7 +150,7 @@ describe('idempotency keys', () => {
     expect(later.body.id).not.toBe(first.body.id);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     const { deleteExpiredKeys } = await import('../../src/idempotency/idempotency.js');
-    expect(await deleteExpiredKeys(service.orm.em.fork())).toBeGreaterThan(0);
+    expect(await deleteExpiredKeys(service.database)).toBeGreaterThan(0);
     expect(await service.sql('select key from idempotency_key where expires_at <= now()')).toEqual([]);
   });
 

@@ -25,7 +25,8 @@ const POLICY_KEYS = [
 ];
 
 describe('policies', () => {
-  const service = useTestService();
+  // No webhook worker: its polling goes through the same gateway, and would be counted among a request's statements.
+  const service = useTestService({ WEBHOOK_DELIVERY: 'false' });
   let token: string;
   let organization: { id: string; name: string; parentId: string | null };
 
@@ -184,16 +185,16 @@ describe('policies', () => {
 
   it('writes in two statements after the creates budget: the organization with its plan, then one insert', async () => {
     const sent: string[] = [];
-    const record = (query: { sql: string }) => sent.push(query.sql.replace(/\s+/g, ' ').slice(0, 60));
-    const knex = service.orm.em.getConnection().getKnex();
-    knex.on('query', record);
+    const stop = service.database.onStatement(({ text }) => {
+      // The creates budget's upsert, before the body is read (rate-limiter-flexible's statement, table "rate_limit").
+      if (!text.includes('"rate_limit"')) sent.push(text.replace(/\s+/g, ' ').slice(0, 60));
+    });
     try {
       const response = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ petName: 'Counted' }) });
       expect(response.status).toBe(200);
     } finally {
-      knex.off('query', record);
+      stop();
     }
-    // (The creates budget's upsert, before the body is read, goes through rate-limiter-flexible's own query.)
     expect(sent).toHaveLength(2);
     expect(sent[0]).toMatch(/^select o\.id/);
     expect(sent[1]).toMatch(/^with made as \( insert into policy/);

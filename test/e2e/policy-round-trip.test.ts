@@ -2,6 +2,7 @@ import { ReferenceKind } from '@mikro-orm/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHARGE_WRITE, POLICY_WRITE, TRANSACTION_WRITE } from '../../src/policies/policy.writes.js';
 import { graphql, request } from '../support/http.js';
+import { entityMetadata } from '../support/entity-metadata.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
 
 /**
@@ -18,8 +19,8 @@ describe('a policy written and read back, field by field', () => {
     ({ token, organizationId } = await createRootOrganization(service));
   });
 
-  it('each write map sends every property to the column its entity maps it to', () => {
-    const metadata = service.orm.getMetadata();
+  it('each write map sends every property to the column its entity maps it to', async () => {
+    const metadata = await entityMetadata();
     const maps = [
       ['Policy', POLICY_WRITE],
       ['Charge', CHARGE_WRITE],

@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
-import { inTransaction } from '../../src/database/transaction.js';
 import { lockOpenQuote, markQuoteIssued } from '../../src/quotes/issue-quote.js';
 
 /** Contract section 14, quotes: the create and the read over REST and GraphQL. */
@@ -323,7 +322,7 @@ describe('loading a quote for issuing', () => {
 
   it('gives the open quote with its stored charges and organization, its row locked until the transaction ends', async () => {
     const quote = await newQuote();
-    await inTransaction(service.orm.em.fork(), async (tx) => {
+    await service.database.transaction(async (tx) => {
       const loaded = await lockOpenQuote(tx, alice(), quote.id);
       expect(loaded).toMatchObject({ ...quote, coverageSlug: 'accident-only', organization: { id: organizationId } });
       // Another transaction cannot take the row meanwhile.
@@ -335,7 +334,9 @@ describe('loading a quote for issuing', () => {
 
   it('refuses outside a transaction (the lock would end with the statement)', async () => {
     const quote = await newQuote();
-    await expect(lockOpenQuote(service.orm.em.fork(), alice(), quote.id)).rejects.toThrow(/transaction/);
+    // The compiler refuses it too: a Database is not a Transaction.
+    // @ts-expect-error -- outside a transaction on purpose
+    await expect(lockOpenQuote(service.database, alice(), quote.id)).rejects.toThrow(/transaction/);
   });
 
   it('answers NOT_FOUND out of reach, and for an id that is none', async () => {
@@ -345,14 +346,14 @@ describe('loading a quote for issuing', () => {
       [alice(), randomUUID()],
       [alice(), 'nope'],
     ] as const) {
-      expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, principal, id)))).toBe('NOT_FOUND');
+      expect(await codeOf(service.database.transaction((tx) => lockOpenQuote(tx, principal, id)))).toBe('NOT_FOUND');
     }
   });
 
   it('answers INVALID_STATE for an expired quote and for an issued one, which reads issued with its policy number', async () => {
     const expired = await newQuote();
     await service.sql(`update quote set expires_at = now() - interval '1 second' where id = $1`, [expired.id]);
-    expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, alice(), expired.id)))).toBe('INVALID_STATE');
+    expect(await codeOf(service.database.transaction((tx) => lockOpenQuote(tx, alice(), expired.id)))).toBe('INVALID_STATE');
 
     const issued = await newQuote();
     const policy = await request(service.url, 'POST', '/api/v1/policy', {
@@ -360,15 +361,15 @@ describe('loading a quote for issuing', () => {
       body: quoteBody({ coverageSlug: 'accident-only', number: 880001 }),
     });
     const [{ id: policyId }] = await service.sql<{ id: string }>('select id from policy where number = 880001');
-    await inTransaction(service.orm.em.fork(), async (tx) => {
+    await service.database.transaction(async (tx) => {
       await lockOpenQuote(tx, alice(), issued.id);
       await markQuoteIssued(tx, issued.id, policyId);
     });
     expect(policy.status).toBe(200);
     const read = await request(service.url, 'GET', `/api/v1/quote/${issued.id}`, { token });
     expect(read.body).toMatchObject({ status: 'issued', policyNumber: 880001 });
-    expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => lockOpenQuote(tx, alice(), issued.id)))).toBe('INVALID_STATE');
-    expect(await codeOf(inTransaction(service.orm.em.fork(), (tx) => markQuoteIssued(tx, issued.id, policyId)))).toBe('INVALID_STATE');
+    expect(await codeOf(service.database.transaction((tx) => lockOpenQuote(tx, alice(), issued.id)))).toBe('INVALID_STATE');
+    expect(await codeOf(service.database.transaction((tx) => markQuoteIssued(tx, issued.id, policyId)))).toBe('INVALID_STATE');
     // An issued quote stays issued after its expiry.
     await service.sql(`update quote set expires_at = now() - interval '1 second' where id = $1`, [issued.id]);
     expect((await request(service.url, 'GET', `/api/v1/quote/${issued.id}`, { token })).body.status).toBe('issued');

@@ -79,6 +79,8 @@ async function scenario(service: TestServiceHandle, fairness: boolean): Promise<
   let workers: DeliveryWorkers | undefined;
   try {
     workers = await startDelivery({
+      // The service's own gateway, as its own worker would use (the service runs none here).
+      database: service.database,
       databaseUrl: service.databaseUrl,
       settings: loadConfig(service.env).webhooks,
       cipher: new FieldCipher(Buffer.from(service.env.DATA_ENCRYPTION_KEY, 'base64')),

@@ -249,10 +249,7 @@ describe('GraphQL connections', () => {
   describe('batched loading', () => {
     let statements: string[] = [];
     beforeAll(() => {
-      api.orm.em
-        .getConnection()
-        .getKnex()
-        .on('query', (query: { sql: string }) => statements.push(query.sql));
+      api.database.onStatement(({ text }) => statements.push(text));
     });
 
     const count = async (query: string, principal: Claims) => {

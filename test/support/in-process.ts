@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
@@ -9,8 +8,8 @@ import { authenticate } from '../../src/auth/authenticate.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { loadConfig } from '../../src/config.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
-import { openDatabase } from '../../src/database/orm.js';
-import { ormConfig } from '../../mikro-orm.config.js';
+import { Database } from '../../src/database/database.js';
+import { migrateDatabase } from '../../src/database/migrate.js';
 import { safeError, type SafeError } from '../../src/errors/safe-errors.js';
 import { createContextFactory, type ContextFactory } from '../../src/graphql/context.js';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
@@ -55,8 +54,8 @@ export interface InProcessSchema {
   run(document: string | DocumentNode, options: RunOptions<Record<string, unknown>>): Promise<{ data?: any; errors?: any }>;
   /** Runs SQL against this database (to insert fixtures with test/support/rows.ts, or to inspect rows). */
   sql: TestService['sql'];
-  /** The ORM every context forks its entity manager from (e.g. to watch its statements). */
-  readonly orm: MikroORM;
+  /** The SQL gateway every context sends its statements through (e.g. to watch them). */
+  readonly database: Database;
   readonly schema: GraphQLSchema;
 }
 
@@ -66,7 +65,7 @@ export interface InProcessSchema {
  * read like the service's environment (e.g. quotas or DATABASE_STATEMENT_TIMEOUT_SECONDS).
  */
 export function useInProcessSchema(env: Record<string, string> = {}): InProcessSchema {
-  let state: { orm: MikroORM; pool: pg.Pool; schema: GraphQLSchema; createContext: ContextFactory } | undefined;
+  let state: { database: Database; pool: pg.Pool; schema: GraphQLSchema; createContext: ContextFactory } | undefined;
 
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase();
@@ -80,12 +79,17 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
     const logger = createLogger('silent');
     // As startService opens it: migrations first (on connections of their own), then the
     // service's connection settings (statement timeout, quotas and depth for the triggers).
-    const connection = { statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000, options: treeLimitSettings(config.limits) };
-    const orm = await openDatabase(ormConfig(databaseUrl, logger, connection), { migrate: true, logger });
+    await migrateDatabase(databaseUrl, logger);
+    const database = new Database({
+      url: databaseUrl,
+      statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
+      options: treeLimitSettings(config.limits),
+      logger,
+    });
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     pool.on('error', () => undefined);
     const createContext = createContextFactory({
-      orm,
+      database,
       cipher: new FieldCipher(config.dataEncryptionKey!, config.previousDataEncryptionKeys),
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
       quoteValidDays: config.quoteValidDays,
@@ -93,12 +97,12 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
       logger,
       deadlineSeconds: config.limits.requestDeadlineSeconds,
     });
-    state = { orm, pool, schema: await buildServiceSchema(), createContext };
+    state = { database, pool, schema: await buildServiceSchema(), createContext };
   });
 
   afterAll(async () => {
     await state?.pool.end();
-    await state?.orm.close();
+    await state?.database.close();
   });
 
   const ready = () => {
@@ -130,8 +134,8 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
       ready()
         .pool.query(text, values)
         .then((result) => result.rows),
-    get orm() {
-      return ready().orm;
+    get database() {
+      return ready().database;
     },
     get schema() {
       return ready().schema;

@@ -123,8 +123,8 @@ export function useTestService(env: Record<string, string> = {}, options: TestSe
     get server() {
       return running().server;
     },
-    get orm() {
-      return running().orm;
+    get database() {
+      return running().database;
     },
     get databaseUrl() {
       return running().databaseUrl;

@@ -3,15 +3,15 @@ import { createContextFactory } from '../../src/graphql/context.js';
 
 /**
  * Apollo Server copies each request's context (`Object.assign(Object.create(prototype), context)`
- * in ApolloServer.js): the copy must not make the entity manager fork, the batch loaders or the
- * child logger, which a simple read never needs.
+ * in ApolloServer.js): the copy must not make the batch loaders or the child logger, which a
+ * simple read never needs. The database is the process's gateway, the same for every request.
  */
 describe('the request context', () => {
-  it('makes its fork, loaders and logger on first use, not when Apollo copies it', () => {
-    const fork = vi.fn(() => ({ forked: true }));
+  it('makes its loaders and logger on first use, not when Apollo copies it', () => {
+    const database = { gateway: true };
     const child = vi.fn(() => ({ child: true }));
     const createContext = createContextFactory({
-      orm: { em: { fork } } as never,
+      database: database as never,
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
       quoteValidDays: 30,
@@ -25,13 +25,13 @@ describe('the request context', () => {
       spend: { graphqlCost: async () => undefined, creates: async () => undefined },
     });
     const copy = Object.assign(Object.create(Object.getPrototypeOf(context)), context) as typeof context;
-    expect(fork).not.toHaveBeenCalled();
     expect(child).not.toHaveBeenCalled();
     expect(copy.principal).toEqual({ sub: 'alice', org: null });
-    expect(copy.em).toEqual({ forked: true });
-    expect(copy.em).toBe(copy.em);
+    expect(copy.db).toBe(database);
+    const loaders = copy.loaders;
+    expect(copy.loaders).toBe(loaders);
     expect(copy.logger).toEqual({ child: true });
     expect(child).toHaveBeenCalledWith({ requestId: 'r1', sub: 'alice' });
-    expect(fork).toHaveBeenCalledTimes(1);
+    expect(child).toHaveBeenCalledTimes(1);
   });
 });
