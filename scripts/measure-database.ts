@@ -1,11 +1,13 @@
 /**
  * A few seconds of measurement behind the database access decision (docs/decisions.md, "One pool,
  * one gateway"): CPU per statement through knex's pool (MikroORM 6, as database/sql.ts borrowed
- * it) and through a pg.Pool, and the start-up time and memory of `MikroORM.init` with the
- * entities against opening a pg.Pool. On an embedded PostgreSQL of its own, in a temporary
- * directory; the start-up figures come from fresh child processes.
+ * it before issue 26) and through the gateway (database/database.ts, a pg.Pool); the start-up
+ * time and memory of loading MikroORM and `MikroORM.init` with the entities against opening the
+ * gateway; and a whole service started as a cluster worker is (not migrating), with whether it
+ * loaded knex. On an embedded PostgreSQL of its own, in a temporary directory; the start-up
+ * figures come from fresh child processes.
  *
- *   npx tsx scripts/measure-database.ts [--seconds 2] [--rounds 3]
+ *   npx tsx scripts/measure-database.ts [--seconds 2] [--rounds 3] [--only cpu,open,service]
  */
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
@@ -19,6 +21,8 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '3' },
+    /** Some of: cpu, open, service (all by default). */
+    only: { type: 'string', default: 'cpu,open,service' },
     child: { type: 'string' },
     url: { type: 'string' },
   },
@@ -29,6 +33,7 @@ interface Sender {
   close(): Promise<void>;
 }
 
+/** The statement both send, named as the gateway names it (a name per text). */
 const SQL = { name: 'measure_select', text: 'select $1::int as n, now() as at' };
 
 /** MikroORM 6's knex pool, as database/sql.ts used it: acquire, a named statement, release. */
@@ -56,10 +61,11 @@ async function knexSender(url: string): Promise<Sender> {
   };
 }
 
-/** A pg.Pool of the same size, the statement sent by pool.query. */
-async function poolSender(url: string): Promise<Sender> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  return { send: async (i) => (await pool.query({ ...SQL, values: [i] })).rows, close: () => pool.end() };
+/** The gateway (database/database.ts): a pg.Pool of the same size, the same named statement. */
+async function gatewaySender(url: string): Promise<Sender> {
+  const { Database } = await import('../src/database/database.js');
+  const database = new Database({ url });
+  return { send: (i) => database.query('select ?::int as n, now() as at', [i]), close: () => database.close() };
 }
 
 /** CPU of this process (user + system) per statement, `inFlight` at a time, for `seconds`. */
@@ -87,8 +93,9 @@ async function cpuPerStatement(sender: Sender, inFlight: number, seconds: number
 
 /** In a fresh process: what opening the database costs, in time and resident memory. */
 async function child(kind: string, url: string): Promise<void> {
-  // What the service loads anyway (the entities are its GraphQL types): not counted.
-  const entities = await import('../mikro-orm.config.js');
+  // What the service loads anyway (the schema, its resolvers and the entities, which are its
+  // GraphQL types, with @mikro-orm/core for their decorators): not counted.
+  await import('../src/graphql-server/schema.js');
   globalThis.gc?.();
   const rssBefore = process.memoryUsage().rss;
   const started = performance.now();
@@ -110,20 +117,26 @@ async function child(kind: string, url: string): Promise<void> {
     const service = await startService(config, createLogger('silent'));
     close = () => service.stop();
   } else if (kind === 'mikro-orm') {
+    // What service.ts did before issue 26: MikroORM's driver (knex) loaded, then MikroORM.init with the entities.
     const { MikroORM } = await import('@mikro-orm/postgresql');
-    const orm = await MikroORM.init(entities.ormConfig(url));
+    const { ormConfig } = await import('../mikro-orm.config.js');
+    const orm = await MikroORM.init(ormConfig(url));
     await orm.em.getConnection().execute('select 1');
     close = () => orm.close();
   } else {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
-    await pool.query('select 1');
-    close = () => pool.end();
+    const { Database } = await import('../src/database/database.js');
+    const database = new Database({ url });
+    await database.query('select 1');
+    close = () => database.close();
   }
   const ms = performance.now() - started;
   globalThis.gc?.();
   const total = process.memoryUsage().rss;
+  // Whether knex (and with it MikroORM's SQL driver and migrator) was loaded.
+  const { createRequire } = await import('node:module');
+  const knex = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/node_modules/knex/'));
   await close();
-  process.stdout.write(JSON.stringify({ ms, rssMb: (total - rssBefore) / 1024 / 1024, totalMb: total / 1024 / 1024 }));
+  process.stdout.write(JSON.stringify({ ms, rssMb: (total - rssBefore) / 1024 / 1024, totalMb: total / 1024 / 1024, knex }));
 }
 
 async function main(): Promise<void> {
@@ -138,12 +151,13 @@ async function main(): Promise<void> {
   try {
     console.log(`node ${process.version}; ${seconds} s per measurement, ${rounds} interleaved rounds (median)`);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    for (const inFlight of [1, 8]) {
+    const only = new Set(args.only.split(','));
+    for (const inFlight of only.has('cpu') ? [1, 8] : []) {
       const results: Record<string, { micros: number[]; perSecond: number[] }> = {};
       for (let round = 0; round < rounds; round++) {
         for (const [name, make] of [
           ['knex pool (MikroORM 6)', knexSender],
-          ['pg.Pool', poolSender],
+          ['the gateway (pg.Pool)', gatewaySender],
         ] as const) {
           const sender = await make(database.url);
           const { micros, perSecond } = await cpuPerStatement(sender, inFlight, seconds);
@@ -158,7 +172,7 @@ async function main(): Promise<void> {
         );
     }
     await (await import('../src/database/migrate.js')).migrateDatabase(database.url, createLogger('silent'));
-    for (const kind of ['mikro-orm', 'pg-pool', 'service']) {
+    for (const kind of [...(only.has('open') ? ['mikro-orm', 'pg-pool'] : []), ...(only.has('service') ? ['service'] : [])]) {
       const runs = Array.from(
         { length: rounds },
         () =>
@@ -166,10 +180,10 @@ async function main(): Promise<void> {
             execFileSync(process.execPath, [...process.execArgv, '--expose-gc', process.argv[1], '--child', kind, '--url', database.url], {
               encoding: 'utf8',
             }),
-          ) as { ms: number; rssMb: number; totalMb: number },
+          ) as { ms: number; rssMb: number; totalMb: number; knex: boolean },
       );
       console.log(
-        `${{ 'mikro-orm': 'MikroORM.init (entities) + select 1', 'pg-pool': 'pg.Pool + select 1', service: 'startService, not migrating, from the entities loaded' }[kind]}: ${median(runs.map((run) => run.ms)).toFixed(0)} ms, +${median(runs.map((run) => run.rssMb)).toFixed(1)} MB RSS (${median(runs.map((run) => run.totalMb)).toFixed(0)} MB in all)`,
+        `${{ 'mikro-orm': 'load MikroORM, MikroORM.init (entities), select 1', 'pg-pool': 'new Database (a pg.Pool), select 1', service: 'startService (a worker: not migrating), from the schema loaded' }[kind]}: ${median(runs.map((run) => run.ms)).toFixed(0)} ms, +${median(runs.map((run) => run.rssMb)).toFixed(1)} MB RSS (${median(runs.map((run) => run.totalMb)).toFixed(0)} MB in all), knex ${runs.some((run) => run.knex) ? 'loaded' : 'not loaded'}`,
       );
     }
   } finally {
