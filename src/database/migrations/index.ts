@@ -16,6 +16,7 @@ import { Migration20261127500000_quotes } from './Migration20261127500000_quotes
 import { Migration20261128100000_org_update } from './Migration20261128100000_org_update.js';
 import { Migration20261128200000_life_renew_renewal_of } from './Migration20261128200000_life_renew_renewal_of.js';
 import { Migration20261129100000_events_ops_event_actor } from './Migration20261129100000_events_ops_event_actor.js';
+import { Migration20261130100000_kept_answer_codes } from './Migration20261130100000_kept_answer_codes.js';
 import { Migration20261129200000_rest_reads_internal_id } from './Migration20261129200000_rest_reads_internal_id.js';
 
 /** Every migration in order, listed so they load the same from TypeScript and compiled code. */
@@ -38,4 +39,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128200000_life_renew_renewal_of', class: Migration20261128200000_life_renew_renewal_of },
   { name: 'Migration20261129100000_events_ops_event_actor', class: Migration20261129100000_events_ops_event_actor },
   { name: 'Migration20261129200000_rest_reads_internal_id', class: Migration20261129200000_rest_reads_internal_id },
+  { name: 'Migration20261130100000_kept_answer_codes', class: Migration20261130100000_kept_answer_codes },
 ];
