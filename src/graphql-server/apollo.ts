@@ -90,8 +90,10 @@ export function textExecutor(apollo: ApolloServer<RequestContext>): TextExecutor
       ),
     );
     if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
-    const headers = Object.fromEntries(response.http.headers);
-    return { data: response.body.singleResult.data, errors: context.errorsMet, headers };
+    const { data, errors } = response.body.singleResult;
+    // Loud, never an answer without its errors: every error Apollo answers passes didEncounterErrors.
+    if (errors?.length && context.errorsMet.length === 0) throw new Error('Apollo Server answered errors its plugin did not record');
+    return { data, errors: context.errorsMet, headers: Object.fromEntries(response.http.headers) };
   };
 }
 
