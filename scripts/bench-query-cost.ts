@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { parse } from 'graphql';
 import { buildServiceSchema } from '../src/graphql-server/schema.js';
-import { assertQueryCost, queryCost } from '../src/graphql-server/query-cost.js';
+import { assertQueryCost, queryCost } from '../src/operations/query-cost.js';
 import { microsPerCall } from './microbenchmark.js';
 
 /**

@@ -12,10 +12,9 @@ import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
-import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, POLICY_QUERY, ready } from './bench-support.js';
+import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, ready } from './bench-support.js';
 import type { SeedTree } from './seed.js';
-import { createHash } from 'node:crypto';
-import { parse, print } from 'graphql';
+import { benchScenarios, byDocumentId, deepParentsOf, trustedPolicyDocument } from './bench-scenarios.js';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
 import {
   policyFromDatabase,
@@ -115,13 +114,10 @@ const env = {
   MAX_CONNECTIONS_PER_ADDRESS: '1000',
 };
 const LIMITS_OFF = Object.fromEntries(Object.keys(LIMITS_HIGH).map((name) => [name, '0']));
-// The same read as a trusted document (GRAPHQL_TRUSTED_DOCUMENTS): the manifest holds it as a
-// build would print it, on several lines, so POLICY_QUERY's one-line text is not the manifest's text
-// and still goes through Apollo Server (a request sending a manifest's exact text runs it prepared).
-const trustedText = print(parse(POLICY_QUERY));
-const trustedId = `sha256:${createHash('sha256').update(trustedText).digest('hex')}`;
+// The same read as a trusted document (GRAPHQL_TRUSTED_DOCUMENTS; bench-scenarios.ts).
+const trusted = trustedPolicyDocument();
 const manifestPath = join(mkdtempSync(join(tmpdir(), 'org-policy-bench-manifest-')), 'persisted-documents.json');
-writeFileSync(manifestPath, JSON.stringify({ [trustedId]: trustedText }));
+writeFileSync(manifestPath, JSON.stringify({ [trusted.id]: trusted.text }));
 /** The service as the table measures it: the manifest loaded (metrics are always on). */
 const WITH_MANIFEST = { GRAPHQL_TRUSTED_DOCUMENTS: manifestPath };
 /** The service as `npm start` runs it: with V8's settings that must be on the command line (src/v8-flags.ts). */
@@ -215,72 +211,7 @@ try {
       org: tree.deepest[turn % tree.deepest.length],
     };
   };
-  const scenarios: Array<[string, () => { method: string; path: string; token: string; body?: string }]> = [
-    [
-      'REST GET policy',
-      () => {
-        const p = pick();
-        return { method: 'GET', path: `/api/v1/policy/${p.number}`, token: p.token };
-      },
-    ],
-    [
-      'GraphQL policy query',
-      () => {
-        const p = pick();
-        return {
-          method: 'POST',
-          path: '/graphql',
-          token: p.token,
-          body: JSON.stringify({ query: POLICY_QUERY, variables: { number: p.number } }),
-        };
-      },
-    ],
-    // A page of 20 of a subtree's policies (spec section 10): the whole tree from its root, and
-    // the small subtree of a parent of the deepest level. Seeded with --width 5000, the root's
-    // subtree holds 95,001 organizations and about 950,000 policies (docs/benchmark.md).
-    [
-      'REST GET policy list, root subtree',
-      () => {
-        const p = pick();
-        return { method: 'GET', path: `/api/v1/policy?organizationId=${p.tree.rootId}&includeDescendants=true&limit=20`, token: p.token };
-      },
-    ],
-    [
-      'REST GET policy list, deep subtree',
-      () => {
-        const p = pick();
-        return {
-          method: 'GET',
-          path: `/api/v1/policy?organizationId=${deepParents.get(p.tree.rootId)}&includeDescendants=true&limit=20`,
-          token: p.token,
-        };
-      },
-    ],
-    [
-      'REST GET organization',
-      () => {
-        const p = pick();
-        return { method: 'GET', path: `/api/v1/organization/${p.org}`, token: p.token };
-      },
-    ],
-    [
-      'REST POST policy',
-      () => {
-        const p = pick();
-        const body = {
-          organizationId: p.org,
-          ownerFirstname: 'Bench',
-          ownerLastname: 'Mark',
-          petName: 'Rex',
-          effectiveDate: '2026-03-01',
-          expirationDate: '2027-03-01',
-          coverageSlug: 'accident-illness-plus',
-          cvc: '123',
-        };
-        return { method: 'POST', path: '/api/v1/policy', token: p.token, body: JSON.stringify(body) };
-      },
-    ],
-  ];
+  const scenarios = benchScenarios(pick, deepParents);
 
   // PostGraphile 4.14 (scripts/bench-postgraphile.ts) on the same data, under row-level security
   // carrying the same rule, proven to answer right (the owner sees the policy, another tree's
@@ -302,15 +233,7 @@ try {
   // long as it is measured... twice: 5 s of load, then 10 s measured. Two rounds, the servers'
   // order reversed in the second; req/s and latency are the rounds' means.
   const graphqlRead = scenarios.find(([name]) => name === 'GraphQL policy query')![1];
-  const byDocumentId = () => {
-    const p = pick();
-    return {
-      method: 'POST',
-      path: '/graphql',
-      token: p.token,
-      body: JSON.stringify({ documentId: trustedId, variables: { number: p.number } }),
-    };
-  };
+  const byTrustedId = byDocumentId(pick, trusted.id);
   const postgraphileRead = () => {
     const p = pick();
     return { method: 'POST', path: '/graphql', token: p.token, body: postgraphilePolicyBody(p.number) };
@@ -351,10 +274,10 @@ try {
       name: 'GraphQL policy query, trusted document id',
       targets: [
         { label: 'baseline', port: baselinePort, next: graphqlRead },
-        { label: 'service', port: servicePort, next: byDocumentId },
-        { label: 'service, limits off', port: unprotectedPort, next: byDocumentId },
-        ...withTracing('trusted document', byDocumentId),
-        ...onEveryCore(graphqlRead).map((target) => (target.label.startsWith('service') ? { ...target, next: byDocumentId } : target)),
+        { label: 'service', port: servicePort, next: byTrustedId },
+        { label: 'service, limits off', port: unprotectedPort, next: byTrustedId },
+        ...withTracing('trusted document', byTrustedId),
+        ...onEveryCore(graphqlRead).map((target) => (target.label.startsWith('service') ? { ...target, next: byTrustedId } : target)),
       ],
     },
   ];
@@ -969,20 +892,4 @@ function stop(child: ChildProcess): Promise<void> {
 function run(command: string, args: string[], extraEnv: Record<string, string> = {}, cwd?: string): void {
   const result = spawnSync(command, args, { stdio: 'inherit', cwd, env: { ...process.env, ...extraEnv } });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
-}
-
-/** Each tree's parent of its first deepest organization, by root id. */
-async function deepParentsOf(url: string, trees: SeedTree[]): Promise<Map<string, string>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ id: string; parent_id: string }>(
-      'select id, parent_id from organization where id = any($1::uuid[])',
-      [trees.map((tree) => tree.deepest[0])],
-    );
-    const parents = new Map(rows.map((row) => [row.id, row.parent_id]));
-    return new Map(trees.map((tree) => [tree.rootId, parents.get(tree.deepest[0])!]));
-  } finally {
-    await client.end();
-  }
 }

@@ -10,11 +10,13 @@ import { pendingMigrations } from './database/migration-state.js';
 import { corsPolicy } from './http/cors.js';
 import { developerPages } from './http/developer-pages.js';
 import { serviceVersion } from './http/version.js';
-import { createApolloServer } from './graphql-server/apollo.js';
-import { documentRules } from './graphql-server/operation-checks.js';
+import { createApolloServer, landingPage, textExecutor } from './graphql-server/apollo.js';
+import { documentRules } from './graphql-server/document-rules.js';
 import { TrustedDocuments } from './graphql-server/trusted-documents.js';
 import { createContextFactory } from './graphql/context.js';
-import { sendError, servedByGraphql } from './errors/error-head.js';
+import { sendError, servedByGraphql, writeAnswer } from './errors/write-answer.js';
+import { jsonAnswer } from './errors/answer.js';
+import { OperationCore } from './operations/operation-core.js';
 import { badUserInput, notFound, ServiceError, unavailable } from './errors/errors.js';
 import { graphqlRoute } from './graphql-server/graphql-route.js';
 import { buildServiceSchema } from './graphql-server/schema.js';
@@ -142,15 +144,11 @@ export async function createApp(deps: ServiceDependencies) {
   app.use(corsPolicy(deps.corsOrigins));
 
   const version = serviceVersion();
-  app.get('/version', (_req, res) => {
-    res.json(version);
-  });
+  app.get('/version', (req, res) => writeAnswer(req, res, jsonAnswer(version)));
   // GraphiQL, the REST reference and the index (spec section 9); else these paths are 404.
   if (deps.developerPages) app.use(developerPages(version));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.get('/healthz', (req, res) => writeAnswer(req, res, jsonAnswer({ status: 'ok' })));
   // One database check a second at most, shared by every caller (http/readiness.ts).
   const readiness = cachedReadiness(async () => {
     try {
@@ -162,7 +160,7 @@ export async function createApp(deps: ServiceDependencies) {
   });
   app.get('/readyz', async (req, res) => {
     const state = await readiness();
-    if (state === 'ready') return void res.json({ status: 'ready' });
+    if (state === 'ready') return writeAnswer(req, res, jsonAnswer({ status: 'ready' }));
     sendError(req, res, unavailable(state === 'migrations pending' ? 'Migrations are pending.' : 'The database is unreachable.'));
   });
 
@@ -175,27 +173,22 @@ export async function createApp(deps: ServiceDependencies) {
 
   // The REST layer's description is public, like any API reference; built once from the schema.
   const openApi = openApiDocument(schema, version.version);
-  app.get('/api/v1/openapi.json', (_req, res) => {
-    res.json(openApi);
-  });
-  mountRestRoutes(app, schema, createContext, {
-    bodyParser: jsonBody(REST_BODY_TYPES),
-    idempotency,
-    limits: rateLimits,
-    responseMaxBytes: limits.responseMaxBytes,
-  });
+  const openApiAnswer = jsonAnswer(openApi);
+  app.get('/api/v1/openapi.json', (req, res) => writeAnswer(req, res, openApiAnswer));
+  // One operation core beneath both hosts: deadline, in-flight slot, response cap, budgets, idempotency, errors.
+  const core = new OperationCore({ createContext, limits: rateLimits, idempotency, responseMaxBytes: limits.responseMaxBytes });
+  mountRestRoutes(app, schema, core, { bodyParser: jsonBody(REST_BODY_TYPES), limits: rateLimits });
   // `/graphql` alone (and `/graphql/`): a path below it is a 404, not a second endpoint.
   app.all(
     '/graphql',
-    ...graphqlRoute(schema, apollo, createContext, {
-      production: deps.production,
+    ...graphqlRoute(core, {
+      schema,
+      checks,
       developerPages: deps.developerPages,
       bodyParser: jsonBody(),
-      idempotency,
-      limits: rateLimits,
-      responseMaxBytes: limits.responseMaxBytes,
       trustedDocuments,
-      checks,
+      executeText: textExecutor(apollo),
+      landingPage: landingPage(apollo),
     }),
   );
 

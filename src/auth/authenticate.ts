@@ -1,6 +1,5 @@
 import type { OperationDefinitionNode } from 'graphql';
 import { unauthenticated, type ServiceError } from '../errors/errors.js';
-import { beforeExecution } from '../errors/error-head.js';
 import type { Principal } from './principal.js';
 import { TokenRejected, type TokenVerifier } from './token-verifier.js';
 
@@ -42,8 +41,7 @@ function refuse(description: string | null): Authentication {
     ? `Bearer realm="${REALM}", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`
     : `Bearer realm="${REALM}"`;
   const message = description ? `Invalid token: ${description}.` : 'Authentication required: send "Authorization: Bearer <token>".';
-  // Always request-level: a request without a principal gets its 401 before anything runs.
-  return { principal: null, failure: beforeExecution(unauthenticated(message, challenge)) };
+  return { principal: null, failure: unauthenticated(message, challenge) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { OperationDefinitionNode } from 'graphql';
-import { sendError } from '../errors/error-head.js';
+import { sendError } from '../errors/write-answer.js';
 import type { ServiceError } from '../errors/errors.js';
 import { authenticate, needsPrincipal, refusedToken, type Authentication } from './authenticate.js';
 import type { TokenVerifier } from './token-verifier.js';

@@ -1,14 +1,17 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { GraphQLLimits } from '../config.js';
 import type { RequestContext } from '../graphql/context.js';
-import { graphqlMediaType } from '../errors/error-head.js';
-import { asGraphQLError, safeError, type SafeError } from '../errors/safe-errors.js';
-import { checkOperation, errorsOutcome, type DocumentRules, type OperationCheckSettings } from './operation-checks.js';
+import type { Answer } from '../errors/answer.js';
+import { asGraphQLError, safeError } from '../errors/safe-errors.js';
+import { checkOperation, type OperationCheckSettings } from '../operations/operation-checks.js';
+import type { TextExecutor } from '../operations/graphql-operation.js';
+import type { DocumentRules } from './document-rules.js';
 import { EXAMPLE_HEADERS, EXAMPLE_OPERATION, EXAMPLE_VARIABLES } from '../http/developer-pages.js';
-import { apolloOperationFailed, nameApolloOperation } from '../observability/operation-span.js';
+import { apolloOperationFailed, inApolloOperationSpan, nameApolloOperation } from '../observability/operation-span.js';
 
 export interface ApolloOptions {
   /** Sandbox at GET /graphql in a browser (spec section 9). */
@@ -40,8 +43,9 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
     csrfPrevention: true,
     // main.ts owns shutdown: Apollo's own signal handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
+    // Apollo formats errors only in what it answers itself (the landing page's failures): the
+    // operation core makes every other answer from the errors as raised.
     formatError: (_formatted, error) => safeError(asGraphQLError(error)).safe,
-    // Compact JSON: Apollo indents responses by default, which costs time and bytes on every answer.
     stringifyResult: (result) => JSON.stringify(result),
     plugins: [
       options.developerPages
@@ -64,9 +68,56 @@ export function createApolloServer(schema: GraphQLSchema, options: ApolloOptions
 }
 
 /**
- * The checks of operation-checks.ts once Apollo knows the operation, and the status rule on
- * the way out. Unexpected errors are logged once, here, with the request id; the client sees
- * only what `safeError` lets through.
+ * Documents sent as text, run by Apollo Server's request pipeline (its document cache, parse with
+ * the token limit, validation with the rules, the plugins below, execution) through
+ * `executeOperation`: the host has read the request as GraphQL over HTTP already (the operation
+ * core's graphql-request.ts, with Apollo's own rules), and the core makes the answer from the
+ * errors as raised, which the plugin hands it. Apollo's formatting of them is not used.
+ */
+export function textExecutor(apollo: ApolloServer<RequestContext>): TextExecutor {
+  return async (params, method, context) => {
+    const response = await inApolloOperationSpan(() =>
+      apollo.executeOperation(
+        {
+          query: params.query,
+          operationName: params.operationName,
+          variables: params.variables,
+          extensions: params.extensions,
+          // Apollo refuses a mutation sent by GET by this method.
+          http: { method, headers: new HeaderMap(), search: '', body: undefined },
+        },
+        { contextValue: context },
+      ),
+    );
+    if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
+    const { data, errors } = response.body.singleResult;
+    // Loud, never an answer without its errors: every error Apollo answers passes didEncounterErrors.
+    if (errors?.length && context.errorsMet.length === 0) throw new Error('Apollo Server answered errors its plugin did not record');
+    return { data, errors: context.errorsMet, headers: Object.fromEntries(response.http.headers) };
+  };
+}
+
+/** Apollo Sandbox, as Apollo Server serves it to a browser's GET of `/graphql` (the developer pages). */
+export function landingPage(apollo: ApolloServer<RequestContext>) {
+  return async (req: Request): Promise<Answer> => {
+    const headers = new HeaderMap([['accept', req.get('accept') ?? '']]);
+    const result = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: 'GET', headers, search: '', body: undefined },
+      context: () => Promise.reject(new Error('the landing page needs no context')),
+    });
+    if (result.body.kind !== 'complete') throw new Error('Apollo Server answered the landing page in chunks');
+    return {
+      status: result.status ?? 200,
+      contentType: result.headers.get('content-type') ?? 'text/html',
+      body: result.body.string,
+      headers: {},
+    };
+  };
+}
+
+/**
+ * The operation core's checks (operation-checks.ts) once Apollo knows the operation, and the
+ * errors as raised, recorded for the core's answer (Apollo's copy of the context shares the list).
  */
 function requestChecks(checks: OperationCheckSettings): ApolloServerPlugin<RequestContext> {
   return {
@@ -81,27 +132,9 @@ function requestChecks(checks: OperationCheckSettings): ApolloServerPlugin<Reque
             checks,
           );
         },
-        async willSendResponse({ contextValue, response, request }) {
-          if (response.body.kind !== 'single') return;
-          const result = response.body.singleResult;
-          if (!result.errors?.length) return;
-          // One status per code, whichever check raised it (error-head.ts): a refusal has no data.
-          const outcome = errorsOutcome(
-            result.errors as SafeError[],
-            graphqlMediaType(request.http?.headers.get('accept')),
-            contextValue?.requestId,
-          );
-          response.http.status = outcome.status;
-          if (outcome.refused) delete (result as { data?: unknown }).data;
-          for (const [name, value] of Object.entries(outcome.headers)) response.http.headers.set(name, value);
-        },
         async didEncounterErrors({ contextValue, errors }) {
           apolloOperationFailed();
-          for (const error of errors) {
-            if (safeError(error).unexpected) {
-              contextValue.logger.error({ err: error.originalError ?? error }, 'unexpected error in a GraphQL request');
-            }
-          }
+          contextValue.errorsMet.push(...errors);
         },
       };
     },

@@ -1,7 +1,7 @@
-import type { Request } from 'express';
 import { GraphQLError, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { readFileSync } from 'node:fs';
-import { prepareDocument, type PreparedDocument } from './prepared-document.js';
+import { prepareDocument, type PreparedDocument } from '../operations/prepared-document.js';
+import type { GraphqlParams } from '../operations/graphql-request.js';
 
 /** A document of the frontends' manifest, prepared once (prepared-document.ts). */
 export interface TrustedDocument extends PreparedDocument {
@@ -80,23 +80,20 @@ export class TrustedDocuments {
    * PERSISTED_QUERY_NOT_SUPPORTED without a manifest), an id sent by GET, or, with `only`, a
    * text that is not in the manifest (PERSISTED_QUERY_NOT_IN_LIST).
    */
-  find(req: Request): TrustedDocument | null {
-    const fields = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown> | undefined;
-    if (typeof fields !== 'object' || fields === null) return null; // Apollo tells what is wrong with the body
-    const text = fields.query;
-    if (typeof text === 'string') {
-      const document = this.byText.get(text);
+  find(params: GraphqlParams, method: string): TrustedDocument | null {
+    if (params.query !== undefined) {
+      const document = this.byText.get(params.query);
       if (document || !this.only) return document ?? null;
       throw notInList();
     }
-    const id = requestedId(fields);
+    const id = requestedId(params);
     if (id === undefined) {
       if (this.only) throw notInList();
       return null;
     }
     if (this.byId.size === 0)
       throw persistedError('PERSISTED_QUERY_NOT_SUPPORTED', 'This service has no trusted documents: send the document as `query`.');
-    if (req.method !== 'POST') throw persistedError('BAD_REQUEST', 'Send a trusted document id by POST.');
+    if (method !== 'POST') throw persistedError('BAD_REQUEST', 'Send a trusted document id by POST.');
     const document = typeof id === 'string' ? this.byId.get(bareId(id)) : undefined;
     if (!document) throw persistedError('PERSISTED_QUERY_NOT_FOUND', 'No trusted document has this id.');
     return document;
@@ -109,18 +106,9 @@ function bareId(id: string): string {
 }
 
 /** `documentId`, or Apollo's `extensions.persistedQuery.sha256Hash`; undefined when neither was sent. */
-function requestedId(fields: Record<string, unknown>): unknown {
-  if (fields.documentId !== undefined) return fields.documentId;
-  let extensions = fields.extensions;
-  // A GET carries extensions as JSON text.
-  if (typeof extensions === 'string') {
-    try {
-      extensions = JSON.parse(extensions);
-    } catch {
-      return undefined;
-    }
-  }
-  const persisted = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery;
+function requestedId(params: GraphqlParams): unknown {
+  if (params.documentId !== undefined) return params.documentId;
+  const persisted = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery;
   return persisted === undefined ? undefined : (persisted?.sha256Hash ?? null);
 }
 

@@ -1,3 +1,4 @@
+import type { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { Database } from '../database/database.js';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
@@ -34,6 +35,11 @@ export interface RequestContext {
   idempotency?: IdempotencyRecorder;
   /** What the `/graphql` access line says of the operation (spec section 13), filled as it runs. */
   operation: OperationOutcome;
+  /**
+   * The errors Apollo Server's pipeline met for a text document, as raised (its plugin records
+   * them; Apollo's copy of the context shares this list): the operation core answers from these.
+   */
+  readonly errorsMet: GraphQLError[];
   /** A query's cost limit, less its static cost (set by the operation checks); else unmetered. */
   cost: CostMeter;
   /** Charges the caller's per-minute budgets (GraphQL cost, creates); throws 429 when over. */
@@ -45,6 +51,11 @@ export interface RequestContext {
 
 /** A request's context once it is known to have a principal (every REST route's). */
 export type AuthenticatedContext = RequestContext & { readonly principal: Principal };
+
+/** Narrows a context to one with a principal, or throws the request's 401. */
+export function assertAuthenticated(context: RequestContext): asserts context is AuthenticatedContext {
+  callerOf(context);
+}
 
 /** The caller, or the request's 401 thrown: for what runs only with a principal. */
 export function callerOf(context: Pick<RequestContext, 'authentication'>): Principal {
@@ -98,6 +109,7 @@ class RequestScope implements RequestContext {
   readonly quoteValidDays: number;
   readonly policyRules: PolicyRules;
   idempotency?: IdempotencyRecorder;
+  readonly errorsMet: GraphQLError[] = [];
   cost: CostMeter = UNMETERED;
   private batchLoaders?: Loaders;
   private requestLogger?: Logger;

@@ -1,5 +1,4 @@
 import { GraphQLError, Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import { beforeExecution } from '../errors/error-head.js';
 
 /**
  * What is left of a query's cost limit once its static cost is counted. Only queries have a
@@ -25,12 +24,10 @@ export function chargeBeyondEstimate(meter: CostMeter, items: number, estimate: 
   if (items <= estimate || meter.left === Infinity) return;
   meter.left -= (items - estimate) * (1 + selectedFields(info.fieldNodes[0].selectionSet, info));
   if (meter.left < 0) {
-    throw beforeExecution(
-      new GraphQLError(
-        `Query cost limit of ${meter.limit} exceeded while reading: a list held ${items} items, over the ${estimate} its cost counted. ` +
-          'Ask for fewer of them in one query.',
-        { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
-      ),
+    throw new GraphQLError(
+      `Query cost limit of ${meter.limit} exceeded while reading: a list held ${items} items, over the ${estimate} its cost counted. ` +
+        'Ask for fewer of them in one query.',
+      { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
     );
   }
 }

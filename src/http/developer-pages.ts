@@ -1,4 +1,6 @@
 import { Router, type Request, type Response } from 'express';
+import { jsonAnswer } from '../errors/answer.js';
+import { writeAnswer } from '../errors/write-answer.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ServiceVersion } from './version.js';
@@ -280,21 +282,27 @@ ${items}
   );
 }
 
-const sendPage = (res: Response, html: string) => res.set('content-security-policy', CSP).type('html').send(html);
+const sendPage = (req: Request, res: Response, html: string) =>
+  writeAnswer(req, res, { status: 200, contentType: 'text/html', body: html, headers: { 'content-security-policy': CSP } });
 
 /** The pages and their assets, mounted before authentication: none needs a token. */
 export function developerPages(version: ServiceVersion): Router {
   const router = Router();
   router.get('/', (req: Request, res: Response) => {
-    if (req.accepts(['json', 'html']) === 'html') return sendPage(res, indexPage(version));
-    res.json({
-      service: 'Organization and Policy service',
-      version: version.version,
-      links: Object.fromEntries(Object.entries(LINKS).map(([name, link]) => [name, link.href])),
-    });
+    if (req.accepts(['json', 'html']) === 'html') return sendPage(req, res, indexPage(version));
+    writeAnswer(
+      req,
+      res,
+      jsonAnswer({
+        service: 'Organization and Policy service',
+        version: version.version,
+        links: Object.fromEntries(Object.entries(LINKS).map(([name, link]) => [name, link.href])),
+      }),
+    );
   });
-  router.get('/graphiql', (_req, res) => sendPage(res, GRAPHIQL_PAGE));
-  router.get('/api/v1/docs', (_req, res) => sendPage(res, DOCS_PAGE));
+  router.get('/graphiql', (req, res) => sendPage(req, res, GRAPHIQL_PAGE));
+  router.get('/api/v1/docs', (req, res) => sendPage(req, res, DOCS_PAGE));
+  // Assets are files: Express serves them, always 200 (or its own 304 and 416 for a file).
   for (const [name, file] of Object.entries(ASSETS)) {
     router.get(`/assets/${name}`, (_req, res) => res.set('cache-control', 'public, max-age=3600').sendFile(file));
   }

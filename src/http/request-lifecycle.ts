@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { servedByGraphql } from '../errors/write-answer.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { abandonRequestSpan, endRequestSpan, startRequestSpan } from '../observability/request-span.js';
 
@@ -49,7 +50,9 @@ export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, t
       const path = req.originalUrl.split('?')[0];
       const route = req.route ? req.baseUrl + req.route.path : routeOf(path);
       metrics.observeRequest(req.method, route, status, (performance.now() - started) / 1000);
-      if (res.locals.graphql) metrics.observeGraphqlOperation(res.locals.graphql);
+      // A `/graphql` request refused before the core named its operation counts as one too.
+      const graphql = res.locals.graphql ?? (servedByGraphql(req) ? {} : undefined);
+      if (graphql) metrics.observeGraphqlOperation({ ...graphql, codes: res.locals.codes });
       if (span) endRequestSpan(span, req.method, route, status);
       // A 5xx was logged once as an error, with its cause, where it happened; this is its access line.
       accessLog[status >= 500 ? 'warn' : 'info'](
@@ -59,10 +62,10 @@ export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, t
           route,
           traceId: span?.span.spanContext().traceId,
           sub: res.locals.sub,
-          // A REST error's code (its problem+json `code`), as /graphql's below (review F15).
-          codes: res.locals.codes,
-          // On /graphql: operationName, operationType and the error codes answered (spec section 13).
+          // On /graphql: operationName and operationType (spec section 13).
           ...res.locals.graphql,
+          // The error codes answered, REST's and /graphql's alike (review F15).
+          codes: res.locals.codes,
           res: { statusCode: status },
           responseTime: Math.round(performance.now() - started),
         },

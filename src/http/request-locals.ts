@@ -20,10 +20,10 @@ declare global {
       sub?: string;
       /** Set by the in-flight limit (limits/rate-limits.ts): holds the caller's slot until `work` settles. */
       holdSlot?: (work: Promise<unknown>) => void;
-      /** A `/graphql` request's operation and codes, for the access line and the metrics. */
+      /** A `/graphql` request's operation name and type, for the access line and the metrics (the operation core fills it in). */
       graphql?: OperationOutcome;
-      /** The codes a REST or refused request answered with, for the access line. */
-      codes?: Array<string | undefined>;
+      /** The error codes answered (errors/write-answer.ts), for the access line and the metrics. */
+      codes?: readonly string[];
     }
   }
 }

@@ -6,11 +6,12 @@ import { badUserInput, conflict, ServiceError } from '../errors/errors.js';
 import type { RequestFingerprints } from '../crypto/request-fingerprint.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 
-/** A response as kept for replay. */
+/** A response as kept for replay, with the error codes it answered (none for answers kept before they were). */
 export interface StoredResponse {
   status: number;
   contentType: string;
   body: string;
+  codes?: readonly string[];
 }
 
 /** What a create made, recorded on its key so that its answer can be rebuilt from the record. */
@@ -78,6 +79,7 @@ interface KeptRow {
   status: number | null;
   content_type: string | null;
   body: string | null;
+  codes: string[] | null;
   created: CreatedRecord | null;
   locked: boolean;
   expired: boolean;
@@ -139,7 +141,7 @@ export class IdempotencyKeys {
       );
       if (inserted.length > 0) return { kept: null, created: null };
       const [kept] = await tx.query<KeptRow>(
-        `select fingerprint, status, content_type, body, created, locked_until is null as finished, locked_until > now() as locked,
+        `select fingerprint, status, content_type, body, codes, created, locked_until is null as finished, locked_until > now() as locked,
            expires_at <= now() as expired
          from idempotency_key where scope = ? and key = ? for update`,
         [row.scope, row.key],
@@ -161,7 +163,8 @@ export class IdempotencyKeys {
       }
       if (kept.status !== null) {
         if (kept.content_type === null || kept.body === null) throw new Error('a kept answer without its content type or body');
-        return { kept: { status: kept.status, contentType: kept.content_type, body: this.open(kept.body) }, created: null };
+        const response = { status: kept.status, contentType: kept.content_type, body: this.open(kept.body) };
+        return { kept: kept.codes ? { ...response, codes: kept.codes } : response, created: null };
       }
       if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
       if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
@@ -201,10 +204,11 @@ export class IdempotencyKeys {
     const where = 'scope = ? and key = ? and claim = ?';
     const params = [row.scope, row.key, row.claim];
     if (response && Buffer.byteLength(response.body) <= this.settings.keptResponseMaxBytes) {
-      await db.query(`update idempotency_key set status = ?, content_type = ?, body = ?, locked_until = null where ${where}`, [
+      await db.query(`update idempotency_key set status = ?, content_type = ?, body = ?, codes = ?, locked_until = null where ${where}`, [
         response.status,
         response.contentType,
         this.seal(response.body),
+        response.codes ?? null,
         ...params,
       ]);
       return;

@@ -6,7 +6,7 @@ import type { CallerLimits } from '../config.js';
 import type { SqlClient } from '../database/database.js';
 import { performance } from 'node:perf_hooks';
 import { rateLimited, unavailable } from '../errors/errors.js';
-import { beforeExecution, sendError } from '../errors/error-head.js';
+import { sendError } from '../errors/write-answer.js';
 import { FairAdmission } from './fair-admission.js';
 
 /** The policies of spec section 12, by the names the RateLimit header fields use. */
@@ -21,6 +21,11 @@ const REFUSAL_DELAY_MS = 1000;
 
 /** Requests a caller runs at once while another caller is served too (fair-admission.ts). */
 const FAIR_SHARE = 4;
+
+/** Where a budget's RateLimit fields are appended: the response before a route, the operation core's answer after. */
+export interface RateLimitReport {
+  appendHeader(name: string, value: string): unknown;
+}
 
 interface Budget {
   policy: Policy;
@@ -133,7 +138,7 @@ export class RateLimits {
           res.appendHeader('RateLimit-Policy', this.concurrencyItem);
           res.appendHeader('RateLimit', '"concurrency";r=0');
           this.refused('concurrency');
-          const refusal = beforeExecution(rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`));
+          const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
           return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
         }
         release = admitted.finished;
@@ -160,32 +165,32 @@ export class RateLimits {
   }
 
   /** Charges a `sub` for creates (REST POSTs, GraphQL create mutations); throws 429 when over. */
-  spendCreates(sub: string, count: number, res: Response): Promise<void> {
-    return this.creates && count > 0 ? this.spend(this.creates, sub, count, res) : Promise.resolve();
+  spendCreates(sub: string, count: number, report: RateLimitReport): Promise<void> {
+    return this.creates && count > 0 ? this.spend(this.creates, sub, count, report) : Promise.resolve();
   }
 
   /** Charges a `sub` a GraphQL operation's computed cost; throws 429 when over. */
-  spendGraphqlCost(sub: string, cost: number, res: Response): Promise<void> {
-    return this.graphqlCost && cost > 0 ? this.spend(this.graphqlCost, sub, cost, res) : Promise.resolve();
+  spendGraphqlCost(sub: string, cost: number, report: RateLimitReport): Promise<void> {
+    return this.graphqlCost && cost > 0 ? this.spend(this.graphqlCost, sub, cost, report) : Promise.resolve();
   }
 
-  private spend(budget: Budget, key: string, points: number, res: Response): Promise<void> {
+  private spend(budget: Budget, key: string, points: number, report: RateLimitReport): Promise<void> {
     return budget.limiter.consume(key, points).then(
-      (result) => report(res, budget, result),
+      (result) => reportTo(report, budget, result),
       async (outcome: unknown) => {
         if (!(outcome instanceof RateLimiterRes)) {
           // The count could not be kept (the database is away): the request itself will meet the
           // same database, so it is let through rather than refused for the limiter's sake.
-          this.logger.warn({ err: outcome, policy: budget.policy, requestId: res.locals.requestId }, 'rate limit store unavailable');
+          this.logger.warn({ err: outcome, policy: budget.policy }, 'rate limit store unavailable');
           return;
         }
-        report(res, budget, outcome);
+        reportTo(report, budget, outcome);
         this.refused(budget.policy);
         // Paused for a second, or less if the window resets sooner; Retry-After counts what is left.
         const pause = Math.min(REFUSAL_DELAY_MS, outcome.msBeforeNext);
         await sleep(pause);
         // Request-level on `/graphql` too: a refused operation never runs, and answers HTTP 429.
-        throw beforeExecution(rateLimited(budget.policy, Math.max(1, Math.ceil((outcome.msBeforeNext - pause) / 1000)), describe(budget)));
+        throw rateLimited(budget.policy, Math.max(1, Math.ceil((outcome.msBeforeNext - pause) / 1000)), describe(budget));
       },
     );
   }
@@ -199,11 +204,10 @@ interface RateLimiterStatement {
 }
 
 /** Appends this policy to the answer's RateLimit-Policy and RateLimit lists. */
-function report(res: Response, budget: Budget, result: RateLimiterRes): void {
-  if (res.headersSent) return;
+function reportTo(report: RateLimitReport, budget: Budget, result: RateLimiterRes): void {
   const seconds = Math.max(0, Math.ceil(result.msBeforeNext / 1000));
-  res.appendHeader('RateLimit-Policy', budget.item);
-  res.appendHeader('RateLimit', `"${budget.policy}";r=${result.remainingPoints};t=${seconds}`);
+  report.appendHeader('RateLimit-Policy', budget.item);
+  report.appendHeader('RateLimit', `"${budget.policy}";r=${result.remainingPoints};t=${seconds}`);
 }
 
 function describe(budget: Budget): string {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { sendError } from '../errors/error-head.js';
+import { sendError, writeAnswer } from '../errors/write-answer.js';
 import { unauthenticated } from '../errors/errors.js';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -24,7 +24,7 @@ export function metricsRoute(metrics: ServiceMetrics, token: string | undefined)
     }
     try {
       const text = await metrics.scrape();
-      res.type(metrics.registry.contentType).send(text);
+      writeAnswer(req, res, { status: 200, contentType: metrics.registry.contentType, body: text, headers: {} });
     } catch (error) {
       next(error);
     }

@@ -25,7 +25,7 @@ export interface PoolState {
 export interface OperationOutcome {
   operationName?: string | null;
   operationType?: string;
-  codes?: string[];
+  codes?: readonly string[];
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { policyNotFound } from '../policies/policy.reads.js';
 import { badUserInput, preconditionFailed } from '../errors/errors.js';
 import { MAX_PAGE_SIZE } from '../graphql/connection.js';
@@ -62,6 +61,14 @@ import {
  * variables (path parameter or JSON body) and the response is the operation's data, reshaped
  * where REST names differ. `response` is typed by the document's generated result type.
  */
+/** A REST request as a route reads it: nothing of Express in it. */
+export interface RestRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  header(name: string): string | undefined;
+}
+
 interface RouteOf<Data> {
   path: string;
   document: string;
@@ -78,7 +85,7 @@ interface RouteOf<Data> {
 export interface GetRoute<Data = never> extends RouteOf<Data> {
   /** DELETE routes are built the same way and answer 204 once their document ran without error. */
   method: 'GET' | 'DELETE';
-  variables: (request: Pick<Request, 'params' | 'query'>, principal: Principal) => Record<string, unknown>;
+  variables: (request: Pick<RestRequest, 'params' | 'query'>, principal: Principal) => Record<string, unknown>;
 }
 
 /** A create (POST) or a change (PATCH): the JSON body becomes this variable (mapped onto its input type). */
@@ -102,9 +109,9 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
    */
   closedBody?: boolean;
   /** Variables from the path (a policy's number), besides the body's. */
-  pathVariables?: (params: Request['params']) => Record<string, unknown>;
+  pathVariables?: (params: RestRequest['params']) => Record<string, unknown>;
   /** Variables from the request's headers (a change's If-Match); may throw its error. */
-  headerVariables?: (request: Pick<Request, 'get'>) => Record<string, unknown>;
+  headerVariables?: (request: Pick<RestRequest, 'header'>) => Record<string, unknown>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- routes of different Data in one list: any stands for "some Data", each entry is checked where it is built.
@@ -157,7 +164,7 @@ export const REST_ROUTES: RestRoute[] = [
       parentId: 'cannot be changed: an organization stays under the parent it was created under',
     },
     pathVariables: (params) => ({ id: params.id }),
-    headerVariables: (request) => ({ ifVersion: ifMatchVersion(request.get('if-match')) }),
+    headerVariables: (request) => ({ ifVersion: ifMatchVersion(request.header('if-match')) }),
     response: ({ updateOrganization: organization }) => organizationBody(organization),
   }),
   post<CreatePolicyMutation>({
@@ -332,27 +339,27 @@ export function ifMatchVersion(header: string | undefined): number | null {
 }
 
 /** The policy number of the path; not a policy number at all is the same 404 as a missing policy, without a query. */
-function policyNumberParameter(params: Request['params']): number {
+function policyNumberParameter(params: RestRequest['params']): number {
   const number = parsePolicyNumber(String(params.id));
   if (number === null) throw policyNotFound();
   return number;
 }
 
 /** A comma-separated list parameter (`type=a,b`), given once; absent is null. */
-function listParameter(query: Request['query'], name: string): string[] | null {
+function listParameter(query: RestRequest['query'], name: string): string[] | null {
   const value = singleParameter(query, name);
   return value === undefined ? null : value.split(',');
 }
 
 /** A query parameter given once (repeated or nested parameters are refused with 400). */
-function singleParameter(query: Request['query'], name: string): string | undefined {
+function singleParameter(query: RestRequest['query'], name: string): string | undefined {
   const value = query[name];
   if (value === undefined || typeof value === 'string') return value;
   throw badUserInput([{ path: name, message: 'must be given once, as text' }]);
 }
 
 /** `status`: one of the policy statuses of spec section 14; absent is every policy. */
-function statusParameter(query: Request['query']): PolicyStatus | null {
+function statusParameter(query: RestRequest['query']): PolicyStatus | null {
   const value = singleParameter(query, 'status');
   if (value === undefined) return null;
   if (Object.hasOwn(PolicyStatus, value)) return value as PolicyStatus;
@@ -360,7 +367,7 @@ function statusParameter(query: Request['query']): PolicyStatus | null {
 }
 
 /** `true` or `false`; absent is false. */
-function booleanParameter(query: Request['query'], name: string): boolean {
+function booleanParameter(query: RestRequest['query'], name: string): boolean {
   const value = singleParameter(query, name);
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
@@ -368,12 +375,12 @@ function booleanParameter(query: Request['query'], name: string): boolean {
 }
 
 /** A list's page (spec section 10): `limit` as `first`, the cursor `after` as is (checked by the connection). */
-function pageVariables(query: Request['query']): { first: number; after: string | null } {
+function pageVariables(query: RestRequest['query']): { first: number; after: string | null } {
   return { first: pageLimit(query), after: singleParameter(query, 'after') ?? null };
 }
 
 /** `limit`: 1 to MAX_PAGE_SIZE, default 20 (spec section 10). */
-function pageLimit(query: Request['query']): number {
+function pageLimit(query: RestRequest['query']): number {
   const limit = singleParameter(query, 'limit');
   if (limit === undefined) return 20;
   if (!/^[1-9][0-9]{0,2}$/.test(limit) || Number(limit) > MAX_PAGE_SIZE) {

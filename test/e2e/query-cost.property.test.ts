@@ -12,7 +12,7 @@ import {
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
-import { queryCost } from '../../src/graphql-server/query-cost.js';
+import { queryCost } from '../../src/operations/query-cost.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';

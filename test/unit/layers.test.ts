@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 const LAYERS = [
   ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
+  // The operation core beneath both hosts: free of Express and Apollo.
+  ['operations'],
   // The features, in order: each depends on the ones below it, never the reverse.
   ['viewer'],
   ['quotes', 'webhooks'],

@@ -22,4 +22,5 @@ export const MIGRATION_NAMES: readonly string[] = [
   'Migration20261128200000_life_renew_renewal_of',
   'Migration20261129100000_events_ops_event_actor',
   'Migration20261129200000_rest_reads_internal_id',
+  'Migration20261130100000_kept_answer_codes',
 ];

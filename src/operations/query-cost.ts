@@ -1,4 +1,3 @@
-import { beforeExecution } from '../errors/error-head.js';
 import { GraphQLError, Kind, getNullableType, isListType, visit, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_MAX_ITEMS } from '../input/input-shape.js';
@@ -110,5 +109,5 @@ export function assertQueryCost(
 }
 
 function refusal(message: string): GraphQLError {
-  return beforeExecution(new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
 }

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { parse, print } from 'graphql';
+import pg from 'pg';
+import { POLICY_QUERY } from './bench-support.js';
+import type { SeedTree } from './seed.js';
+
+/**
+ * The requests the benchmark sends (scripts/bench.ts), in one place so that the baseline's
+ * check (scripts/bench-check.ts) sends exactly these to the service and the baseline.
+ */
+
+export interface BenchRequest {
+  method: string;
+  path: string;
+  token: string;
+  body?: string;
+}
+
+export type Scenario = [name: string, next: () => BenchRequest];
+
+/** The tree, token, policy number and deepest organization the next request uses. */
+export interface Pick {
+  tree: SeedTree;
+  token: string;
+  number: number;
+  org: string;
+}
+
+/**
+ * Each scenario's request generator over `pick`. `deepParents` is each tree's parent of a
+ * deepest organization (a small subtree 19 levels down), by root id.
+ */
+export function benchScenarios(pick: () => Pick, deepParents: Map<string, string>): Scenario[] {
+  return [
+    [
+      'REST GET policy',
+      () => {
+        const p = pick();
+        return { method: 'GET', path: `/api/v1/policy/${p.number}`, token: p.token };
+      },
+    ],
+    [
+      'GraphQL policy query',
+      () => {
+        const p = pick();
+        return {
+          method: 'POST',
+          path: '/graphql',
+          token: p.token,
+          body: JSON.stringify({ query: POLICY_QUERY, variables: { number: p.number } }),
+        };
+      },
+    ],
+    // A page of 20 of a subtree's policies (spec section 10): the whole tree from its root, and
+    // the small subtree of a parent of the deepest level. Seeded with --width 5000, the root's
+    // subtree holds 95,001 organizations and about 950,000 policies (docs/benchmark.md).
+    [
+      'REST GET policy list, root subtree',
+      () => {
+        const p = pick();
+        return { method: 'GET', path: `/api/v1/policy?organizationId=${p.tree.rootId}&includeDescendants=true&limit=20`, token: p.token };
+      },
+    ],
+    [
+      'REST GET policy list, deep subtree',
+      () => {
+        const p = pick();
+        return {
+          method: 'GET',
+          path: `/api/v1/policy?organizationId=${deepParents.get(p.tree.rootId)}&includeDescendants=true&limit=20`,
+          token: p.token,
+        };
+      },
+    ],
+    [
+      'REST GET organization',
+      () => {
+        const p = pick();
+        return { method: 'GET', path: `/api/v1/organization/${p.org}`, token: p.token };
+      },
+    ],
+    [
+      'REST POST policy',
+      () => {
+        const p = pick();
+        const body = {
+          organizationId: p.org,
+          ownerFirstname: 'Bench',
+          ownerLastname: 'Mark',
+          petName: 'Rex',
+          effectiveDate: '2026-03-01',
+          expirationDate: '2027-03-01',
+          coverageSlug: 'accident-illness-plus',
+          cvc: '123',
+        };
+        return { method: 'POST', path: '/api/v1/policy', token: p.token, body: JSON.stringify(body) };
+      },
+    ],
+  ];
+}
+
+/**
+ * The GraphQL read as a trusted document (GRAPHQL_TRUSTED_DOCUMENTS): the manifest holds it as a
+ * build would print it, on several lines, so POLICY_QUERY's one-line text is not the manifest's
+ * text and still goes through Apollo Server (a request sending a manifest's exact text runs it
+ * prepared). The manifest is `{ [id]: text }`.
+ */
+export function trustedPolicyDocument(): { id: string; text: string } {
+  const text = print(parse(POLICY_QUERY));
+  return { id: `sha256:${createHash('sha256').update(text).digest('hex')}`, text };
+}
+
+/** The GraphQL read by its trusted document's id, over `pick`. */
+export function byDocumentId(pick: () => Pick, documentId: string): () => BenchRequest {
+  return () => {
+    const p = pick();
+    return { method: 'POST', path: '/graphql', token: p.token, body: JSON.stringify({ documentId, variables: { number: p.number } }) };
+  };
+}
+
+/** Each tree's parent of its first deepest organization, by root id. */
+export async function deepParentsOf(url: string, trees: SeedTree[]): Promise<Map<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; parent_id: string }>(
+      'select id, parent_id from organization where id = any($1::uuid[])',
+      [trees.map((tree) => tree.deepest[0])],
+    );
+    const parents = new Map(rows.map((row) => [row.id, row.parent_id]));
+    return new Map(trees.map((tree) => [tree.rootId, parents.get(tree.deepest[0])!]));
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,69 @@
+import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { authenticationRefusal } from '../auth/authentication-gate.js';
+import { badUserInput } from '../errors/errors.js';
+import type { RequestContext } from '../graphql/context.js';
+import { inputErrors } from '../input/check-input.js';
+import { assertQueryCost } from './query-cost.js';
+
+/**
+ * What `/graphql` checks of an operation before it runs, whichever way it arrives (text through
+ * Apollo Server's plugin, or a trusted document): one place, so the two paths cannot drift apart.
+ */
+
+export interface OperationCheckSettings {
+  /** With the developer pages on, an introspection-only query needs no token. */
+  anonymousIntrospection: boolean;
+  maxCost: number;
+}
+
+/**
+ * Before any resolver runs, in this order: the 401 when the operation needs a principal (the
+ * same rule as REST), the variables (listed with paths, in time linear in their size), the
+ * cost limit (which never fails open), then the caller's budgets: the operation's cost from its
+ * GraphQL cost points, and its create fields from its creates (429 when over). The operation's
+ * name and type are written for the access line first, so even a refused one is named.
+ */
+export async function checkOperation(
+  context: RequestContext,
+  request: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    operation: OperationDefinitionNode;
+    variables?: Record<string, unknown>;
+    operationName?: string | null;
+  },
+  settings: OperationCheckSettings,
+): Promise<void> {
+  const { schema, document, operation, variables } = request;
+  context.operation.operationName = operation.name?.value.slice(0, 100) ?? null;
+  context.operation.operationType = operation.operation;
+  const refusal = authenticationRefusal(context.authentication, {
+    surface: 'graphql',
+    anonymousIntrospection: settings.anonymousIntrospection,
+    operation,
+  });
+  if (refusal) throw refusal;
+  const errors = await inputErrors(schema, operation, variables);
+  if (errors.length > 0) throw badUserInput(errors);
+  const cost = assertQueryCost(schema, document, { variables, operationName: request.operationName }, settings.maxCost);
+  if (operation.operation === 'query') context.cost = { limit: settings.maxCost, left: settings.maxCost - cost };
+  if (!context.principal) return;
+  await context.spend.graphqlCost(cost);
+  if (operation.operation === 'mutation') await context.spend.creates(createFields(operation.selectionSet, document));
+}
+
+/** How many create fields a mutation runs, through fragments at its root too. */
+function createFields(selectionSet: SelectionSetNode, document: DocumentNode): number {
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) count += selection.name.value.startsWith('create') ? 1 : 0;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += createFields(selection.selectionSet, document);
+    else {
+      const fragment = document.definitions.find(
+        (definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value,
+      );
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) count += createFields(fragment.selectionSet, document);
+    }
+  }
+  return count;
+}

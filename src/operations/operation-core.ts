@@ -1,0 +1,120 @@
+import type { RequestAuthentication } from '../auth/authentication-gate.js';
+import { errorAnswer, type Answer, type Surface } from '../errors/answer.js';
+import { responseTooLarge } from '../errors/errors.js';
+import { asGraphQLError } from '../errors/safe-errors.js';
+import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
+import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
+import type { RateLimits } from '../limits/rate-limits.js';
+import type { OperationOutcome } from '../observability/metrics.js';
+
+export interface OperationCoreSettings {
+  createContext: ContextFactory;
+  limits: RateLimits;
+  idempotency: IdempotencyKeys;
+  /** RESPONSE_MAX_BYTES: a larger answer is refused (spec section 12). */
+  responseMaxBytes: number;
+}
+
+/** What the host knows of a request before its operation runs: nothing of Express in it. */
+export interface OperationRequest {
+  surface: Surface;
+  requestId: string;
+  /** When the request arrived (performance.now()): its deadline counts from then. */
+  startedAt: number;
+  authentication: RequestAuthentication;
+  /** Holds the caller's in-flight slot until the work settles (limits/rate-limits.ts). */
+  holdSlot?: (work: Promise<unknown>) => void;
+  /** Where the operation's name and type are written for the access line (`/graphql`). */
+  operation?: OperationOutcome;
+}
+
+/** An idempotent request, once its checks have passed: what the key is scoped to, and how to run or rebuild it. */
+export interface IdempotentRun {
+  /** Besides the caller: the route or mutation (and the record its path names), e.g. `POST /api/v1/policy`. */
+  operation: string;
+  /** What the request asked for: the same key with another request is refused (422). */
+  request: unknown;
+  execute(): Promise<Answer>;
+  /** The answer of a create that already happened, read back from the record it made. */
+  rebuild(created: CreatedRecord): Promise<Answer>;
+}
+
+/** Codes of a refusal before anything ran: its corrected retry must run, so it is not kept. */
+const REFUSED_UNRUN = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
+
+/**
+ * The operation core beneath REST and `/graphql` (issue 26): whatever the host and the
+ * document, an operation runs here with its request context, under its deadline (503 when it
+ * passes, the work still holding the caller's slot), within the response cap, charged to the
+ * caller's budgets, once per Idempotency-Key, and every failure becomes the surface's error
+ * answer (errors/answer.ts). It returns an Answer value; the host writes it.
+ */
+export class OperationCore {
+  constructor(private readonly settings: OperationCoreSettings) {}
+
+  async run(request: OperationRequest, work: (context: RequestContext) => Promise<Answer>): Promise<Answer> {
+    const { limits, responseMaxBytes } = this.settings;
+    const sub = request.authentication.principal?.sub;
+    // The budgets' RateLimit fields go out with the answer.
+    const reported: Array<[string, string]> = [];
+    const report = { appendHeader: (name: string, value: string) => reported.push([name, value]) };
+    const context = this.settings.createContext({
+      requestId: request.requestId,
+      startedAt: request.startedAt,
+      authentication: request.authentication,
+      operation: request.operation,
+      spend: {
+        // REST's documents are the service's own: only `/graphql` operations are charged their cost.
+        graphqlCost: (cost) => (sub && request.surface.kind === 'graphql' ? limits.spendGraphqlCost(sub, cost, report) : Promise.resolve()),
+        creates: (count) => (sub ? limits.spendCreates(sub, count, report) : Promise.resolve()),
+      },
+    });
+    const failed = (error: unknown) => errorAnswer(request.surface, [asGraphQLError(error)], context);
+    // A request that waited its turn past its deadline is answered without being run.
+    const job = context.deadline.expired ? Promise.resolve(failed(context.deadline.error())) : work(context).catch(failed);
+    // The caller's place in flight is held until the work settles, even if the answer goes first.
+    request.holdSlot?.(job);
+    let answer = await context.deadline.race(job, () => failed(context.deadline.error()));
+    // A UTF-16 length a third of the cap cannot make more bytes than the cap: most answers skip the count.
+    if (answer.body.length * 3 > responseMaxBytes && Buffer.byteLength(answer.body) > responseMaxBytes) {
+      context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
+      answer = failed(responseTooLarge(responseMaxBytes));
+    }
+    return reported.length === 0 ? answer : withReported(answer, reported);
+  }
+
+  /**
+   * A request with an Idempotency-Key (spec section 7): replayed, rebuilt from its record, or run
+   * once. As at Stripe, a request whose checks fail (`prepare` throws) is answered before the
+   * key is claimed: nothing started, nothing is kept, and the key still works once it is fixed.
+   * Kept for replays: every answer below 500 but a 429 or a refusal before anything ran.
+   */
+  async idempotently(context: RequestContext, key: string, prepare: () => Promise<IdempotentRun>): Promise<Answer> {
+    assertIdempotencyKey(key);
+    const run = await prepare();
+    const { response, replayed } = await this.settings.idempotency.run(
+      context.db,
+      { principal: callerOf(context), operation: run.operation, key, request: run.request },
+      {
+        execute: (recorder) => {
+          context.idempotency = recorder;
+          return run.execute();
+        },
+        rebuild: (created) => run.rebuild(created),
+        keep: (answer) => answer.status < 500 && answer.status !== 429 && !answer.codes?.some((code) => REFUSED_UNRUN.has(code)),
+      },
+    );
+    const headers = 'headers' in response ? (response as Answer).headers : {};
+    return { ...response, headers: replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers };
+  }
+}
+
+/** The answer with the budgets' RateLimit-Policy and RateLimit fields added to its own. */
+function withReported(answer: Answer, reported: Array<[string, string]>): Answer {
+  const headers: Record<string, string | readonly string[]> = { ...answer.headers };
+  for (const [name, value] of reported) {
+    const present = headers[name];
+    headers[name] = present === undefined ? [value] : [...(typeof present === 'string' ? [present] : present), value];
+  }
+  return { ...answer, headers };
+}

@@ -1,0 +1,172 @@
+import { execute, getNamedType, isInputObjectType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
+import { badUserInput, notFound, type FieldError } from '../errors/errors.js';
+import type { AuthenticatedContext, RequestContext } from '../graphql/context.js';
+import type { CreatedRecord } from '../idempotency/idempotency.js';
+import { readBackDocument } from '../idempotency/read-back.js';
+import { inputErrors } from '../input/check-input.js';
+import { variableTypes } from '../input/walk-input.js';
+import { inOperationSpan } from '../observability/operation-span.js';
+import type { OperationCore } from '../operations/operation-core.js';
+import { prepareDocument, type PreparedDocument } from '../operations/prepared-document.js';
+import { closestName } from '../values/edit-distance.js';
+import { inputFromBody } from './input-from-body.js';
+import type { GetRoute, PostRoute, RestRequest, RestRoute } from './routes.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes of different Data: any stands for "some Data", checked per route in routes.ts.
+export type PreparedRoute = (GetRoute<any> & PreparedDocument) | (PostRoute<any> & PreparedDocument & { bodyType: GraphQLInputType });
+
+/** A create (POST) or a change (PATCH): its body is a variable. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- "a PostRoute of some Data", as RestRoute.
+export function hasBody<R extends RestRoute>(route: R): route is Extract<R, PostRoute<any>> {
+  return route.method === 'POST' || route.method === 'PATCH';
+}
+
+/** The route's document parsed, validated and compiled once, at start-up, with its body's input type. */
+export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
+  const prepared = prepareDocument(schema, route.document, `The REST document for ${route.method} ${route.path}`);
+  if (!hasBody(route)) return { ...route, ...prepared };
+  const bodyType = variableTypes(schema, prepared.operation).find((variable) => variable.name === route.bodyVariable)?.type;
+  if (!bodyType) throw new Error(`REST document for ${route.method} ${route.path} declares no $${route.bodyVariable}`);
+  return { ...route, ...prepared, bodyType };
+}
+
+/**
+ * A REST route's answer, as SOFA does it: the request only fills the variables of the route's
+ * prepared document, which runs with the same context as `/graphql`; the data is the body,
+ * reshaped where REST names differ; errors are one problem (the highest status wins). A POST or
+ * PATCH with an Idempotency-Key runs through the key (operation-core.ts).
+ */
+export function answerRest(
+  core: OperationCore,
+  schema: GraphQLSchema,
+  route: PreparedRoute,
+  context: AuthenticatedContext,
+  request: RestRequest,
+): Promise<Answer> {
+  const key = hasBody(route) ? request.header('idempotency-key') : undefined;
+  if (key === undefined)
+    return checkedVariables(schema, route, request, context).then((variables) => executeRoute(route, context, variables));
+  const answer = core.idempotently(context, key, async () => {
+    const variables = await checkedVariables(schema, route, request, context);
+    return {
+      operation: idempotencyOperation(route, request),
+      // A change's If-Match is part of what it asks: the same key with another precondition is another request.
+      request: route.method === 'PATCH' ? { body: request.body, ifMatch: request.header('if-match') ?? null } : request.body,
+      execute: () => executeRoute(route, context, variables),
+      rebuild: (created) => rebuildAnswer(schema, route, context, variables, created),
+    };
+  });
+  // A kept answer is its body: a replay's ETag is read from it.
+  return answer.then((kept) => (kept.headers['Idempotent-Replayed'] && route.etag ? withEtag(route, parsedBody(kept), kept) : kept));
+}
+
+function parsedBody(answer: Answer): unknown {
+  return answer.status === 200 ? JSON.parse(answer.body) : null;
+}
+
+/**
+ * What a key is scoped to besides the caller: the route, and the record its path names (one
+ * key sent to two policies' reinstatement, both with the body `{}`, is two requests).
+ */
+function idempotencyOperation(route: PreparedRoute, request: RestRequest): string {
+  const operation = `${route.method} ${route.path}`;
+  return hasBody(route) && route.pathVariables ? `${operation} ${JSON.stringify(route.pathVariables(request.params))}` : operation;
+}
+
+/** The request's variables, once every input check has passed (else BAD_USER_INPUT with the list). */
+async function checkedVariables(
+  schema: GraphQLSchema,
+  route: PreparedRoute,
+  request: RestRequest,
+  context: AuthenticatedContext,
+): Promise<Record<string, unknown>> {
+  const variables = variablesOf(route, request, context);
+  const body = request.body as Record<string, unknown>;
+  const invalid = [
+    ...refusedFieldErrors(route, body),
+    ...unknownFieldErrors(route, body),
+    ...(await inputErrors(schema, route.operation, variables)),
+  ];
+  if (invalid.length > 0) throw badUserInput(invalid);
+  return variables;
+}
+
+async function executeRoute(route: PreparedRoute, context: RequestContext, variables: Record<string, unknown>): Promise<Answer> {
+  const result = await inOperationSpan(route.operation, async () => route.compiled.query(undefined, context, variables));
+  if (result.errors?.length) return errorAnswer(REST, result.errors, context);
+  const body = route.response(result.data);
+  // A DELETE that happened answers 204 with no body.
+  if (route.method === 'DELETE') return { status: 204, contentType: 'application/json', body: '', headers: {} };
+  return withEtag(route, body, jsonAnswer(body));
+}
+
+/** The answer of a create that already happened, read back from the record it made. */
+async function rebuildAnswer(
+  schema: GraphQLSchema,
+  route: PreparedRoute,
+  context: AuthenticatedContext,
+  variables: Record<string, unknown>,
+  created: CreatedRecord,
+): Promise<Answer> {
+  let body: unknown;
+  if (hasBody(route) && route.rebuild) {
+    body = await route.rebuild(context, created);
+    if (body === null) return errorAnswer(REST, [notFound('What this request created is gone.')], context);
+  } else {
+    const document = readBackDocument(route.parsed, route.operation, created);
+    const result = await execute({ schema, document, contextValue: context, variableValues: variables });
+    if (result.errors?.length) return errorAnswer(REST, result.errors, context);
+    body = route.response(result.data);
+  }
+  return withEtag(route, body, jsonAnswer(body));
+}
+
+/** The route's refused fields present in the body (variablesOf has checked it is an object). */
+function refusedFieldErrors(route: PreparedRoute, body: Record<string, unknown>): FieldError[] {
+  if (!hasBody(route) || !route.refusedFields) return [];
+  return Object.entries(route.refusedFields)
+    .filter(([field]) => Object.hasOwn(body, field))
+    .map(([path, message]) => ({ path, message }));
+}
+
+/**
+ * A closed body's top-level fields that its input type does not have (contract section 18), in
+ * the body's order, each with the request's field within two edits when there is one. A refused
+ * field has its own message (refusedFieldErrors).
+ */
+function unknownFieldErrors(route: PreparedRoute, body: Record<string, unknown>): FieldError[] {
+  const type = hasBody(route) ? getNamedType(route.bodyType) : null;
+  if (!hasBody(route) || !route.closedBody || !isInputObjectType(type)) return [];
+  const names = Object.keys(type.getFields());
+  return Object.keys(body)
+    .filter((field) => !names.includes(field) && !Object.hasOwn(route.refusedFields ?? {}, field))
+    .map((path) => {
+      const near = closestName(path, names);
+      return { path, message: `is not a field of this request${near === null ? '' : `; did you mean "${near}"?`}` };
+    });
+}
+
+function variablesOf(route: PreparedRoute, request: RestRequest, context: AuthenticatedContext): Record<string, unknown> {
+  if (!hasBody(route)) return route.variables(request, context.principal);
+  const { body } = request;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badUserInput([], 'The request body must be a JSON object.');
+  }
+  return {
+    ...route.pathVariables?.(request.params),
+    ...route.headerVariables?.(request),
+    [route.bodyVariable]: inputFromBody(body, route.bodyType),
+  };
+}
+
+/**
+ * A 200 of a route whose body carries the record's version gets `ETag: "<version>"` (contract
+ * section 15), also when replayed (operation-core.ts keeps a body, not its headers: a replay
+ * reads the version from it).
+ */
+export function withEtag(route: PreparedRoute, body: unknown, answer: Answer): Answer {
+  if (!route.etag || answer.status !== 200) return answer;
+  const version = (body as { version?: unknown } | null)?.version;
+  return typeof version === 'number' ? { ...answer, headers: { ...answer.headers, ETag: `"${version}"` } } : answer;
+}
