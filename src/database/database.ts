@@ -111,6 +111,8 @@ export class Database implements SqlClient {
   private readonly pool: pg.Pool;
   private readonly prepared: boolean;
   private readonly listeners: Array<(statement: SentStatement) => void> = [];
+  /** Each open connection's end: `close` waits for them all. */
+  private readonly connections = new Set<Promise<void>>();
 
   constructor(options: DatabaseOptions) {
     this.name = decodeURIComponent(new URL(options.url).pathname.slice(1));
@@ -128,6 +130,11 @@ export class Database implements SqlClient {
         ? { statement_timeout: options.statementTimeoutMs, idle_in_transaction_session_timeout: options.statementTimeoutMs }
         : {}),
       ...(options.options ? { options: options.options } : {}),
+    });
+    this.pool.on('connect', (client) => {
+      const ended = new Promise<void>((resolve) => client.once('end', resolve));
+      this.connections.add(ended);
+      void ended.then(() => this.connections.delete(ended));
     });
     const { logger } = options;
     // An idle connection that breaks (the database restarted) is dropped by the pool; without a
@@ -202,8 +209,14 @@ export class Database implements SqlClient {
     return { inUse: totalCount - idleCount, idle: idleCount, waiting: waitingCount };
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  /**
+   * Closes every connection, and returns once each has ended: pg-pool's `end` resolves when its
+   * connections are asked to end, and a PostgreSQL stopped right after (the embedded one, at
+   * shutdown) would cut them with 57P01 first.
+   */
+  async close(): Promise<void> {
+    await this.pool.end();
+    await Promise.all(this.connections);
   }
 
   /** One statement on `on` (the pool, or a transaction's connection), in its span when traced, then told to the listeners. */

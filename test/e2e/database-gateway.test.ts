@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GraphQLError } from 'graphql';
 import { Database, type SentStatement } from '../../src/database/database.js';
@@ -107,6 +107,20 @@ describe('the SQL gateway', () => {
     expect(database.poolState()).toMatchObject({ inUse: 0, waiting: 0 });
   });
 
+  it('closes only once every connection has ended (a PostgreSQL stopped next would cut none)', async () => {
+    // What the client sends reaches PostgreSQL 300 ms late: its goodbye (Terminate) too.
+    const proxy = await slowProxy(new URL(url), 300);
+    const closing = new Database({ url: proxy.url });
+    try {
+      await Promise.all(Array.from({ length: 3 }, () => closing.query('select pg_sleep(0.05)')));
+      const started = Date.now();
+      await closing.close();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    } finally {
+      proxy.close();
+    }
+  });
+
   it('connects with the settings it is given (statement timeout, startup options)', async () => {
     const configured = new Database({ url, statementTimeoutMs: 1234, options: '-c org_policy.probe=42' });
     try {
@@ -197,3 +211,21 @@ describe('the SQL gateway without a database', () => {
     }
   });
 });
+
+/** A TCP proxy to `target` that passes on what the client sends `ms` late (a slow network), its end too. */
+async function slowProxy(target: URL, ms: number): Promise<{ url: string; close(): void }> {
+  // Half-open: the client's end does not end the way back, which PostgreSQL ends when it has read it.
+  const server = createServer({ allowHalfOpen: true }, (inbound) => {
+    const outbound = connect(Number(target.port), target.hostname);
+    inbound.on('data', (chunk) => setTimeout(() => outbound.write(chunk), ms));
+    inbound.on('end', () => setTimeout(() => outbound.end(), ms));
+    outbound.pipe(inbound);
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as AddressInfo).port);
+  return { url: url.toString(), close: () => server.close() };
+}
