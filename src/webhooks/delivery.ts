@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
-import type { Database, SqlClient, Transaction } from '../database/database.js';
+import type { Database, Transaction } from '../database/database.js';
 import { rfc3339 } from '../database/read-model.js';
 import { EVENT_BODY } from '../events/event.reads.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
@@ -262,21 +262,23 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     });
   };
 
-  /** The attempt's outcome, and the next attempt's job when one is due, in one transaction. */
-  const record = async (job: Job, delivery: DeliveryRow, outcome: Outcome): Promise<'delivered' | 'failed' | 'retrying'> => {
-    const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
-    let last = job.attempt >= settings.maxAttempts;
-    let delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
-    if (fairness) {
-      const endpoint = await endpointOutcome(delivery.endpoint_id, job.deliveryId, delivered, outcome);
-      // A disabled endpoint's deliveries are failed, this one with this attempt's outcome.
-      last ||= endpoint.disabled;
-      // The next attempt waits for the endpoint too.
-      delaySeconds = Math.max(delaySeconds, endpoint.waitSeconds);
-    }
-    // The attempt's outcome, on the row that still waits for this attempt (one row, or none).
-    const update = (db: SqlClient) =>
-      db.query(
+  /** The attempt's outcome, its endpoint's health, and the next attempt's job when one is due, in one transaction. */
+  const record = (job: Job, delivery: DeliveryRow, outcome: Outcome): Promise<'delivered' | 'failed' | 'retrying'> =>
+    // With the endpoint's health in the same transaction: no reader sees the endpoint disabled
+    // (its other deliveries failed) while this one still reads pending.
+    database.transaction(async (tx) => {
+      const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+      let last = job.attempt >= settings.maxAttempts;
+      let delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
+      if (fairness) {
+        const endpoint = await endpointOutcome(tx, delivery.endpoint_id, job.deliveryId, delivered, outcome);
+        // A disabled endpoint's deliveries are failed, this one with this attempt's outcome.
+        last ||= endpoint.disabled;
+        // The next attempt waits for the endpoint too.
+        delaySeconds = Math.max(delaySeconds, endpoint.waitSeconds);
+      }
+      // The attempt's outcome, on the row that still waits for this attempt (one row, or none).
+      const updated = await tx.query(
         `update webhook_delivery set attempts = ?, last_status = ?, last_error = ?, last_attempt_at = now(),
            status = case when ? then 'delivered' when ? then 'failed' else 'pending' end,
            delivered_at = case when ? then now() end,
@@ -285,22 +287,17 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
          returning 1`,
         [job.attempt, outcome.status ?? null, outcome.error ?? null, delivered, last, delivered, delaySeconds, job.deliveryId, job.attempt],
       );
-    // Delivered or out of attempts: nothing more to schedule, one statement.
-    if (delivered || last) {
-      await update(database);
-      return delivered ? 'delivered' : 'failed';
-    }
-    await database.transaction(async (tx) => {
-      if ((await update(tx)).length === 1) {
+      // Delivered or out of attempts: nothing more to schedule.
+      if (delivered || last) return delivered ? 'delivered' : 'failed';
+      if (updated.length === 1) {
         await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, {
           startAfter: delaySeconds,
           db: tx,
           ...groupOf(delivery.root_id),
         });
       }
+      return 'retrying';
     });
-    return 'retrying';
-  };
 
   /**
    * An endpoint's health after an attempt. A success clears its failures; a failure backs the
@@ -309,43 +306,41 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
    * deliveries. Returns how long the endpoint now waits.
    */
   const endpointOutcome = async (
+    tx: Transaction,
     endpointId: string,
     deliveryId: string,
     delivered: boolean,
     outcome: Outcome,
   ): Promise<{ waitSeconds: number; disabled: boolean }> => {
     if (delivered) {
-      await database.query(
-        'update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = ? and failures > 0',
-        [endpointId],
-      );
+      await tx.query('update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = ? and failures > 0', [
+        endpointId,
+      ]);
       return { waitSeconds: 0, disabled: false };
     }
     const why = outcome.error ?? `HTTP ${outcome.status}`;
-    return database.transaction(async (tx) => {
-      const rows = await tx.query<{ wait: number; expired: boolean }>(
-        `update webhook_endpoint set
+    const rows = await tx.query<{ wait: number; expired: boolean }>(
+      `update webhook_endpoint set
            failures = case when retry_at > now() then failures else failures + 1 end,
            failing_since = coalesce(failing_since, now()),
            retry_at = case when retry_at > now() then retry_at
              else now() + make_interval(secs => ? * power(2, least(failures, 16)) * (0.5 + random() / 2)) end
          where id = ?
          returning extract(epoch from retry_at - now())::float8 as wait, failing_since < now() - make_interval(secs => ?) as expired`,
-        [settings.retryBaseSeconds, endpointId, settings.retryWindowSeconds],
-      );
-      if (!rows[0]?.expired) return { waitSeconds: Math.ceil(rows[0]?.wait ?? 0), disabled: false };
-      const reason = `no attempt succeeded for ${settings.retryWindowSeconds} s; the last one: ${why}`.slice(0, 300);
-      await tx.query(
-        `update webhook_endpoint set disabled_at = now(), disabled_reason = ?, retry_at = null where id = ? and disabled_at is null`,
-        [reason, endpointId],
-      );
-      await tx.query(
-        `update webhook_delivery set status = 'failed', last_error = 'the endpoint is disabled' where endpoint_id = ? and status = 'pending' and id <> ?`,
-        [endpointId, deliveryId],
-      );
-      logger.warn({ endpointId, reason }, 'webhook endpoint disabled');
-      return { waitSeconds: 0, disabled: true };
-    });
+      [settings.retryBaseSeconds, endpointId, settings.retryWindowSeconds],
+    );
+    if (!rows[0]?.expired) return { waitSeconds: Math.ceil(rows[0]?.wait ?? 0), disabled: false };
+    const reason = `no attempt succeeded for ${settings.retryWindowSeconds} s; the last one: ${why}`.slice(0, 300);
+    await tx.query(
+      `update webhook_endpoint set disabled_at = now(), disabled_reason = ?, retry_at = null where id = ? and disabled_at is null`,
+      [reason, endpointId],
+    );
+    await tx.query(
+      `update webhook_delivery set status = 'failed', last_error = 'the endpoint is disabled' where endpoint_id = ? and status = 'pending' and id <> ?`,
+      [endpointId, deliveryId],
+    );
+    logger.warn({ endpointId, reason }, 'webhook endpoint disabled');
+    return { waitSeconds: 0, disabled: true };
   };
 
   // Each job on its own: WEBHOOK_CONCURRENCY slots, each fetching one job, attempting it and
