@@ -145,10 +145,18 @@ export async function startStandby(options: StandbyOptions): Promise<Standby> {
     },
     async remove() {
       await stop();
-      await dropSlot(primaryUrl, slot);
-      await rm(options.databaseDir, { recursive: true, force: true });
+      await removeStandby(primaryUrl, options.databaseDir, slot);
     },
   };
+}
+
+/**
+ * Deletes a standby that is not running: its slot on the primary (which otherwise keeps every WAL
+ * segment from the standby's position on, for ever) and its data directory.
+ */
+export async function removeStandby(primaryUrl: string, databaseDir: string, slot: string): Promise<void> {
+  await dropSlot(primaryUrl, slot);
+  await rm(databaseDir, { recursive: true, force: true });
 }
 
 /**
