@@ -46,14 +46,6 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, opt
   // which must be able to reach the data directory.
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await chmod(dataDir, 0o755);
-  const port = options.port ?? (await freePort());
-  const recent: string[] = [];
-  const note = (message: unknown) => {
-    const line = String(message).trim();
-    recent.push(line);
-    if (recent.length > 20) recent.shift();
-    logger.trace({ postgres: line }, 'embedded postgres');
-  };
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
     logger.info({ databaseDir }, 'initialising the embedded PostgreSQL data directory');
     // The package's initialise(): initdb with the postgres/postgres user, and as root the
@@ -64,11 +56,28 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, opt
       password: 'postgres',
       persistent: true,
       createPostgresUser: asRoot,
-      onLog: note,
+      onLog: (message) => logger.trace({ postgres: String(message).trim() }, 'embedded postgres'),
       onError: (error) => logger.debug({ err: error }, 'embedded postgres'),
     });
     await cluster.initialise();
   }
+  return runEmbeddedPostgres(databaseDir, logger, options);
+}
+
+/**
+ * Runs the package's PostgreSQL on a data directory that already exists (startEmbeddedPostgres's,
+ * or a standby's copy of one: embedded-standby.ts), as its owner, stopping an orphan left on it
+ * first. Its URL has the postgres/postgres user of startEmbeddedPostgres's initdb.
+ */
+export async function runEmbeddedPostgres(databaseDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+  const port = options.port ?? (await freePort());
+  const recent: string[] = [];
+  const note = (message: unknown) => {
+    const line = String(message).trim();
+    recent.push(line);
+    if (recent.length > 20) recent.shift();
+    logger.trace({ postgres: line }, 'embedded postgres');
+  };
   await stopOrphan(databaseDir, logger);
   const postgres = await startPostgres(databaseDir, port, options.ownProcessGroup ?? false, note).catch((error: Error) => {
     throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error.message}\n${recent.join('\n')}`);
@@ -118,7 +127,8 @@ async function startPostgres(databaseDir: string, port: number, detached: boolea
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       for (const line of chunk.split('\n')) if (line.trim()) log(line.trim());
-      if (!ready && chunk.includes('database system is ready to accept connections')) {
+      // A hot standby says "ready to accept read-only connections".
+      if (!ready && /database system is ready to accept (read-only )?connections/.test(chunk)) {
         ready = true;
         resolve();
       }
