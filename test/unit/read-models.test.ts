@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { BANK_ACCOUNT_COLUMNS, ORGANIZATION_COLUMNS, OWNER_COLUMNS } from '../../src/organizations/organization.reads.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS } from '../../src/policies/policy.reads.js';
+import { selectedFields } from '../../src/rest/openapi-schemas.js';
 import { REST_ROUTES } from '../../src/rest/routes.js';
 import { QUOTE_COLUMNS } from '../../src/quotes/quote.reads.js';
 
@@ -51,11 +52,13 @@ function inputFieldsOf(typeName: string): string[] {
   return Object.keys(type.getFields());
 }
 
+/** The fields a route's document selects on its root field, through the fragments it spreads. */
 function selectedBy(method: string, path: string): string[] {
   const route = REST_ROUTES.find((candidate) => candidate.method === method && candidate.path === path)!;
-  const [root] = getOperationAST(parse(route.document))!.selectionSet.selections;
-  if (root.kind !== 'Field' || !root.selectionSet) throw new Error('one root field');
-  return root.selectionSet.selections.map((selection) => (selection.kind === 'Field' ? selection.name.value : ''));
+  const document = parse(route.document);
+  const [root] = selectedFields(document, getOperationAST(document)!.selectionSet);
+  if (!root.selectionSet) throw new Error('one root field');
+  return selectedFields(document, root.selectionSet).map((selection) => selection.name.value);
 }
 
 describe('read models', () => {
