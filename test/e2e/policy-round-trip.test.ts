@@ -82,7 +82,7 @@ describe('a policy written and read back, field by field', () => {
         Object.hasOwn(serverMade, name) ? serverMade[name as keyof typeof serverMade] : body[name],
       ]),
     );
-    expect(await storedRow(service.sql, 'policy', POLICY_WRITE, policy.id as string)).toEqual(expected);
+    expect(await storedRow(service, 'Policy', POLICY_WRITE, policy.id as string)).toEqual(expected);
   };
 
   it('each write map sends every property to the column its entity maps it to', () => {
@@ -236,7 +236,7 @@ describe('a policy written and read back, field by field', () => {
     );
     expect(optional).toEqual(expect.arrayContaining(['internalID', 'ownerDOB', 'petDOB']));
     expect(mismatches(Object.fromEntries(optional.map((field) => [field, null])), created.body)).toEqual([]);
-    const stored = await storedRow(service.sql, 'policy', POLICY_WRITE, created.body.id as string);
+    const stored = await storedRow(service, 'Policy', POLICY_WRITE, created.body.id as string);
     expect(mismatches(Object.fromEntries(optional.map((field) => [field, null])), stored)).toEqual([]);
     expect(stored.number).toBe(created.body.number);
   });

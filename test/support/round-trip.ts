@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { getNamedType, isInputObjectType, isLeafType, isListType, isNonNullType, isObjectType, type GraphQLSchema } from 'graphql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WriteColumn } from '../../src/database/write-model.js';
 
 /**
@@ -80,16 +81,26 @@ const same = (sent: unknown, read: unknown, at: string) =>
   isDeepStrictEqual(sent, read) ? [] : [`${at}: sent ${JSON.stringify(sent)}, read back ${JSON.stringify(read)}`];
 
 /**
- * A row as stored, by property: each property of the write map, its column's value as
- * `to_jsonb` gives it (dates as `YYYY-MM-DD`, jsonb as itself).
+ * A row as stored, by property: each property a write map writes, read from the column its
+ * entity maps it to (MikroORM's metadata, not the write map, so a write map naming another
+ * column shows), as `to_jsonb` gives it (dates as `YYYY-MM-DD`, jsonb as itself). A reference
+ * is written as its id (`organizationId` for `organization`).
  */
 export async function storedRow(
-  sql: (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>,
-  table: string,
-  columns: Readonly<Record<string, WriteColumn>>,
+  service: { sql(text: string, values?: unknown[]): Promise<Array<Record<string, unknown>>>; orm: MikroORM },
+  entity: string,
+  written: Readonly<Record<string, WriteColumn>>,
   id: string,
 ): Promise<Record<string, unknown>> {
-  const [row] = await sql(`select to_jsonb(t) as row from ${table} t where t.id = $1`, [id]);
+  const meta = service.orm.getMetadata().find(entity);
+  if (!meta) throw new Error(`no entity ${entity}`);
+  const [row] = await service.sql(`select to_jsonb(t) as row from ${meta.tableName} t where t.id = $1`, [id]);
   const stored = row.row as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(columns).map(([name, { column }]) => [name, stored[column]]));
+  return Object.fromEntries(
+    Object.keys(written).map((name) => {
+      const property = meta.properties[name] ?? meta.properties[name.replace(/Id$/, '')];
+      if (!property) throw new Error(`${entity} has no property ${name}`);
+      return [name, stored[property.fieldNames[0]]];
+    }),
+  );
 }
