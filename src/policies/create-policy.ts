@@ -98,11 +98,15 @@ type OwnField = Exclude<keyof PolicyFields, (typeof NOT_OWN)[number]>;
 export type GivenOwnFields = Pick<CreatePolicyInput, OwnField>;
 const OWN_FIELDS = Object.keys(POLICY_WRITE).filter((name) => !(NOT_OWN as readonly string[]).includes(name)) as OwnField[];
 
-/** The own fields as given, absent ones null; their types are checked where they meet PolicyFields. */
-export function ownFields(given: GivenOwnFields): { [Name in OwnField]: NonNullable<GivenOwnFields[Name]> | null } {
-  return Object.fromEntries(OWN_FIELDS.map((name) => [name, given[name] ?? null])) as {
-    [Name in OwnField]: NonNullable<GivenOwnFields[Name]> | null;
-  };
+/**
+ * The own fields' values as the input types them, checked where they meet PolicyFields; a field
+ * the input lacks is left to the one error of GivenOwnFields' Pick.
+ */
+type OwnValues = { [Name in OwnField]: NonNullable<CreatePolicyInput[Name & keyof CreatePolicyInput]> | null };
+
+/** The own fields as given, absent ones null. */
+export function ownFields(given: GivenOwnFields): OwnValues {
+  return Object.fromEntries(OWN_FIELDS.map((name) => [name, given[name] ?? null])) as OwnValues;
 }
 
 /**
