@@ -9,11 +9,12 @@ import { REST_ROUTES } from '../../src/rest/routes.js';
 import { QUOTE_COLUMNS } from '../../src/quotes/quote.reads.js';
 
 /**
- * What ties a field to the places that serve it. Adding a nullable organization field takes
- * the migration, the entity, the input, the column map and the REST route document (README,
- * "How to add a field"); each test here fails when one of the last four is forgotten
- * (test/e2e/entity-columns.test.ts catches a forgotten migration; the column map's
- * `satisfies` catches a forgotten map entry at compile time too).
+ * What ties a field to the places that serve it (README, "How to add things"): a field of an
+ * entity's type must be served by its read map (derived from the write map), sent by the
+ * create's input (and the change's, for organizations) and answered by the REST routes (the
+ * resource's answer fragment). Each test here fails when one of those is forgotten;
+ * test/e2e/entity-columns.test.ts ties the entity to its migration, and the round-trip tests
+ * (test/e2e/*-round-trip.test.ts) check the values themselves.
  */
 const READ_MODELS: Record<string, Readonly<Record<string, string>>> = {
   Organization: ORGANIZATION_COLUMNS,
