@@ -1,3 +1,5 @@
+import type { WriteColumn } from './write-model.js';
+
 /**
  * A read model is one column map: each key the response uses, the SQL expression that serves
  * it. The select list and the JSON object of a read are both built from that map, once, at
@@ -9,6 +11,24 @@
 export type ReadColumns<E, Hidden extends keyof E, Extra extends string = never> = Readonly<
   Record<Exclude<keyof E, Hidden> | Extra, string>
 >;
+
+/**
+ * A resource's read map from its write map (write-model.ts): each written property as its
+ * column over `alias`, but those `hidden` (written, never shown). So a column is named once,
+ * in the write map, and a read serves it with no edit. The result still `satisfies` the entity
+ * (see above); test/unit/read-models.test.ts holds each key to a field of the GraphQL type, so a
+ * written property that must stay hidden fails there until it is listed in `hidden`.
+ */
+export function readColumnsOf<W extends Readonly<Record<string, WriteColumn>>, Hidden extends keyof W & string>(
+  alias: string,
+  written: W,
+  hidden: readonly Hidden[],
+): { readonly [Name in Exclude<keyof W & string, Hidden>]: string } {
+  const shown = Object.entries(written).filter(([name]) => !(hidden as readonly string[]).includes(name));
+  return Object.fromEntries(shown.map(([name, { column }]) => [name, `${alias}.${column}`])) as {
+    readonly [Name in Exclude<keyof W & string, Hidden>]: string;
+  };
+}
 
 /** The read model's row type: the entity's shown properties, with the extra keys typed by the caller. */
 export type ReadOf<E, Hidden extends keyof E> = Pick<E, Exclude<keyof E, Hidden>>;

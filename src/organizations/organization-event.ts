@@ -1,34 +1,27 @@
-import { inKeyOrder, type KeyOrder } from '../values/key-order.js';
+import { inKeyOrder, keyOrderOf, type KeyOrder } from '../values/key-order.js';
 import { ADDRESS_FIELDS, type StoredAddress } from './address.type.js';
 import type { OrganizationRead } from './organization.reads.js';
 
 /**
- * The REST organization answer's keys, in its order (create, change, read and list items answer
- * the same, contract section 18). src/rest/operations.ts selects the same, and
- * test/unit/event-key-order.test.ts holds the two together. An address is a leaf here: REST
- * gives it flat (restAddress).
+ * The REST organization answer (create, change, read and list items answer the same, contract
+ * section 18) as a GraphQL fragment: src/rest/operations.ts spreads it into every organization
+ * route's document, and an organization event's object has its keys in its order
+ * (ORGANIZATION_KEY_ORDER, where an address is a leaf: REST gives it flat, restAddress).
  */
-export const ORGANIZATION_KEY_ORDER: KeyOrder = [
-  ...[
-    'id',
-    'name',
-    'parentId',
-    'version',
-    'legalName',
-    'legalType',
-    'taxId',
-    'description',
-    'logo',
-    'type',
-    'descriptor',
-    'phone',
-    'email',
-    'website',
-  ],
-  'address',
-  ['bankAccounts', ['id', 'nickname', 'routing', 'accountLast4']],
-  ['owners', ['id', 'firstname', 'lastname', 'birthdate', 'taxIdLast4', 'email', 'phone', 'ownership', 'address']],
-];
+export const ORGANIZATION_ANSWER = /* GraphQL */ `
+  fragment OrganizationAnswer on Organization {
+    id name parentId version legalName legalType taxId description logo type descriptor phone email website
+    address { line1 line2 division city postal country additionalFields }
+    bankAccounts { id nickname routing accountLast4 }
+    owners {
+      id firstname lastname birthdate taxIdLast4 email phone ownership
+      address { line1 line2 division city postal country additionalFields }
+    }
+  }
+`;
+
+/** The REST organization answer's keys, in its order. */
+export const ORGANIZATION_KEY_ORDER: KeyOrder = keyOrderOf(ORGANIZATION_ANSWER, ['address']);
 
 /**
  * An address as REST answers it (src/rest/input-from-body.ts, flattenAddress): the properties

@@ -2,13 +2,14 @@ import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { perAccess } from '../database/sql.js';
-import { jsonObject, pickColumns, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
+import { jsonObject, pickColumns, readColumnsOf, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { badUserInput, notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
 import { pageOf } from '../graphql/connection.js';
 import type { BankAccount } from './bank-account.entity.js';
 import type { Organization } from './organization.entity.js';
 import type { Owner } from './owner.entity.js';
+import { ORGANIZATION_WRITE } from './organization.writes.js';
 
 /**
  * The organization's reads: plain rows selected with exactly the response's names (the entity
@@ -21,24 +22,12 @@ type HiddenOrganization = 'parent' | 'ownerSub' | 'bankAccounts' | 'owners' | 'c
 type HiddenBankAccount = 'organization' | 'position' | 'accountCiphertext' | 'accountKeyId';
 type HiddenOwner = 'organization' | 'position' | 'taxIdCiphertext' | 'taxIdKeyId';
 
-/** An organization as reads serve it (over the row alias `o`). */
-export const ORGANIZATION_COLUMNS = {
-  id: 'o.id',
-  parentId: 'o.parent_id',
-  name: 'o.name',
-  description: 'o.description',
-  logo: 'o.logo',
-  type: 'o.type',
-  descriptor: 'o.descriptor',
-  legalName: 'o.legal_name',
-  legalType: 'o.legal_type',
-  taxId: 'o.tax_id',
-  phone: 'o.phone',
-  email: 'o.email',
-  website: 'o.website',
-  address: 'o.address',
-  version: 'o.version',
-} as const satisfies ReadColumns<Organization, HiddenOrganization, 'parentId'>;
+/** An organization as reads serve it, over the row alias `o`: every column of its write map (organization.writes.ts) but its owner's sub. */
+export const ORGANIZATION_COLUMNS = readColumnsOf('o', ORGANIZATION_WRITE, ['ownerSub']) satisfies ReadColumns<
+  Organization,
+  HiddenOrganization,
+  'parentId'
+>;
 
 export const BANK_ACCOUNT_COLUMNS = {
   id: 'b.id',

@@ -10,13 +10,14 @@ import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
 import { policyEventObject } from './policy-event.js';
 import { eventRowFilledIn, EVENT_INSERT, FILLED_IN_DATA, type EventType } from '../outbox/record-event.js';
-import type { NewPolicyInput } from './policy.input.js';
+import { QUOTED_FIELDS, type CreatePolicyInput, type NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from './policy.reads.js';
 import {
   INSERT_CHARGES,
   INSERT_POLICIES,
   INSERT_TRANSACTIONS,
+  POLICY_WRITE,
   type ChargeWrite,
   type PolicyWrite,
   type TransactionWrite,
@@ -65,7 +66,7 @@ export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInp
     effectiveDate: input.effectiveDate,
     expirationDate: input.expirationDate,
   });
-  const fields: PolicyFields = { number: input.number ?? null, internalID: input.internalID ?? null, ...quotedFields(input, coverage) };
+  const fields: PolicyFields = { ...ownFields(input), ...quotedFields(input, coverage) };
 
   return withNumberRetries(scope, input.number, async () => {
     const draft = draftPolicy(fields, organization, schedule, principal);
@@ -79,8 +80,32 @@ export async function createPolicy(scope: CreatePolicyScope, input: NewPolicyInp
   });
 }
 
-/** A policy's own fields, as the create or a quote gives them. */
+/** A policy's fields, as the create or a quote gives them: its own and the quoted ones. */
 export type PolicyFields = Omit<PolicyWrite, 'id' | 'organizationId' | 'createdBySub' | 'renewalOfId'>;
+
+/** What is not the policy's own: set by the server, or fixed by a quote (a body with quoteId may not send them). */
+const NOT_OWN = ['id', 'organizationId', 'createdBySub', 'renewalOfId', 'coverage', ...QUOTED_FIELDS] as const;
+type OwnField = Exclude<keyof PolicyFields, (typeof NOT_OWN)[number]>;
+
+/**
+ * The policy's own fields: every written property that neither the server nor a quote sets
+ * (`number`, `internalID`, and a field a policy gains). A create takes them from its body, as
+ * issuing a quote does; a renewal copies its predecessor's. Typed by CreatePolicyInput: `Pick`
+ * does not compile while Policy has a property that the create's input lacks, and names it.
+ */
+export type GivenOwnFields = Pick<CreatePolicyInput, OwnField>;
+const OWN_FIELDS = Object.keys(POLICY_WRITE).filter((name) => !(NOT_OWN as readonly string[]).includes(name)) as OwnField[];
+
+/**
+ * The own fields' values as the input types them, checked where they meet PolicyFields; a field
+ * the input lacks is left to the one error of GivenOwnFields' Pick.
+ */
+type OwnValues = { [Name in OwnField]: NonNullable<CreatePolicyInput[Name & keyof CreatePolicyInput]> | null };
+
+/** The own fields as given, absent ones null. */
+export function ownFields(given: GivenOwnFields): OwnValues {
+  return Object.fromEntries(OWN_FIELDS.map((name) => [name, given[name] ?? null])) as OwnValues;
+}
 
 /**
  * How a draft comes to be: a create (an `issuance` and `policy.created`), or a renewal's

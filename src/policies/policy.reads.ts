@@ -2,12 +2,13 @@ import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { perAccess } from '../database/sql.js';
-import { jsonObject, rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
+import { jsonObject, readColumnsOf, rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
+import { POLICY_WRITE } from './policy.writes.js';
 import { CURRENT_CANCELLATION, STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
 import { pageOf } from '../graphql/connection.js';
 
@@ -16,21 +17,14 @@ import { pageOf } from '../graphql/connection.js';
 type HiddenPolicy = 'organization' | 'charges' | 'createdBySub' | 'createdAt' | 'renewalOfId';
 type HiddenCharge = 'policy' | 'sequence';
 
-/** A policy as reads serve it, over the row alias `p`. Dates arrive as `YYYY-MM-DD` text (MikroORM's pg type parsers); the bigint as text, converted by policyRead. */
+/**
+ * A policy as reads serve it, over the row alias `p`: every column of its write map
+ * (policy.writes.ts) but the hidden ones. Dates arrive as `YYYY-MM-DD` text (MikroORM's pg type
+ * parsers); the bigint as text, converted by policyRead.
+ */
 export const POLICY_COLUMNS = {
-  id: 'p.id',
+  ...readColumnsOf('p', POLICY_WRITE, ['createdBySub', 'renewalOfId']),
   number: 'p.number::text',
-  organizationId: 'p.organization_id',
-  internalID: 'p.internal_id',
-  ownerFirstname: 'p.owner_firstname',
-  ownerLastname: 'p.owner_lastname',
-  ownerDOB: 'p.owner_dob',
-  petName: 'p.pet_name',
-  petDOB: 'p.pet_dob',
-  effectiveDate: 'p.effective_date',
-  expirationDate: 'p.expiration_date',
-  coverageSlug: 'p.coverage_slug',
-  coverage: 'p.coverage',
 } as const satisfies ReadColumns<Policy, HiddenPolicy, 'organizationId'>;
 
 export const CHARGE_COLUMNS = {

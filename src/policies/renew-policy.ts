@@ -3,7 +3,7 @@ import { invalidState } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
 import { todayUtc } from '../values/calendar-date.js';
 import { applyChanges } from './policy-change.js';
-import { draftPolicy, insertPolicy, withNumberRetries, type PolicyFields } from './create-policy.js';
+import { draftPolicy, insertPolicy, ownFields, withNumberRetries, type PolicyFields } from './create-policy.js';
 import type { RenewPolicyInput } from './policy-lifecycle.input.js';
 import { withLockedLedger, type LedgerScope, type PolicyLedger } from './policy-ledger.js';
 import type { PolicyRead } from './policy.reads.js';
@@ -36,8 +36,10 @@ export function renewPolicy(scope: LedgerScope, rules: PolicyRules, number: numb
         });
         assertRenewable(ledger, rules);
         const fields: PolicyFields = {
+          // The same owner and pet: the predecessor's own fields, but its number and the client's identifier, which
+          // name the old policy (the successor gets the number asked for, or the next; no internalID).
+          ...ownFields(policy),
           number: input.number ?? null,
-          // The client's identifier names the old policy; the successor gets its own, or none.
           internalID: null,
           ...quotedFields({ ...policy, ...term }, coverage),
         };

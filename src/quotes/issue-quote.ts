@@ -4,7 +4,15 @@ import type { Principal } from '../auth/principal.js';
 import { perAccess } from '../database/sql.js';
 import { invalidState } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
-import { draftPolicy, insertPolicy, withNumberRetries, type CreatePolicyScope, type PolicyFields } from '../policies/create-policy.js';
+import {
+  draftPolicy,
+  insertPolicy,
+  ownFields,
+  withNumberRetries,
+  type CreatePolicyScope,
+  type GivenOwnFields,
+  type PolicyFields,
+} from '../policies/create-policy.js';
 import { quotedFields } from '../policies/priced-body.js';
 import type { PolicyRead } from '../policies/policy.reads.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
@@ -19,23 +27,20 @@ import { QUOTE_SELECT, QUOTE_STATUS, quoteNotFound, quoteRead, type QuoteRead } 
  *      transaction ends, so two issues of one quote are serialized and the second sees it
  *      issued (409 INVALID_STATE); 404 out of reach; 409 INVALID_STATE when issued or expired.
  *   2. insert the policy from the quote's fields, `coverage` and `charges` as stored (the quoted
- *      price, whatever the catalog says now), with the request's `number` and `internalID`,
- *      and its `policy.created` event (the policy create's one statement).
+ *      price, whatever the catalog says now), with the policy's own fields from the request
+ *      (`number`, `internalID`: ownFields), and its `policy.created` event (the policy create's
+ *      one statement).
  *   3. `markQuoteIssued(tx, quoteId, policyId)`, the Idempotency-Key's mark, and commit.
  *
  * A server-assigned number that loses a race rolls the whole transaction back (lock included)
  * and it runs again from step 1: nothing is left half-issued.
  */
-export async function issueQuote(scope: CreatePolicyScope, quoteId: string, given: IssueFields): Promise<PolicyRead> {
+export async function issueQuote(scope: CreatePolicyScope, quoteId: string, given: GivenOwnFields): Promise<PolicyRead> {
   return withNumberRetries(scope, given.number, () =>
     withQuotas(() =>
       scope.db.transaction(async (tx) => {
         const quote = await lockOpenQuote(tx, scope.principal, quoteId);
-        const fields: PolicyFields = {
-          number: given.number ?? null,
-          internalID: given.internalID ?? null,
-          ...quotedFields(quote, quote.coverage),
-        };
+        const fields: PolicyFields = { ...ownFields(given), ...quotedFields(quote, quote.coverage) };
         const policy = await insertPolicy(tx, draftPolicy(fields, quote.organization, quote.charges, scope.principal));
         await markQuoteIssued(tx, quote.id, policy.id);
         await scope.idempotency?.recordCreated(tx, { type: 'policy', number: policy.number });
@@ -43,12 +48,6 @@ export async function issueQuote(scope: CreatePolicyScope, quoteId: string, give
       }),
     ),
   );
-}
-
-/** What issuing takes besides the quote (cvc is validated and dropped by then). */
-export interface IssueFields {
-  number?: number | null;
-  internalID?: string | null;
 }
 
 export interface QuoteToIssue extends QuoteRead {

@@ -6,8 +6,7 @@ import { rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/
 import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
 import type { Quote } from './quote.entity.js';
-import type { KeyOrder } from '../values/key-order.js';
-import { COVERAGE_KEY_ORDER } from '../policies/policy-event.js';
+import { keyOrderOf, type KeyOrder } from '../values/key-order.js';
 
 /** The quote's reads (see organization.reads.ts for why plain rows). */
 
@@ -41,13 +40,22 @@ export const QUOTE_COLUMNS = {
 
 export type QuoteRead = ReadOf<Quote, HiddenQuote>;
 
-/** The REST quote answer's keys, in its order (the event's object keeps it, contract section 18). */
-export const QUOTE_KEY_ORDER: KeyOrder = [
-  ...['id', 'organizationId', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'petName', 'petDOB', 'effectiveDate', 'expirationDate'],
-  ['coverage', COVERAGE_KEY_ORDER],
-  ['charges', ['type', 'periodStart', 'periodEnd', 'dueDate', 'amount', 'currency', 'status']],
-  ...['totalPremium', 'currency', 'status', 'expiresAt', 'policyNumber'],
-];
+/**
+ * The REST quote answer (the create's and the read's, contract section 14) as a GraphQL
+ * fragment: src/rest/operations.ts spreads it into both routes' documents, and the event's
+ * object has its keys in its order (QUOTE_KEY_ORDER, contract section 18).
+ */
+export const QUOTE_ANSWER = /* GraphQL */ `
+  fragment QuoteAnswer on Quote {
+    id organizationId ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate
+    coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
+    charges { type periodStart periodEnd dueDate amount currency status }
+    totalPremium currency status expiresAt policyNumber
+  }
+`;
+
+/** The REST quote answer's keys, in its order. */
+export const QUOTE_KEY_ORDER: KeyOrder = keyOrderOf(QUOTE_ANSWER);
 
 export const QUOTE_SELECT = selectList(QUOTE_COLUMNS);
 

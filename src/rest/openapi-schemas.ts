@@ -6,7 +6,9 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  Kind,
   parse,
+  type DocumentNode,
   type FieldNode,
   type GraphQLField,
   type GraphQLNamedType,
@@ -48,35 +50,50 @@ const SCALARS: Record<string, JsonSchema> = {
  * a path of field names below it (`['policies', 'edges', 'node']`), the object selected there.
  */
 export function responseSchema(schema: GraphQLSchema, document: string, overlays: SchemaOverlays, path: string[] = []): JsonSchema {
-  const operation = getOperationAST(parse(document))!;
+  const parsed = parse(document);
+  const operation = getOperationAST(parsed)!;
   let type: GraphQLNamedType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
   let selectionSet = operation.selectionSet;
-  const [first] = selectionSet.selections;
-  if (first.kind !== 'Field') throw new Error('a REST document selects one object field');
+  const [first] = selectedFields(parsed, selectionSet);
   for (const name of [first.name.value, ...path]) {
-    const field = selectionSet.selections.find(
-      (selection): selection is FieldNode => selection.kind === 'Field' && selection.name.value === name,
-    );
+    const field = selectedFields(parsed, selectionSet).find((selection) => selection.name.value === name);
     if (!field?.selectionSet || !isObjectType(type)) throw new Error(`the REST document selects no object at ${name}`);
     type = getNamedType(type.getFields()[name].type);
     selectionSet = field.selectionSet;
   }
   if (!isObjectType(type)) throw new Error(`${type.name} is not an object`);
-  return objectSchema(type.name, type.getFields(), selectionSet, overlays);
+  return objectSchema(parsed, type.name, type.getFields(), selectionSet, overlays);
+}
+
+/**
+ * The fields a selection set selects, in order, with the fields of each fragment it spreads (a
+ * resource's answer, rest/operations.ts) in the spread's place. Inline fragments are refused:
+ * a REST answer has one shape.
+ */
+export function selectedFields(document: DocumentNode, selectionSet: SelectionSetNode): FieldNode[] {
+  return selectionSet.selections.flatMap((selection) => {
+    if (selection.kind === Kind.FIELD) return [selection];
+    if (selection.kind === Kind.INLINE_FRAGMENT) throw new Error('REST documents select fields and fragments (no inline fragments)');
+    const fragment = document.definitions.find(
+      (definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value,
+    );
+    if (fragment?.kind !== Kind.FRAGMENT_DEFINITION) throw new Error(`the fragment ${selection.name.value} is not in the document`);
+    return selectedFields(document, fragment.selectionSet);
+  });
 }
 
 function objectSchema(
+  document: DocumentNode,
   typeName: string,
   fields: Record<string, GraphQLField<unknown, unknown>>,
   selectionSet: SelectionSetNode,
   overlays: SchemaOverlays,
 ): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const selection of selectionSet.selections) {
-    if (selection.kind !== 'Field') throw new Error('REST documents select fields only (no fragments)');
+  for (const selection of selectedFields(document, selectionSet)) {
     const field = fields[selection.name.value];
     properties[selection.alias?.value ?? field.name] = {
-      ...outputSchema(field.type, selection.selectionSet, overlays),
+      ...outputSchema(document, field.type, selection.selectionSet, overlays),
       ...described(field.description),
       ...overlays.fields[`${typeName}.${field.name}`],
     };
@@ -84,16 +101,26 @@ function objectSchema(
   return { type: 'object', required: Object.keys(properties), properties, additionalProperties: false };
 }
 
-function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, overlays: SchemaOverlays): JsonSchema {
-  return nullable(nonNullOutput(type, selectionSet, overlays), isNonNullType(type));
+function outputSchema(
+  document: DocumentNode,
+  type: GraphQLOutputType,
+  selectionSet: SelectionSetNode | undefined,
+  overlays: SchemaOverlays,
+): JsonSchema {
+  return nullable(nonNullOutput(document, type, selectionSet, overlays), isNonNullType(type));
 }
 
-function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, overlays: SchemaOverlays): JsonSchema {
+function nonNullOutput(
+  document: DocumentNode,
+  type: GraphQLOutputType,
+  selectionSet: SelectionSetNode | undefined,
+  overlays: SchemaOverlays,
+): JsonSchema {
   const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) return { type: 'array', items: outputSchema(inner.ofType, selectionSet, overlays) };
+  if (isListType(inner)) return { type: 'array', items: outputSchema(document, inner.ofType, selectionSet, overlays) };
   const named = getNamedType(inner);
   if (overlays.types[named.name]) return overlays.types[named.name];
-  if (isObjectType(named)) return objectSchema(named.name, named.getFields(), selectionSet!, overlays);
+  if (isObjectType(named)) return objectSchema(document, named.name, named.getFields(), selectionSet!, overlays);
   if (isEnumType(named)) return { type: 'string', enum: named.getValues().map((value) => value.name) };
   return { ...SCALARS[named.name] };
 }

@@ -1,50 +1,35 @@
+import { ORGANIZATION_ANSWER } from '../organizations/organization-event.js';
+import { POLICY_ANSWER } from '../policies/policy-event.js';
+import { QUOTE_ANSWER } from '../quotes/quote.reads.js';
+
 /**
- * The GraphQL documents behind the `/api/v1` routes, one per route, written out in full so they
- * read as the REST contract in GraphQL terms. `npm run codegen` types their results
- * (`generated/operations.ts`), so each route's `response` is checked against its selection;
- * the OpenAPI response schemas are derived from the same selections (openapi-schemas.ts).
+ * The GraphQL documents behind the `/api/v1` routes, one per route, so they read as the REST
+ * contract in GraphQL terms. A resource's answer is one fragment, spread wherever a route answers
+ * it (POLICY_ANSWER, ORGANIZATION_ANSWER, QUOTE_ANSWER, beside the events that carry the same
+ * keys in the same order). `npm run codegen` types their results (`generated/operations.ts`),
+ * so each route's `response` is checked against its selection; the OpenAPI response schemas
+ * are derived from the same selections (openapi-schemas.ts).
  */
 export const CREATE_ORGANIZATION = /* GraphQL */ `
   mutation CreateOrganization($input: CreateOrganizationInput!) {
-    createOrganization(input: $input) {
-      id name parentId version legalName legalType taxId description logo type descriptor phone email website
-      address { line1 line2 division city postal country additionalFields }
-      bankAccounts { id nickname routing accountLast4 }
-      owners {
-        id firstname lastname birthdate taxIdLast4 email phone ownership
-        address { line1 line2 division city postal country additionalFields }
-      }
-    }
+    createOrganization(input: $input) { ...OrganizationAnswer }
   }
+  ${ORGANIZATION_ANSWER}
 `;
 
 /** A change answers as the create does (contract section 15), with the version it made. */
 export const UPDATE_ORGANIZATION = /* GraphQL */ `
   mutation UpdateOrganization($id: ID!, $input: UpdateOrganizationInput!, $ifVersion: Int) {
-    updateOrganization(id: $id, input: $input, ifVersion: $ifVersion) {
-      id name parentId version legalName legalType taxId description logo type descriptor phone email website
-      address { line1 line2 division city postal country additionalFields }
-      bankAccounts { id nickname routing accountLast4 }
-      owners {
-        id firstname lastname birthdate taxIdLast4 email phone ownership
-        address { line1 line2 division city postal country additionalFields }
-      }
-    }
+    updateOrganization(id: $id, input: $input, ifVersion: $ifVersion) { ...OrganizationAnswer }
   }
+  ${ORGANIZATION_ANSWER}
 `;
 
 export const ORGANIZATION = /* GraphQL */ `
   query Organization($id: ID!) {
-    organization(id: $id) {
-      id name parentId version legalName legalType taxId description logo type descriptor phone email website
-      address { line1 line2 division city postal country additionalFields }
-      bankAccounts { id nickname routing accountLast4 }
-      owners {
-        id firstname lastname birthdate taxIdLast4 email phone ownership
-        address { line1 line2 division city postal country additionalFields }
-      }
-    }
+    organization(id: $id) { ...OrganizationAnswer }
   }
+  ${ORGANIZATION_ANSWER}
 `;
 
 /**
@@ -56,15 +41,7 @@ export const ORGANIZATIONS = /* GraphQL */ `
     organization(id: $parentId) @include(if: $children) {
       children(first: $first, after: $after) {
         edges {
-          node {
-            id name parentId version legalName legalType taxId description logo type descriptor phone email website
-            address { line1 line2 division city postal country additionalFields }
-            bankAccounts { id nickname routing accountLast4 }
-            owners {
-              id firstname lastname birthdate taxIdLast4 email phone ownership
-              address { line1 line2 division city postal country additionalFields }
-            }
-          }
+          node { ...OrganizationAnswer }
         }
         pageInfo { hasNextPage endCursor }
       }
@@ -72,94 +49,57 @@ export const ORGANIZATIONS = /* GraphQL */ `
     viewer @skip(if: $children) {
       organizations(first: $first, after: $after) {
         edges {
-          node {
-            id name parentId version legalName legalType taxId description logo type descriptor phone email website
-            address { line1 line2 division city postal country additionalFields }
-            bankAccounts { id nickname routing accountLast4 }
-            owners {
-              id firstname lastname birthdate taxIdLast4 email phone ownership
-              address { line1 line2 division city postal country additionalFields }
-            }
-          }
+          node { ...OrganizationAnswer }
         }
         pageInfo { hasNextPage endCursor }
       }
     }
   }
+  ${ORGANIZATION_ANSWER}
 `;
 
 export const CREATE_POLICY = /* GraphQL */ `
   mutation CreatePolicy($input: CreatePolicyInput!) {
-    createPolicy(input: $input) {
-      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-      organization { id name parentId }
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-    }
+    createPolicy(input: $input) { ...PolicyAnswer }
   }
+  ${POLICY_ANSWER}
 `;
 
 export const POLICY = /* GraphQL */ `
   query Policy($number: SafeInt!) {
-    policy(number: $number) {
-      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-      organization { id name parentId }
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-    }
+    policy(number: $number) { ...PolicyAnswer }
   }
+  ${POLICY_ANSWER}
 `;
 
 /** Changing, cancelling and reinstating answer the policy as the read does, with its number from the path. */
 export const CHANGE_POLICY = /* GraphQL */ `
   mutation ChangePolicy($number: SafeInt!, $input: ChangePolicyInput!) {
-    changePolicy(number: $number, input: $input) {
-      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-      organization { id name parentId }
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-    }
+    changePolicy(number: $number, input: $input) { ...PolicyAnswer }
   }
+  ${POLICY_ANSWER}
 `;
 
 export const CANCEL_POLICY = /* GraphQL */ `
   mutation CancelPolicy($number: SafeInt!, $input: CancelPolicyInput!) {
-    cancelPolicy(number: $number, input: $input) {
-      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-      organization { id name parentId }
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-    }
+    cancelPolicy(number: $number, input: $input) { ...PolicyAnswer }
   }
+  ${POLICY_ANSWER}
 `;
 
 export const REINSTATE_POLICY = /* GraphQL */ `
   mutation ReinstatePolicy($number: SafeInt!, $input: ReinstatePolicyInput!) {
-    reinstatePolicy(number: $number, input: $input) {
-      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-      organization { id name parentId }
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-    }
+    reinstatePolicy(number: $number, input: $input) { ...PolicyAnswer }
   }
+  ${POLICY_ANSWER}
 `;
 
 /** Renewing answers the new policy (the successor), as the read does. */
 export const RENEW_POLICY = /* GraphQL */ `
   mutation RenewPolicy($number: SafeInt!, $input: RenewPolicyInput!) {
-    renewPolicy(number: $number, input: $input) {
-      id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-      organization { id name parentId }
-      status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-    }
+    renewPolicy(number: $number, input: $input) { ...PolicyAnswer }
   }
+  ${POLICY_ANSWER}
 `;
 
 /**
@@ -180,13 +120,7 @@ export const POLICIES = /* GraphQL */ `
     organization(id: $organizationId) @skip(if: $byInternalID) {
       policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status) {
         edges {
-          node {
-            id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-            coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-            charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-            organization { id name parentId }
-            status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-          }
+          node { ...PolicyAnswer }
         }
         pageInfo { hasNextPage endCursor }
       }
@@ -194,18 +128,13 @@ export const POLICIES = /* GraphQL */ `
     viewer @include(if: $byInternalID) {
       policies(internalID: $internalID, first: $first, after: $after) {
         edges {
-          node {
-            id number internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate coverageSlug
-            coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-            charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
-            organization { id name parentId }
-            status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
-          }
+          node { ...PolicyAnswer }
         }
         pageInfo { hasNextPage endCursor }
       }
     }
   }
+  ${POLICY_ANSWER}
 `;
 
 /** A policy's transactions, oldest first (spec section 14): a page, as the lists of section 10. */
@@ -275,22 +204,14 @@ export const DELETE_WEBHOOK_ENDPOINT = /* GraphQL */ `
 /** Quotes (contract section 14): the create's and the read's answers are the same shape. */
 export const CREATE_QUOTE = /* GraphQL */ `
   mutation CreateQuote($input: CreateQuoteInput!) {
-    createQuote(input: $input) {
-      id organizationId ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { type periodStart periodEnd dueDate amount currency status }
-      totalPremium currency status expiresAt policyNumber
-    }
+    createQuote(input: $input) { ...QuoteAnswer }
   }
+  ${QUOTE_ANSWER}
 `;
 
 export const QUOTE = /* GraphQL */ `
   query Quote($id: ID!) {
-    quote(id: $id) {
-      id organizationId ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate
-      coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
-      charges { type periodStart periodEnd dueDate amount currency status }
-      totalPremium currency status expiresAt policyNumber
-    }
+    quote(id: $id) { ...QuoteAnswer }
   }
+  ${QUOTE_ANSWER}
 `;

@@ -56,27 +56,7 @@ describe('organizations', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const body = response.body;
-    expect(Object.keys(body).sort()).toEqual(
-      [
-        'id',
-        'name',
-        'parentId',
-        'version',
-        'legalName',
-        'legalType',
-        'taxId',
-        'description',
-        'logo',
-        'type',
-        'descriptor',
-        'phone',
-        'email',
-        'website',
-        'address',
-        'bankAccounts',
-        'owners',
-      ].sort(),
-    );
+    // Its keys are every field of the type (test/unit/read-models.test.ts) and no other (the closed OpenAPI schema, test/support/openapi.ts).
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body).toMatchObject({
       name: 'Paws',

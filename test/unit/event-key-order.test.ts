@@ -1,4 +1,4 @@
-import { parse, type SelectionSetNode } from 'graphql';
+import { getOperationAST, parse, type SelectionSetNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { ORGANIZATION_KEY_ORDER } from '../../src/organizations/organization-event.js';
 import { POLICY_KEY_ORDER } from '../../src/policies/policy-event.js';
@@ -10,36 +10,49 @@ import {
   CREATE_POLICY,
   CREATE_QUOTE,
   ORGANIZATION,
+  ORGANIZATIONS,
+  POLICIES,
   POLICY,
   QUOTE,
   REINSTATE_POLICY,
   RENEW_POLICY,
   UPDATE_ORGANIZATION,
 } from '../../src/rest/operations.js';
+import { selectedFields } from '../../src/rest/openapi-schemas.js';
 import { inKeyOrder, type KeyOrder } from '../../src/values/key-order.js';
 
-/** The key order a REST document's single root field selects; an address is a leaf (REST gives it flat). */
-function selected(document: string): KeyOrder {
-  const [operation] = parse(document).definitions as unknown as [{ selectionSet: SelectionSetNode }];
-  const [root] = operation.selectionSet.selections as unknown as [{ selectionSet: SelectionSetNode }];
-  const walk = (set: SelectionSetNode): KeyOrder =>
-    set.selections.map((selection) => {
-      if (selection.kind !== 'Field') throw new Error('fields only');
+/**
+ * The key order a REST document selects on its root field named `root` (the first by default),
+ * or on the object at `path` below it (a list's items), through the fragments it spreads; an
+ * address is a leaf (REST gives it flat).
+ */
+function selected(document: string, root?: string, path: string[] = []): KeyOrder {
+  const parsed = parse(document);
+  const roots = selectedFields(parsed, getOperationAST(parsed)!.selectionSet);
+  let set = (root ? roots.find((field) => field.name.value === root) : roots[0])!.selectionSet!;
+  for (const name of path) set = selectedFields(parsed, set).find((field) => field.name.value === name)!.selectionSet!;
+  const walk = (selections: SelectionSetNode): KeyOrder =>
+    selectedFields(parsed, selections).map((selection) => {
       const name = selection.alias?.value ?? selection.name.value;
       return selection.selectionSet && name !== 'address' ? ([name, walk(selection.selectionSet)] as const) : name;
     });
-  return walk(root.selectionSet);
+  return walk(set);
 }
 
 describe("events' key orders are the REST answers' (contract section 18)", () => {
   it('the policy event object selects what every REST policy answer selects, in order', () => {
     for (const document of [CREATE_POLICY, POLICY, CHANGE_POLICY, CANCEL_POLICY, REINSTATE_POLICY, RENEW_POLICY])
       expect(selected(document)).toEqual(POLICY_KEY_ORDER);
+    // List items answer the read's shape too (contract section 18).
+    expect(selected(POLICIES, 'organization', ['policies', 'edges', 'node'])).toEqual(POLICY_KEY_ORDER);
+    expect(selected(POLICIES, 'viewer', ['policies', 'edges', 'node'])).toEqual(POLICY_KEY_ORDER);
   });
 
   it('the organization event object selects what the REST organization answers select, in order', () => {
     for (const document of [CREATE_ORGANIZATION, UPDATE_ORGANIZATION, ORGANIZATION])
       expect(selected(document)).toEqual(ORGANIZATION_KEY_ORDER);
+    expect(selected(ORGANIZATIONS, 'organization', ['children', 'edges', 'node'])).toEqual(ORGANIZATION_KEY_ORDER);
+    expect(selected(ORGANIZATIONS, 'viewer', ['organizations', 'edges', 'node'])).toEqual(ORGANIZATION_KEY_ORDER);
   });
 
   it('the quote event object selects what the REST quote answers select, in order', () => {

@@ -4,15 +4,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { BANK_ACCOUNT_COLUMNS, ORGANIZATION_COLUMNS, OWNER_COLUMNS } from '../../src/organizations/organization.reads.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS } from '../../src/policies/policy.reads.js';
+import { selectedFields } from '../../src/rest/openapi-schemas.js';
 import { REST_ROUTES } from '../../src/rest/routes.js';
 import { QUOTE_COLUMNS } from '../../src/quotes/quote.reads.js';
 
 /**
- * What ties a field to the places that serve it. Adding a nullable organization field takes
- * the migration, the entity, the input, the column map and the REST route document (README,
- * "How to add a field"); each test here fails when one of the last four is forgotten
- * (test/e2e/entity-columns.test.ts catches a forgotten migration; the column map's
- * `satisfies` catches a forgotten map entry at compile time too).
+ * What ties a field to the places that serve it (README, "How to add things"): a field of an
+ * entity's type must be served by its read map (derived from the write map), sent by the
+ * create's input (and the change's, for organizations) and answered by the REST routes (the
+ * resource's answer fragment). Each test here fails when one of those is forgotten;
+ * test/e2e/entity-columns.test.ts ties the entity to its migration, and the round-trip tests
+ * (test/e2e/*-round-trip.test.ts) check the values themselves.
  */
 const READ_MODELS: Record<string, Readonly<Record<string, string>>> = {
   Organization: ORGANIZATION_COLUMNS,
@@ -51,17 +53,26 @@ function inputFieldsOf(typeName: string): string[] {
   return Object.keys(type.getFields());
 }
 
+/** The fields a route's document selects on its root field, through the fragments it spreads. */
 function selectedBy(method: string, path: string): string[] {
   const route = REST_ROUTES.find((candidate) => candidate.method === method && candidate.path === path)!;
-  const [root] = getOperationAST(parse(route.document))!.selectionSet.selections;
-  if (root.kind !== 'Field' || !root.selectionSet) throw new Error('one root field');
-  return root.selectionSet.selections.map((selection) => (selection.kind === 'Field' ? selection.name.value : ''));
+  const document = parse(route.document);
+  const [root] = selectedFields(document, getOperationAST(document)!.selectionSet);
+  if (!root.selectionSet) throw new Error('one root field');
+  return selectedFields(document, root.selectionSet).map((selection) => selection.name.value);
 }
 
 describe('read models', () => {
   it.each(Object.keys(READ_MODELS))('every field of %s is served by its column map or a field resolver', (typeName) => {
     const served = new Set([...Object.keys(READ_MODELS[typeName]), ...fieldResolversOf(typeName)]);
     expect(fieldsOf(typeName).filter((field) => !served.has(field))).toEqual([]);
+  });
+
+  it.each(Object.keys(READ_MODELS))('every column %s reads is a field of the type (no written-only column is read)', (typeName) => {
+    // The policy's organization id serves the joins and batches behind Policy.organization.
+    const internal = typeName === 'Policy' ? ['organizationId'] : [];
+    const fields = fieldsOf(typeName);
+    expect(Object.keys(READ_MODELS[typeName]).filter((column) => !fields.includes(column) && !internal.includes(column))).toEqual([]);
   });
 
   it('every column of an organization but its id and version can be sent when creating one, and all but those and parentId when changing one', () => {

@@ -1,17 +1,18 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import { MIGRATION_NAMES } from './names.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { MIGRATION_EXTENSION, MIGRATION_NAMES, MIGRATIONS_FOLDER } from './names.js';
 
 /**
- * The migrations as MikroORM's Migrator takes them, loaded from their names (names.ts) by path,
- * so they load the same from TypeScript and compiled code. Only what migrates imports this
- * module (database/migrate.ts, the tests): a worker that does not migrate never loads the
- * migrator, knex or these files (docs/decisions.md, "One pool, one gateway").
+ * The migrations of this folder (names.ts) as MikroORM's Migrator takes them, loaded the same
+ * everywhere without MikroORM's TypeScript detection (its `path`/`pathTs`). Only what migrates
+ * imports this module (database/migrate.ts, the tests): a worker that does not migrate never
+ * loads the migrator, knex or these files (docs/decisions.md, "One pool, one gateway").
  */
 export const migrations: MigrationObject[] = await Promise.all(
   MIGRATION_NAMES.map(async (name) => {
-    const module = (await import(`./${name}.js`)) as Record<string, MigrationObject['class']>;
-    const migration = module[name];
-    if (!migration) throw new Error(`src/database/migrations/${name}.ts exports no class ${name}`);
-    return { name, class: migration };
+    const module = (await import(pathToFileURL(join(MIGRATIONS_FOLDER, `${name}${MIGRATION_EXTENSION}`)).href)) as Record<string, unknown>;
+    if (typeof module[name] !== 'function') throw new Error(`${name}${MIGRATION_EXTENSION} must export a class named ${name}`);
+    return { name, class: module[name] as MigrationObject['class'] };
   }),
 );
