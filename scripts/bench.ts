@@ -312,6 +312,20 @@ try {
     console.log('\n| share of CPU | function |\n|---|---|');
     for (const { name, share } of summary.byFunction) console.log(`| ${(share * 100).toFixed(1)}% | ${name} |`);
   }
+  /** The processes of the server on `port` (a cluster's primary and its workers). */
+  const serverPids = (port: number): number[] => {
+    const child = new Map<number, ChildProcess | undefined>([
+      [baselinePort, baseline],
+      [servicePort, service],
+      [unprotectedPort, unprotected],
+      [postgraphilePort, postgraphile],
+      [tracedPort, traced],
+      [tracedTenthPort, tracedTenth],
+      [clusterPort, serviceCluster],
+      [baselineClusterPort, baselineCluster],
+    ]).get(port);
+    return child?.pid === undefined ? [] : [child.pid, ...childrenOf(child.pid)];
+  };
   const rows: string[] = [];
   const peerRows: string[] = [];
   // --profile and --node measure something else than the table.
@@ -321,7 +335,12 @@ try {
     for (const round of [0, 1]) {
       for (const { label, port, next } of round === 0 ? targets : [...targets].reverse()) {
         await load(port, next, connections, { duration: 5 });
-        runs.get(label)!.push(await load(port, next));
+        // The server's own CPU (all its processes) over the measured load, per request answered.
+        const pids = serverPids(port);
+        const before = pids.reduce((sum, pid) => sum + cpuMillis(pid), 0);
+        const run = await load(port, next);
+        const used = pids.reduce((sum, pid) => sum + cpuMillis(pid), 0) - before;
+        runs.get(label)!.push({ ...run, cpu: (used * 1000) / Math.max(1, run.rps * duration) });
       }
     }
     const base = mean(runs.get('baseline')!);
@@ -329,9 +348,10 @@ try {
       const measured = runs.get(label)!;
       const reference = runs.get(against)!;
       const ratios = measured.map((run, index) => run.rps / reference[index].rps);
+      const cpuRatio = (mean(measured).cpu ?? 0) / (mean(reference).cpu ?? 1);
       const ratio = label.startsWith('baseline')
         ? '1.00x'
-        : `**${(mean(measured).rps / mean(reference).rps).toFixed(2)}x** (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
+        : `**${(mean(measured).rps / mean(reference).rps).toFixed(2)}x** (${ratios.map((r) => r.toFixed(2)).join(', ')}); CPU ${cpuRatio.toFixed(2)}x`;
       peerRows.push(`| ${name} | ${label} | ${fmt(mean(measured))} | ${ratio} |`);
       console.log(peerRows.at(-1));
     }
@@ -361,7 +381,7 @@ try {
     const workers = childrenOf(serviceCluster.pid!).map((pid) => peakRss(pid));
     processRss.push(`service on ${CORES} processes: primary ${peakRss(serviceCluster.pid!)} MB, workers ${workers.join(' and ')} MB`);
     console.log(
-      `\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx | against the baseline (each round) |\n|---|---|---|---|\n${peerRows.join('\n')}`,
+      `\n| scenario | server | req/s, p50/p99 ms, errors, non-2xx, CPU per request | against the baseline (each round); CPU per request against it |\n|---|---|---|---|\n${peerRows.join('\n')}`,
     );
     console.log(`\nPeak RSS: ${processRss.join(', ')}; OTLP exports received: ${exports}\n`);
   }
@@ -809,6 +829,8 @@ try {
 
 interface Measured {
   rps: number;
+  /** The server's CPU per request answered, in µs (the table's rows). */
+  cpu?: number;
   p50: number;
   p90?: number;
   p99: number;
@@ -860,11 +882,12 @@ function mean(runs: Measured[]): Measured {
     p99: Math.round(average((m) => m.p99)),
     errors: average((m) => m.errors),
     non2xx: average((m) => m.non2xx),
+    ...(runs.every((m) => m.cpu !== undefined) ? { cpu: average((m) => m.cpu ?? 0) } : {}),
   };
 }
 
 function fmt(m: Measured): string {
-  return `${Math.round(m.rps)}, ${m.p50}/${m.p99}, ${m.errors}, ${m.non2xx}`;
+  return `${Math.round(m.rps)}, ${m.p50}/${m.p99}, ${m.errors}, ${m.non2xx}${m.cpu === undefined ? '' : `, ${Math.round(m.cpu)} µs`}`;
 }
 
 /** The processes whose parent is `pid` (a cluster's workers). */
