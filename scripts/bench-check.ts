@@ -8,8 +8,8 @@ import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgr
 import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
 import { addDays, addMonthsClamped, todayUtc } from '../src/values/calendar-date.js';
-import { JWT_SECRET, LIMITS_HIGH, POLICY_QUERY, ready } from './bench-support.js';
-import { benchScenarios, byDocumentId, deepParentsOf, trustedPolicyDocument, type BenchRequest, type Pick } from './bench-scenarios.js';
+import { benchEnv, JWT_SECRET, LIMITS_HIGH, POLICY_QUERY, ready } from './bench-support.js';
+import { benchScenarios, byDocumentId, deepParentsOf, roundRobin, trustedPolicyDocument, type BenchRequest } from './bench-scenarios.js';
 import type { SeedTree } from './seed.js';
 
 /**
@@ -38,14 +38,7 @@ writeFileSync(manifestPath, JSON.stringify({ [trusted.id]: trusted.text }));
 
 const database = await startEmbeddedPostgres(dataDir, createLogger('warn'));
 const env = {
-  ...process.env,
-  NODE_ENV: 'production',
-  DATABASE_URL: database.url,
-  JWT_SECRET,
-  DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-  LOG_LEVEL: 'warn',
-  HOST: '127.0.0.1',
-  WEB_CONCURRENCY: '1',
+  ...benchEnv(database.url),
   GRAPHQL_TRUSTED_DOCUMENTS: manifestPath,
   ...LIMITS_HIGH,
 };
@@ -77,17 +70,7 @@ try {
   const tokens = await Promise.all(trees.map((tree) => mintToken(secret, { sub: tree.ownerSub, org: tree.rootId, expiresIn: 3600 })));
 
   // The bench's scenarios, each a few times over both trees, the same request to both servers.
-  let turn = 0;
-  const pick = (): Pick => {
-    const index = turn++ % trees.length;
-    const tree = trees[index];
-    return {
-      tree,
-      token: tokens[index],
-      number: tree.deepPolicies[turn % tree.deepPolicies.length],
-      org: tree.deepest[turn % tree.deepest.length],
-    };
-  };
+  const pick = roundRobin(trees, tokens);
   const scenarios = [
     ...benchScenarios(pick, deepParents),
     ['GraphQL policy query, trusted document id', byDocumentId(pick, trusted.id)] as const,

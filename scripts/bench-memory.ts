@@ -7,7 +7,7 @@ import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
-import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, POLICY_QUERY, ready } from './bench-support.js';
+import { benchEnv, cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, POLICY_QUERY, ready } from './bench-support.js';
 import type { SeedTree } from './seed.js';
 /**
  * `npm run bench:memory -- DATA_DIR` (a --data-dir the bench has seeded): one service process,
@@ -44,14 +44,7 @@ const port = await freePort();
 // As npm start runs it (src/v8-flags.ts), then FLAGS, whose values win.
 const child = spawn('node', [...START_FLAGS, ...flags, '--import', memlog, 'dist/src/main.js'], {
   env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: database.url,
-    JWT_SECRET,
-    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    WEB_CONCURRENCY: '1',
+    ...benchEnv(database.url),
     PORT: String(port),
     MEMLOG: process.env.MEMLOG ?? '',
     ...LIMITS_HIGH,

@@ -27,6 +27,24 @@ export interface Pick {
 }
 
 /**
+ * The trees in turn, each request with its tree's token, the next of its deepest policies and
+ * the next of its deepest organizations.
+ */
+export function roundRobin(trees: SeedTree[], tokens: string[]): () => Pick {
+  let turn = 0;
+  return () => {
+    const index = turn++ % trees.length;
+    const tree = trees[index];
+    return {
+      tree,
+      token: tokens[index],
+      number: tree.deepPolicies[turn % tree.deepPolicies.length],
+      org: tree.deepest[turn % tree.deepest.length],
+    };
+  };
+}
+
+/**
  * Each scenario's request generator over `pick`. `deepParents` is each tree's parent of a
  * deepest organization (a small subtree 19 levels down), by root id.
  */

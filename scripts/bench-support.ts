@@ -4,6 +4,20 @@ import { readFileSync } from 'node:fs';
 
 export const JWT_SECRET = 'benchmark-secret-that-is-at-least-32-bytes';
 
+/** The environment of a service (or baseline) the bench scripts start on `databaseUrl`: production, one process, the bench's secrets. */
+export function benchEnv(databaseUrl: string, logLevel = 'warn'): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET,
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    LOG_LEVEL: logLevel,
+    HOST: '127.0.0.1',
+    WEB_CONCURRENCY: '1',
+  };
+}
+
 /** Every budget on, and too large for the benchmark to reach. */
 export const LIMITS_HIGH = {
   RATE_LIMIT_REQUESTS_PER_MINUTE: '999999999',

@@ -14,7 +14,7 @@ import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
 import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, ready } from './bench-support.js';
 import type { SeedTree } from './seed.js';
-import { benchScenarios, byDocumentId, deepParentsOf, trustedPolicyDocument } from './bench-scenarios.js';
+import { benchScenarios, byDocumentId, deepParentsOf, roundRobin, trustedPolicyDocument } from './bench-scenarios.js';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
 import {
   policyFromDatabase,
@@ -200,17 +200,7 @@ try {
   const tokens = await Promise.all(
     trees.map((tree) => mintToken(new TextEncoder().encode(JWT_SECRET), { sub: tree.ownerSub, org: tree.rootId, expiresIn: 3600 })),
   );
-  let turn = 0;
-  const pick = () => {
-    const index = turn++ % trees.length;
-    const tree = trees[index];
-    return {
-      tree,
-      token: tokens[index],
-      number: tree.deepPolicies[turn % tree.deepPolicies.length],
-      org: tree.deepest[turn % tree.deepest.length],
-    };
-  };
+  const pick = roundRobin(trees, tokens);
   const scenarios = benchScenarios(pick, deepParents);
 
   // PostGraphile 4.14 (scripts/bench-postgraphile.ts) on the same data, under row-level security
@@ -743,6 +733,7 @@ try {
       // reader's measurement does not share the flood's event loop). The service runs its default
       // limits: 6,000 requests a minute and 16 in flight per caller; refusals wait a second.
       const [victimTree, flooderTree] = [trees[0], trees[1]];
+      let turn = 0;
       const readPolicy = () => ({
         method: 'GET',
         path: `/api/v1/policy/${victimTree.deepPolicies[turn++ % victimTree.deepPolicies.length]}`,

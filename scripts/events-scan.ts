@@ -13,7 +13,7 @@ import { positional } from '../src/database/sql.js';
 import { ACCESSIBLE_EVENTS_PAGE, EVENT_SELECT } from '../src/events/event.reads.js';
 import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
-import { JWT_SECRET, LIMITS_HIGH, ready } from './bench-support.js';
+import { benchEnv, JWT_SECRET, LIMITS_HIGH, ready } from './bench-support.js';
 
 /**
  * `npx tsx scripts/events-scan.ts [--events 1500000 --duration 20 --connections 16 --data-dir DIR]`:
@@ -41,14 +41,7 @@ const port = await freePort();
 // generator here must not share its event loop. It runs the migrations at start.
 const service = spawn(process.execPath, [...START_FLAGS, '--import', 'tsx', 'src/main.ts'], {
   env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: database.url,
-    JWT_SECRET,
-    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    WEB_CONCURRENCY: '1',
+    ...benchEnv(database.url),
     PORT: String(port),
     ...LIMITS_HIGH,
   },

@@ -94,7 +94,7 @@ export async function startStandby(options: StandbyOptions): Promise<Standby> {
     await server?.stop();
     server = undefined;
   };
-  const primaryLsn = async () => (await query<{ lsn: string }>(primaryUrl, 'SELECT pg_current_wal_lsn()::text AS lsn'))[0].lsn;
+  const primaryLsn = async () => (await queryOnce<{ lsn: string }>(primaryUrl, 'SELECT pg_current_wal_lsn()::text AS lsn'))[0].lsn;
   await start();
   return {
     url,
@@ -109,16 +109,16 @@ export async function startStandby(options: StandbyOptions): Promise<Standby> {
       primaryUrl = newPrimaryUrl;
       await writeStandbySettings(options.databaseDir, primaryUrl, slot);
       // primary_conninfo is reloadable: the WAL receiver reconnects with the new one.
-      if (server) await query(url, 'SELECT pg_reload_conf()');
+      if (server) await queryOnce(url, 'SELECT pg_reload_conf()');
     },
     async pauseReplay() {
-      await query(url, 'SELECT pg_wal_replay_pause()');
+      await queryOnce(url, 'SELECT pg_wal_replay_pause()');
     },
     async resumeReplay() {
-      await query(url, 'SELECT pg_wal_replay_resume()');
+      await queryOnce(url, 'SELECT pg_wal_replay_resume()');
     },
     async replayLsn() {
-      return (await query<{ lsn: string }>(url, 'SELECT pg_last_wal_replay_lsn()::text AS lsn'))[0].lsn;
+      return (await queryOnce<{ lsn: string }>(url, 'SELECT pg_last_wal_replay_lsn()::text AS lsn'))[0].lsn;
     },
     primaryLsn,
     async waitForReplay(lsn, timeoutMs = 15_000) {
@@ -191,7 +191,7 @@ async function systemIdentifier(databaseDir: string): Promise<string | undefined
 }
 
 async function slotState(primaryUrl: string, slot: string): Promise<{ active: boolean } | undefined> {
-  const rows = await query<{ active: boolean }>(primaryUrl, 'SELECT active FROM pg_replication_slots WHERE slot_name = $1', [slot]);
+  const rows = await queryOnce<{ active: boolean }>(primaryUrl, 'SELECT active FROM pg_replication_slots WHERE slot_name = $1', [slot]);
   return rows[0];
 }
 
@@ -204,7 +204,7 @@ async function dropSlot(primaryUrl: string, slot: string): Promise<void> {
     if (!state.active || Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await query(primaryUrl, 'SELECT pg_drop_replication_slot($1)', [slot]);
+  await queryOnce(primaryUrl, 'SELECT pg_drop_replication_slot($1)', [slot]);
 }
 
 /**
@@ -215,7 +215,7 @@ async function copyPrimary(options: StandbyOptions, slot: string): Promise<void>
   const stale = await slotState(options.primaryUrl, slot);
   if (stale?.active) throw new Error(`the replication slot ${slot} is in use by another standby`);
   // A slot left by a standby whose directory is gone: its WAL position is of no use to a new copy.
-  if (stale) await query(options.primaryUrl, 'SELECT pg_drop_replication_slot($1)', [slot]);
+  if (stale) await queryOnce(options.primaryUrl, 'SELECT pg_drop_replication_slot($1)', [slot]);
   const client = new pg.Client(options.primaryUrl);
   await client.connect();
   try {
@@ -362,7 +362,8 @@ async function startWithin(databaseDir: string, port: number, logger: Logger): P
   }
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+/** One statement on a connection of its own (opened and closed around it): for the few statements a standby needs. */
+export async function queryOnce<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client(url);
   await client.connect();
   try {

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startStandby } from '../../src/database/embedded-standby.js';
+import { queryOnce, startStandby } from '../../src/database/embedded-standby.js';
 import { createLogger } from '../../src/logger.js';
 import { useStandbyPair } from '../support/standby.js';
 import { createTestDatabase } from '../support/test-service.js';
@@ -17,15 +16,7 @@ describe('a streaming standby of an embedded primary', () => {
   let primaryDatabase: string;
   let standbyDatabase: string;
 
-  const sql = async <T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> => {
-    const client = new pg.Client(url);
-    await client.connect();
-    try {
-      return (await client.query<T>(text, values)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const sql = queryOnce;
   const notes = async (url: string) => (await sql<{ note: string }>(url, 'SELECT note FROM notes ORDER BY id')).map((row) => row.note);
 
   beforeAll(async () => {
