@@ -6,6 +6,7 @@ import { authenticationGate } from './auth/authentication-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import type { CallerLimits, Config } from './config.js';
 import type { Database } from './database/database.js';
+import type { ReadReplicas } from './database/replicas.js';
 import { pendingMigrations } from './database/migration-state.js';
 import { corsPolicy } from './http/cors.js';
 import { developerPages } from './http/developer-pages.js';
@@ -38,6 +39,8 @@ import { REST_ROUTES } from './rest/routes.js';
 import { readCatalogFrom } from './policies/coverage-catalog.js';
 
 export interface ServiceDependencies {
+  /** Read replicas of `database` (contract section 17); none is ReadReplicas.none. */
+  replicas: ReadReplicas;
   /** The process's pool and SQL gateway. */
   database: Database;
   verifyToken: TokenVerifier;
@@ -160,7 +163,9 @@ export async function createApp(deps: ServiceDependencies) {
   });
   app.get('/readyz', async (req, res) => {
     const state = await readiness();
-    if (state === 'ready') return writeAnswer(req, res, jsonAnswer({ status: 'ready' }));
+    // Ready while the primary is: a replica's state is shown, never a reason to take the instance out.
+    const replicas = deps.replicas.size > 0 ? { replicas: deps.replicas.status() } : {};
+    if (state === 'ready') return writeAnswer(req, res, jsonAnswer({ status: 'ready', ...replicas }));
     sendError(req, res, unavailable(state === 'migrations pending' ? 'Migrations are pending.' : 'The database is unreachable.'));
   });
 
@@ -176,7 +181,14 @@ export async function createApp(deps: ServiceDependencies) {
   const openApiAnswer = jsonAnswer(openApi);
   app.get('/api/v1/openapi.json', (req, res) => writeAnswer(req, res, openApiAnswer));
   // One operation core beneath both hosts: deadline, in-flight slot, response cap, budgets, idempotency, errors.
-  const core = new OperationCore({ createContext, limits: rateLimits, idempotency, responseMaxBytes: limits.responseMaxBytes });
+  const core = new OperationCore({
+    createContext,
+    limits: rateLimits,
+    idempotency,
+    responseMaxBytes: limits.responseMaxBytes,
+    database: deps.database,
+    replicas: deps.replicas,
+  });
   mountRestRoutes(app, schema, core, { bodyParser: jsonBody(REST_BODY_TYPES), limits: rateLimits });
   // `/graphql` alone (and `/graphql/`): a path below it is a 404, not a second endpoint.
   app.all(

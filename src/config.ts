@@ -16,6 +16,8 @@ export interface Config {
   webConcurrency: number;
   /** Unset: an embedded PostgreSQL under `dataDir`. */
   databaseUrl?: string;
+  /** Contract section 17: read replicas and how the service talks to PostgreSQL. */
+  database: DatabaseSettings;
   migrateOnStart: boolean;
   /** Where development secrets and the embedded database live (git-ignored). */
   dataDir: string;
@@ -66,6 +68,18 @@ export interface Config {
   quoteValidDays: number;
   /** Contract section 14: the rules of cancelling and reinstating a policy. */
   policyRules: PolicyRules;
+}
+
+/** Contract section 17 (docs/scaling.md). */
+export interface DatabaseSettings {
+  /** DATABASE_REPLICA_URLS: streaming replicas that serve reads; none by default. */
+  replicaUrls: string[];
+  /** DATABASE_REPLICA_STICKY_SECONDS (5): a caller's reads go to the primary this long after its own write on this instance. */
+  replicaStickySeconds: number;
+  /** DATABASE_REPLICA_MAX_LAG_SECONDS (10): a replica further behind is skipped until it catches up. */
+  replicaMaxLagSeconds: number;
+  /** DATABASE_PREPARED_STATEMENTS (true): off for a pooler in transaction mode (PgBouncer before 1.21). */
+  preparedStatements: boolean;
 }
 
 /** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60). */
@@ -166,7 +180,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     // in production listens on every interface.
     host: env.HOST || (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     webConcurrency: parseWebConcurrency(env.WEB_CONCURRENCY),
-    databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
+    databaseUrl: parseDatabaseUrl('DATABASE_URL', env.DATABASE_URL),
+    database: {
+      replicaUrls: (env.DATABASE_REPLICA_URLS ?? '')
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean)
+        .map((url) => parseDatabaseUrl('DATABASE_REPLICA_URLS', url) ?? url),
+      replicaStickySeconds: parseBudget('DATABASE_REPLICA_STICKY_SECONDS', env.DATABASE_REPLICA_STICKY_SECONDS, 5),
+      replicaMaxLagSeconds: parseLimit('DATABASE_REPLICA_MAX_LAG_SECONDS', env.DATABASE_REPLICA_MAX_LAG_SECONDS, 10),
+      preparedStatements: parseBoolean('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
+    },
     migrateOnStart: parseBoolean('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
     dataDir: resolve(env.DATA_DIR || '.data'),
     logLevel: parseChoice('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info'),
@@ -294,16 +318,16 @@ function parseWebConcurrency(value: string | undefined): number {
   return Number(value);
 }
 
-function parseDatabaseUrl(value: string | undefined): string | undefined {
+function parseDatabaseUrl(name: string, value: string | undefined): string | undefined {
   if (!value) return undefined;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+    throw new ConfigError(`${name} must be a postgres:// URL`);
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+    throw new ConfigError(`${name} must be a postgres:// URL`);
   }
   return value;
 }

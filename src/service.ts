@@ -6,6 +6,7 @@ import { verificationKeys } from './auth/verification-keys.js';
 import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { Database } from './database/database.js';
+import { ReadReplicas } from './database/replicas.js';
 import { developmentSecret } from './development-secrets.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { treeLimitSettings } from './limits/tree-depth.js';
@@ -45,26 +46,46 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const databaseUrl = config.databaseUrl || embedded?.url;
   if (!databaseUrl) throw new Error('no database: neither DATABASE_URL nor the embedded server');
   let database: Database | undefined;
+  let replicas: ReadReplicas | undefined;
   try {
     // On connections of its own, without the statement timeout (migrate.ts).
     if (config.migrateOnStart) await (await import('./database/migrate.js')).migrateDatabase(databaseUrl, logger);
     // The statement timeout and the startup options the quota and depth triggers read.
-    database = new Database({
-      url: databaseUrl,
+    const connection = {
       statementTimeoutMs: config.limits.statementTimeoutSeconds * 1000,
       options: treeLimitSettings(config.limits),
+      preparedStatements: config.database.preparedStatements,
       logger,
-    });
+    };
+    database = new Database({ url: databaseUrl, ...connection });
     const open = database;
+    const metrics = new ServiceMetrics({ cluster: options.clusterMetrics ?? false });
+    // Reads of read operations go to a healthy replica when there is one (contract section 17).
+    replicas = new ReadReplicas(
+      open,
+      {
+        urls: config.database.replicaUrls,
+        maxLagSeconds: config.database.replicaMaxLagSeconds,
+        stickySeconds: config.database.replicaStickySeconds,
+        connection,
+        logger,
+      },
+      (target) => metrics.observeRead(target),
+    );
+    // A server that does not talk to the service as configured stops the start (a pooler in front, settings missing).
+    await Promise.all([open.verify(), replicas.verify()]);
+    await replicas.start();
+    const reads = replicas;
+    metrics.watchReplicas(() => reads.status());
     const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');
     const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
-    const metrics = new ServiceMetrics({ cluster: options.clusterMetrics ?? false });
     // The one pool: requests, rate limits, idempotency keys and the webhook worker's own SQL share it.
     metrics.watchPool('service', () => open.poolState());
     // Every statement of a sampled request gets a span.
     if (options.traced) traceStatements(database.name);
     const { server, drain, apollo } = await createApp({
       database,
+      replicas,
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
       fingerprints: new RequestFingerprints(dataKey, config.previousDataEncryptionKeys),
@@ -111,11 +132,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await apollo.stop();
         // An attempt cut here is run again by another instance, or after the restart.
         await delivery?.stop().catch((error) => logger.warn({ err: error }, 'webhook delivery did not stop cleanly'));
+        await reads.close();
         await open.close();
         await embedded?.stop();
       },
     };
   } catch (error) {
+    await replicas?.close().catch(() => undefined);
     await database?.close().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw error;

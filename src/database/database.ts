@@ -27,6 +27,16 @@ export interface SqlClient {
   executeSql(text: string, values?: readonly unknown[], name?: string): Promise<pg.QueryResult>;
 }
 
+/**
+ * What the request context and the writes hold: statements, and transactions. The primary's
+ * `Database` is one; a read routed to a replica (replicas.ts) is another, whose transactions
+ * still run on the primary.
+ */
+export interface Gateway extends SqlClient {
+  readonly inTransaction: false;
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
 /** The statements of one transaction, on its connection: what `Database.transaction` gives its work. */
 export interface Transaction extends SqlClient {
   readonly inTransaction: true;
@@ -59,6 +69,8 @@ export interface DatabaseOptions {
   /**
    * Named prepared statements (the default). Off, statements travel unnamed, each parsed again:
    * for a pooler in transaction mode, where the next statement may meet another server connection.
+   * Off, no startup parameter is sent either (PgBouncer refuses them): the statement timeouts and
+   * the options must be the role's own settings, which `verify` checks.
    */
   preparedStatements?: boolean;
   /** Pool errors, and at debug level every statement's text (never its values). */
@@ -104,19 +116,30 @@ function columnTypes(): pg.CustomTypesConfig {
  * Every statement goes through `send`, where a read replica would be chosen (issue 27): the
  * pool is a parameter of the sending, not of the callers.
  */
-export class Database implements SqlClient {
+export class Database implements Gateway {
   /** The database's name (the URL's path), as traces name it. */
   readonly name: string;
   readonly inTransaction = false;
+  /** Where the connections go: host and port, never the credentials (metrics, /readyz, logs). */
+  readonly server: string;
   private readonly pool: pg.Pool;
   private readonly prepared: boolean;
+  /** The session settings the service needs (the statement timeouts, the trees' limits), by name. */
+  private readonly settings: ReadonlyMap<string, string>;
+  private readonly logger?: Logger;
+  /** When the last "statement lost by a pooler" error was logged (once a minute at most). */
+  private poolerLogged = 0;
   private readonly listeners: Array<(statement: SentStatement) => void> = [];
   /** Each open connection's end: `close` waits for them all. */
   private readonly connections = new Set<Promise<void>>();
 
   constructor(options: DatabaseOptions) {
-    this.name = decodeURIComponent(new URL(options.url).pathname.slice(1));
+    const url = new URL(options.url);
+    this.name = decodeURIComponent(url.pathname.slice(1));
+    this.server = `${url.hostname}:${url.port || '5432'}`;
     this.prepared = options.preparedStatements ?? true;
+    this.settings = sessionSettings(options);
+    this.logger = options.logger;
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.max ?? 10,
@@ -126,10 +149,11 @@ export class Database implements SqlClient {
       Client: ServiceClient,
       keepAlive: true,
       types: columnTypes(),
-      ...(options.statementTimeoutMs
+      // As startup parameters, unless a pooler stands in between (then the role carries them: verify).
+      ...(this.prepared && options.statementTimeoutMs
         ? { statement_timeout: options.statementTimeoutMs, idle_in_transaction_session_timeout: options.statementTimeoutMs }
         : {}),
-      ...(options.options ? { options: options.options } : {}),
+      ...(this.prepared && options.options ? { options: options.options } : {}),
     });
     this.pool.on('connect', (client) => {
       const ended = new Promise<void>((resolve) => client.once('end', resolve));
@@ -195,6 +219,44 @@ export class Database implements SqlClient {
     }
   }
 
+  /**
+   * Checks at start-up that the server talks to the service as configured (contract section 17).
+   * With startup parameters (the default), a refusal of them (PgBouncer's 08P01 "unsupported
+   * startup parameter") is a clear error naming DATABASE_PREPARED_STATEMENTS. Without, the role's
+   * own settings must be the ones the service would have sent: else the error lists the
+   * `ALTER ROLE` that gives them. Other failures (a database not up yet) are left to the
+   * requests, which answer 503, and to /readyz.
+   */
+  async verify(): Promise<void> {
+    if (this.prepared) {
+      await this.query('select 1').catch((error: unknown) => {
+        if (codeOf(error) === '08P01' && /startup parameter/.test((error as Error).message)) {
+          throw new DatabaseSetupError(
+            `${this.server} refused the connection's startup parameters (${(error as Error).message}): a pooler in ` +
+              'transaction mode (PgBouncer before 1.21) stands in front of PostgreSQL. Set DATABASE_PREPARED_STATEMENTS=false ' +
+              'and give the role the settings the service would send (docs/scaling.md).',
+          );
+        }
+      });
+      return;
+    }
+    if (this.settings.size === 0) return;
+    const names = [...this.settings.keys()];
+    const rows = await this.query<{ name: string; value: string | null }>(
+      `select name, current_setting(name, true) as value from unnest(?::text[]) as name`,
+      [names],
+    );
+    const wrong = rows.filter(({ name, value }) => !sameSetting(name, value, this.settings.get(name) ?? ''));
+    if (wrong.length === 0) return;
+    const role = (await this.query<{ role: string }>('select current_user as role'))[0]?.role ?? '<role>';
+    const statements = wrong.map(({ name }) => `ALTER ROLE "${role}" SET ${name} = '${this.settings.get(name) ?? ''}';`);
+    throw new DatabaseSetupError(
+      `With DATABASE_PREPARED_STATEMENTS=false the service sends no startup parameters, and the role's own settings at ${this.server} ` +
+        `differ from the service's (${wrong.map(({ name, value }) => `${name} is ${value ?? 'unset'}`).join(', ')}). ` +
+        `Run, on the primary: ${statements.join(' ')} (docs/scaling.md)`,
+    );
+  }
+
   /** Calls `listener` after every statement sent, with its text and values; returns the way to stop. */
   onStatement(listener: (statement: SentStatement) => void): () => void {
     this.listeners.push(listener);
@@ -231,6 +293,7 @@ export class Database implements SqlClient {
       return await inStatementSpan(statement.text, () => on.query({ ...statement, values: values as unknown[] }));
     } catch (failed) {
       error = failed;
+      if (statement.name && LOST_STATEMENT.has(codeOf(failed))) this.poolerLost(failed);
       throw failed;
     } finally {
       if (this.listeners.length > 0) {
@@ -238,6 +301,21 @@ export class Database implements SqlClient {
         for (const listener of [...this.listeners]) listener(sent);
       }
     }
+  }
+
+  /**
+   * A named statement the connection should hold was not there (26000), or was already there
+   * under this name (42P05): a pooler in transaction mode hands each statement another server
+   * connection. Said plainly, once a minute, rather than left as a stream of odd 500s.
+   */
+  private poolerLost(error: unknown): void {
+    if (Date.now() - this.poolerLogged < 60_000) return;
+    this.poolerLogged = Date.now();
+    this.logger?.error(
+      { code: codeOf(error), server: this.server },
+      '[database] a named prepared statement was lost between statements: a pooler in transaction mode (PgBouncer before 1.21) ' +
+        'stands in front of PostgreSQL. Set DATABASE_PREPARED_STATEMENTS=false (docs/scaling.md).',
+    );
   }
 
   private statementOf(sql: string): { name?: string; text: string } {
@@ -261,4 +339,37 @@ function preparedOf(sql: string): { name: string; text: string } {
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : 'without a code';
+}
+
+/** SQLSTATEs of a named statement a pooler lost: does not exist, already exists. */
+const LOST_STATEMENT = new Set(['26000', '42P05']);
+
+/** The server does not talk to the service as configured: the service must not start. */
+export class DatabaseSetupError extends Error {
+  override name = 'DatabaseSetupError';
+}
+
+/** The session settings the service needs, as PostgreSQL shows them (`-c name=value` of the options, the timeouts in ms). */
+function sessionSettings(options: DatabaseOptions): Map<string, string> {
+  const settings = new Map<string, string>();
+  if (options.statementTimeoutMs) {
+    settings.set('statement_timeout', `${options.statementTimeoutMs}ms`);
+    settings.set('idle_in_transaction_session_timeout', `${options.statementTimeoutMs}ms`);
+  }
+  for (const [, name, value] of (options.options ?? '').matchAll(/-c\s+([\w.]+)=(\S+)/g)) settings.set(name, value);
+  return settings;
+}
+
+/** `10s` and `10000ms` are the same timeout: PostgreSQL shows a time in its own largest unit. */
+function sameSetting(name: string, shown: string | null, wanted: string): boolean {
+  if (shown === null) return false;
+  if (!name.endsWith('_timeout')) return shown === wanted;
+  return milliseconds(shown) === milliseconds(wanted);
+}
+
+function milliseconds(value: string): number | null {
+  const match = /^(\d+)\s*(ms|s|min|h|d)?$/.exec(value.trim());
+  if (!match) return null;
+  const unit = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 'ms'] ?? 1;
+  return Number(match[1]) * unit;
 }

@@ -43,7 +43,15 @@ export function graphqlRoute(core: OperationCore, options: GraphqlRouteOptions):
       header: (name) => req.get(name),
     };
     return core.run(
-      { surface: { kind: 'graphql', mediaType }, ...res.locals, holdSlot: res.locals.holdSlot, operation },
+      {
+        surface: { kind: 'graphql', mediaType },
+        requestId: res.locals.requestId,
+        startedAt: res.locals.startedAt,
+        authentication: res.locals.authentication,
+        holdSlot: res.locals.holdSlot,
+        operation,
+        consistencyToken: req.get('consistency-token'),
+      },
       async (context) => {
         if (bareGet(req)) throw badRequest(bareGetHint(options.developerPages));
         const params = graphqlParams(request);

@@ -1,6 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import type { Database } from '../database/database.js';
+import type { Database, Gateway } from '../database/database.js';
+import type { ReadReplicas } from '../database/replicas.js';
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import type { Authentication } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
@@ -18,8 +19,13 @@ export interface RequestContext {
   principal: Principal | null;
   /** The principal, or the 401 to raise when the operation needs one and there is none. */
   authentication: Authentication;
-  /** The process's SQL gateway (database/database.ts): every read and write goes through it. */
-  db: Database;
+  /**
+   * The SQL gateway every statement goes through (database/database.ts): the primary's, or once
+   * `readsOnly()` has been called, the replica this caller's reads may use (contract section 17).
+   */
+  readonly db: Gateway;
+  /** The operation only reads (a REST GET, a GraphQL query): its statements may go to a replica. */
+  readsOnly(): void;
   /** Batch loaders that apply the access rule; only for requests with a principal. */
   loaders: Loaders;
   cipher: FieldCipher;
@@ -66,6 +72,8 @@ export function callerOf(context: Pick<RequestContext, 'authentication'>): Princ
 
 export interface ContextDependencies {
   database: Database;
+  /** Read replicas (none: every statement on `database`). */
+  replicas: ReadReplicas;
   cipher: FieldCipher;
   webhookUrls: { publicOnly: boolean };
   quoteValidDays: number;
@@ -82,6 +90,8 @@ export interface RequestFacts<A extends RequestAuthentication = RequestAuthentic
   spend: RequestContext['spend'];
   /** Where the operation's name and type are written for the access line (else a throwaway). */
   operation?: OperationOutcome;
+  /** The Consistency-Token the request sent (a WAL position): its reads see at least that write. */
+  consistencyToken?: bigint;
 }
 
 /** A context whose principal is as known as its authentication's: a REST route's, narrowed to one with a principal, gets an AuthenticatedContext. */
@@ -91,8 +101,15 @@ export type ContextFactory = <A extends RequestAuthentication>(
 
 export function createContextFactory(deps: ContextDependencies): ContextFactory {
   // RequestScope's principal is its authentication's, so the narrower type holds.
-  return <A extends RequestAuthentication>({ requestId, startedAt, authentication, spend, operation = {} }: RequestFacts<A>) =>
-    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation);
+  return <A extends RequestAuthentication>({
+    requestId,
+    startedAt,
+    authentication,
+    spend,
+    operation = {},
+    consistencyToken,
+  }: RequestFacts<A>) =>
+    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation, consistencyToken);
 }
 
 /**
@@ -103,7 +120,6 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
  */
 class RequestScope implements RequestContext {
   readonly principal: Principal | null;
-  readonly db: Database;
   readonly cipher: FieldCipher;
   readonly webhookUrls: { publicOnly: boolean };
   readonly quoteValidDays: number;
@@ -113,6 +129,8 @@ class RequestScope implements RequestContext {
   cost: CostMeter = UNMETERED;
   private batchLoaders?: Loaders;
   private requestLogger?: Logger;
+  private reading = false;
+  private reads?: Gateway;
 
   constructor(
     private readonly deps: ContextDependencies,
@@ -121,13 +139,22 @@ class RequestScope implements RequestContext {
     readonly deadline: Deadline,
     readonly spend: RequestContext['spend'],
     readonly operation: OperationOutcome,
+    private readonly consistencyToken?: bigint,
   ) {
     this.principal = authentication.principal;
-    this.db = deps.database;
     this.cipher = deps.cipher;
     this.webhookUrls = deps.webhookUrls;
     this.quoteValidDays = deps.quoteValidDays;
     this.policyRules = deps.policyRules;
+  }
+
+  get db(): Gateway {
+    if (!this.reading) return this.deps.database;
+    return (this.reads ??= this.deps.replicas.reader({ sub: this.principal?.sub, token: this.consistencyToken }));
+  }
+
+  readsOnly(): void {
+    this.reading = true;
   }
 
   get loaders(): Loaders {

@@ -1,4 +1,4 @@
-import type { Database, SqlClient, Transaction } from '../database/database.js';
+import type { Gateway, SqlClient, Transaction } from '../database/database.js';
 import { randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Principal } from '../auth/principal.js';
@@ -102,7 +102,7 @@ interface KeptRow {
 export class IdempotencyKeys {
   constructor(private readonly settings: IdempotencySettings) {}
 
-  async run(db: Database, request: IdempotentRequest, run: IdempotentRun): Promise<{ response: StoredResponse; replayed: boolean }> {
+  async run(db: Gateway, request: IdempotentRequest, run: IdempotentRun): Promise<{ response: StoredResponse; replayed: boolean }> {
     const scope = stringify([request.principal.sub, request.principal.org, request.operation]);
     const claim = randomUUID();
     const row = { scope, key: request.key, claim };

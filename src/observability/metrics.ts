@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ReplicaState, ReplicaStatus } from '../database/replicas.js';
 import { BoundedLabels } from './bounded-labels.js';
 import { instanceScrape } from './cluster-metrics.js';
 
@@ -34,6 +35,8 @@ export interface OperationOutcome {
  * patterns, never paths; operation names are bounded by `BoundedLabels`; error codes are the
  * service's own. Nothing a caller sends becomes a label value any other way.
  */
+const REPLICA_STATES: ReplicaState[] = ['starting', 'healthy', 'lagging', 'unreachable'];
+
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
@@ -42,6 +45,8 @@ export class ServiceMetrics {
   private readonly operationErrors: Counter<'operation_name' | 'code'>;
   private readonly rateLimited: Counter<'limit'>;
   private readonly deliveries: Counter<'result'>;
+  private readonly reads: Counter<'target'>;
+  private replicas: (() => ReplicaStatus[]) | undefined;
   // An operation name that loses its place to a more frequent one takes its series with it.
   private readonly operationNames = new BoundedLabels(OPERATION_NAME_SERIES, '(other)', (name) => this.removeOperationSeries(name));
   /** The error codes each admitted operation name has series for, to remove them with it. */
@@ -94,8 +99,38 @@ export class ServiceMetrics {
       labelNames: ['result'],
       registers,
     });
+    this.reads = new Counter({
+      name: 'db_reads_total',
+      help: 'Read operations (REST GETs, GraphQL queries) by the server that served them: primary, or "replica <host:port>" (contract section 17).',
+      labelNames: ['target'],
+      registers,
+    });
     // collect() runs with `this` bound to its gauge, so it reaches ours through these.
     const pools = this.pools;
+    const replicas = () => this.replicas?.() ?? [];
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How far each read replica was behind the primary at its last check (contract section 17).',
+      labelNames: ['replica'],
+      registers,
+      // Every worker checks the same replicas: the instance reports the furthest behind.
+      aggregator: 'max',
+      collect() {
+        for (const { name, lagSeconds } of replicas()) if (lagSeconds !== null) this.set({ replica: name }, lagSeconds);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_state',
+      help: "Each read replica's state: 1 for the one it is in (starting, healthy, lagging: skipped, unreachable: skipped), 0 for the others.",
+      labelNames: ['replica', 'state'],
+      registers,
+      aggregator: 'max',
+      collect() {
+        for (const { name, state } of replicas()) {
+          for (const each of REPLICA_STATES) this.set({ replica: name, state: each }, each === state ? 1 : 0);
+        }
+      },
+    });
     const queueDepth = () => this.queueDepth?.();
     new Gauge({
       name: 'db_pool_connections',
@@ -122,6 +157,16 @@ export class ServiceMetrics {
         if (depth !== undefined) this.set(depth);
       },
     });
+  }
+
+  /** A read operation's server (database/replicas.ts). */
+  observeRead(target: string): void {
+    this.reads.inc({ target });
+  }
+
+  /** The read replicas whose lag and state `/metrics` shows. */
+  watchReplicas(status: () => ReplicaStatus[]): void {
+    this.replicas = status;
   }
 
   /** One answered request; `route` is the Express pattern (or a fixed name), never the path. */

@@ -68,6 +68,8 @@ export function answerGraphql(
   if (key === undefined || !context.principal) return once();
   const mutation = run.trusted ? preparedMutation(run.trusted) : parsedMutation(run.params);
   if (!mutation) return once();
+  // A replay runs nothing, and is still a write's answer (its Consistency-Token).
+  context.operation.operationType ??= 'mutation';
   return core.idempotently(context, key, async () => {
     const create = guardedCreate(mutation.operation);
     if (!create) {

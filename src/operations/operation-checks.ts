@@ -37,6 +37,14 @@ export async function checkOperation(
   const { schema, document, operation, variables } = request;
   context.operation.operationName = operation.name?.value.slice(0, 100) ?? null;
   context.operation.operationType = operation.operation;
+  // A query only reads: its statements may go to a replica (contract section 17); a document
+  // with a mutation in it never does, whichever of its operations runs.
+  if (
+    operation.operation === 'query' &&
+    !document.definitions.some((definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === 'mutation')
+  ) {
+    context.readsOnly();
+  }
   const refusal = authenticationRefusal(context.authentication, {
     surface: 'graphql',
     anonymousIntrospection: settings.anonymousIntrospection,

@@ -1,6 +1,8 @@
 import type { RequestAuthentication } from '../auth/authentication-gate.js';
 import { errorAnswer, type Answer, type Surface } from '../errors/answer.js';
-import { responseTooLarge } from '../errors/errors.js';
+import { badUserInput, responseTooLarge } from '../errors/errors.js';
+import type { Database } from '../database/database.js';
+import { parseLsn, type ReadReplicas } from '../database/replicas.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
 import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
@@ -9,6 +11,9 @@ import type { OperationOutcome } from '../observability/metrics.js';
 
 export interface OperationCoreSettings {
   createContext: ContextFactory;
+  /** The primary: Idempotency-Key claims, and the Consistency-Token of each write. */
+  database: Database;
+  replicas: ReadReplicas;
   limits: RateLimits;
   idempotency: IdempotencyKeys;
   /** RESPONSE_MAX_BYTES: a larger answer is refused (spec section 12). */
@@ -26,6 +31,13 @@ export interface OperationRequest {
   holdSlot?: (work: Promise<unknown>) => void;
   /** Where the operation's name and type are written for the access line (`/graphql`). */
   operation?: OperationOutcome;
+  /**
+   * Whether the operation writes (REST: every method but GET); for `/graphql` it is known once
+   * the document is (a mutation), from `operation`.
+   */
+  write?: boolean;
+  /** The request's Consistency-Token header, as sent. */
+  consistencyToken?: string;
 }
 
 /** An idempotent request, once its checks have passed: what the key is scoped to, and how to run or rebuild it. */
@@ -55,6 +67,14 @@ export class OperationCore {
   async run(request: OperationRequest, work: (context: RequestContext) => Promise<Answer>): Promise<Answer> {
     const { limits, responseMaxBytes } = this.settings;
     const sub = request.authentication.principal?.sub;
+    const token = request.consistencyToken === undefined ? undefined : parseLsn(request.consistencyToken.trim());
+    if (token === null) {
+      return errorAnswer(
+        request.surface,
+        [badUserInput([{ path: 'Consistency-Token', message: 'must be the Consistency-Token header of a write answer, e.g. 0/16B3748' }])],
+        request,
+      );
+    }
     // The budgets' RateLimit fields go out with the answer.
     const reported: Array<[string, string]> = [];
     const report = { appendHeader: (name: string, value: string) => reported.push([name, value]) };
@@ -63,6 +83,7 @@ export class OperationCore {
       startedAt: request.startedAt,
       authentication: request.authentication,
       operation: request.operation,
+      consistencyToken: token,
       spend: {
         // REST's documents are the service's own: only `/graphql` operations are charged their cost.
         graphqlCost: (cost) => (sub && request.surface.kind === 'graphql' ? limits.spendGraphqlCost(sub, cost, report) : Promise.resolve()),
@@ -80,7 +101,24 @@ export class OperationCore {
       context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
       answer = failed(responseTooLarge(responseMaxBytes));
     }
+    if (answer.status < 400 && (request.write ?? context.operation.operationType === 'mutation')) answer = await this.written(answer, sub);
     return reported.length === 0 ? answer : withReported(answer, reported);
+  }
+
+  /**
+   * A write's answer carries the primary's WAL position after its commit (contract section 17):
+   * sent back as Consistency-Token, a read sees at least this write. The caller's reads stay on
+   * the primary for DATABASE_REPLICA_STICKY_SECONDS too, for the clients that do not send it.
+   */
+  private async written(answer: Answer, sub: string | undefined): Promise<Answer> {
+    if (sub !== undefined) this.settings.replicas.wrote(sub);
+    try {
+      const [row] = await this.settings.database.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+      return row ? { ...answer, headers: { ...answer.headers, 'Consistency-Token': row.lsn } } : answer;
+    } catch {
+      // The write is done and answered; a database lost since then only costs the token.
+      return answer;
+    }
   }
 
   /**
@@ -93,7 +131,7 @@ export class OperationCore {
     assertIdempotencyKey(key);
     const run = await prepare();
     const { response, replayed } = await this.settings.idempotency.run(
-      context.db,
+      this.settings.database,
       { principal: callerOf(context), operation: run.operation, key, request: run.request },
       {
         execute: (recorder) => {

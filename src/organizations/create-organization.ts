@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findAccessibleOrganization, organizationReadOf, type OrganizationRead } from './organization.reads.js';
-import type { Database } from '../database/database.js';
+import type { Gateway } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
@@ -32,7 +32,7 @@ import { organizationEventObject } from './organization-event.js';
  * owned by the caller. Organization, bank accounts and owners are written in one transaction.
  */
 export interface CreateOrganizationScope {
-  db: Database;
+  db: Gateway;
   principal: Principal;
   cipher: FieldCipher;
   deadline: Deadline;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, SqlClient } from '../database/database.js';
+import type { Gateway, SqlClient } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
@@ -51,7 +51,7 @@ const INSERT_POLICY = `with made as (
  * and premium schedule. `cvc` has been validated and is dropped here.
  */
 export interface CreatePolicyScope {
-  db: Database;
+  db: Gateway;
   principal: Principal;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: the create marks it in its own transaction. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Transaction } from '../database/database.js';
+import type { Gateway, Transaction } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { perAccess } from '../database/sql.js';
@@ -33,7 +33,7 @@ import type { TransactionType } from './policy-transaction.entity.js';
  */
 
 export interface LedgerScope {
-  db: Database;
+  db: Gateway;
   principal: Principal;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: marked in the transaction's own database transaction. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, SqlClient } from '../database/database.js';
+import type { Gateway, SqlClient } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import { pickColumns, rfc3339 } from '../database/read-model.js';
 import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
@@ -53,7 +53,7 @@ const INSERT_QUOTE = `with made as (
   select "expiresAt" from made`;
 
 export interface CreateQuoteScope {
-  db: Database;
+  db: Gateway;
   principal: Principal;
   deadline: Deadline;
   /** QUOTE_VALID_DAYS: how long the quote can be issued. */

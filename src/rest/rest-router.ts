@@ -60,9 +60,13 @@ export function mountRestRoutes(
 
 function answer(core: OperationCore, schema: GraphQLSchema, route: PreparedRoute, req: Request, res: Response) {
   const { authentication, requestId, startedAt, holdSlot } = res.locals;
-  return core.run({ surface: REST, requestId, startedAt, authentication, holdSlot }, (context) => {
+  const write = route.method !== 'GET';
+  const consistencyToken = req.get('consistency-token');
+  return core.run({ surface: REST, requestId, startedAt, authentication, holdSlot, write, consistencyToken }, (context) => {
     // requirePrincipal has answered a request without one: this only narrows the type.
     assertAuthenticated(context);
+    // A read's statements may go to a replica (contract section 17).
+    if (!write) context.readsOnly();
     return answerRest(core, schema, route, context, {
       params: req.params as Record<string, string>,
       query: req.query,

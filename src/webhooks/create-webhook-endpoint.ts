@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Database } from '../database/database.js';
+import type { Gateway } from '../database/database.js';
 import type { Principal } from '../auth/principal.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { badUserInput } from '../errors/errors.js';
@@ -11,7 +11,7 @@ import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
 import { withQuotas } from '../limits/quotas.js';
 
 export interface CreateEndpointScope {
-  db: Database;
+  db: Gateway;
   principal: Principal;
   cipher: FieldCipher;
   urls: UrlPolicy;

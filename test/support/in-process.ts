@@ -11,6 +11,7 @@ import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { Database } from '../../src/database/database.js';
 import { migrateDatabase } from '../../src/database/migrate.js';
 import { safeError, type SafeError } from '../../src/errors/safe-errors.js';
+import { ReadReplicas } from '../../src/database/replicas.js';
 import { createContextFactory, type ContextFactory } from '../../src/graphql/context.js';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { treeLimitSettings } from '../../src/limits/tree-depth.js';
@@ -90,6 +91,7 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
     pool.on('error', () => undefined);
     const createContext = createContextFactory({
       database,
+      replicas: ReadReplicas.none(database),
       cipher: new FieldCipher(config.dataEncryptionKey!, config.previousDataEncryptionKeys),
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
       quoteValidDays: config.quoteValidDays,

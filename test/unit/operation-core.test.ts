@@ -29,6 +29,7 @@ function core(options: { deadlineSeconds?: number; responseMaxBytes?: number; gr
       deadline: new Deadline(options.deadlineSeconds ?? 10, facts.startedAt),
       logger,
       spend: facts.spend,
+      operation: facts.operation ?? {},
     }) as unknown as RequestContext) as ContextFactory;
   const limits = new RateLimits(
     {
@@ -46,6 +47,9 @@ function core(options: { deadlineSeconds?: number; responseMaxBytes?: number; gr
     createContext,
     limits,
     idempotency: {} as IdempotencyKeys,
+    // A write's Consistency-Token: the WAL position the primary is at.
+    database: { query: () => Promise.resolve([{ lsn: '0/16B3748' }]) } as never,
+    replicas: { wrote: () => undefined } as never,
     responseMaxBytes: options.responseMaxBytes ?? 1_000_000,
   });
   return { operations, logged };

@@ -12,6 +12,7 @@ describe('the request context', () => {
     const child = vi.fn(() => ({ child: true }));
     const createContext = createContextFactory({
       database: database as never,
+      replicas: { reader: () => ({ replica: true }) } as never,
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
       quoteValidDays: 30,
@@ -28,6 +29,10 @@ describe('the request context', () => {
     expect(child).not.toHaveBeenCalled();
     expect(copy.principal).toEqual({ sub: 'alice', org: null });
     expect(copy.db).toBe(database);
+    // A read operation's statements go where the replicas say, on the copy Apollo runs resolvers with.
+    copy.readsOnly();
+    expect(copy.db).toEqual({ replica: true });
+    expect(context.db).toBe(database);
     const loaders = copy.loaders;
     expect(copy.loaders).toBe(loaders);
     expect(copy.logger).toEqual({ child: true });
