@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationBody } from '../support/fixtures.js';
+import { request } from '../support/http.js';
+import { scrape } from '../support/prometheus.js';
+import { useStandbyPair } from '../support/standby.js';
+import { createTestDatabase, startTestService, type TestService } from '../support/test-service.js';
+
+/**
+ * Contract section 17 against a real streaming standby (test/support/standby.ts): reads go to a
+ * healthy replica, writes and documents with a mutation to the primary; a caller reads its own
+ * write through its Consistency-Token, or within the sticky window without it; a replica that
+ * lags or stops is skipped and comes back by itself. Lag is made on purpose by pausing the
+ * standby's replay.
+ */
+describe('reads from a streaming replica', () => {
+  const pair = useStandbyPair();
+  let service: TestService;
+  let replica: string;
+  let writer: string;
+
+  beforeAll(async () => {
+    const databaseUrl = await createTestDatabase(pair.primaryUrl);
+    service = await startTestService(
+      {
+        DATABASE_REPLICA_URLS: pair.onStandby(databaseUrl),
+        DATABASE_REPLICA_STICKY_SECONDS: '3',
+        DATABASE_REPLICA_MAX_LAG_SECONDS: '4',
+        WEBHOOK_DELIVERY: 'false',
+      },
+      { databaseUrl },
+    );
+    replica = `replica ${new URL(pair.standby.url).hostname}:${new URL(pair.standby.url).port}`;
+    writer = await service.token({ sub: 'writer' });
+    // The schema the service migrated on the primary, on the standby too, and the replica healthy.
+    await pair.standby.waitForReplay();
+    await until(async () => (await replicaStates())[0]?.state === 'healthy');
+  });
+
+  afterAll(async () => {
+    await pair.standby.resumeReplay().catch(() => undefined);
+    await service?.stop();
+  });
+
+  const replicaStates = async () => {
+    const ready = await request(service.url, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    return (ready.body as { replicas: Array<{ name: string; state: string; lagSeconds: number | null }> }).replicas;
+  };
+  const reads = async () => {
+    const metrics = await scrape(service.url);
+    return {
+      primary: metrics.value('db_reads_total', { target: 'primary' }),
+      replica: metrics.value('db_reads_total', { target: replica }),
+    };
+  };
+  /** A caller who has never written on this instance, entitled to `organizationId` by its token. */
+  const reader = (organizationId: string, sub = `reader-${crypto.randomUUID()}`) => service.token({ sub, org: organizationId });
+
+  it('serves a write answer with a Consistency-Token, and reads from the replica once it has replayed', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/organization', { token: writer, body: organizationBody() });
+    expect(created.status).toBe(200);
+    expect(created.headers.get('consistency-token')).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+    await pair.standby.waitForReplay();
+    const before = await reads();
+    const read = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: await reader(created.body.id) });
+    expect(read.status).toBe(200);
+    const after = await reads();
+    expect(after.replica - before.replica).toBe(1);
+    expect(after.primary - before.primary).toBe(0);
+  });
+
+  it('while replay is paused: its writer reads its write (token, then sticky), another caller reads the stale replica, a mutation document never reads it', async () => {
+    await pair.standby.pauseReplay();
+    try {
+      const created = await request(service.url, 'POST', '/api/v1/organization', { token: writer, body: organizationBody() });
+      expect(created.status).toBe(200);
+      const token = created.headers.get('consistency-token') ?? '';
+      const path = `/api/v1/organization/${created.body.id}`;
+
+      // The writer, with its token: the replica has not replayed past it, so the primary.
+      const withToken = await request(service.url, 'GET', path, { token: writer, headers: { 'consistency-token': token } });
+      expect(withToken.status).toBe(200);
+      // Without it, within its sticky window: the primary.
+      const sticky = await request(service.url, 'GET', path, { token: writer });
+      expect(sticky.status).toBe(200);
+
+      // Another caller, entitled to the organization but without a write of its own: the replica, stale.
+      const other = await reader(created.body.id);
+      const stale = await request(service.url, 'GET', path, { token: other });
+      expect(stale.status).toBe(404);
+      const staleGraphql = await request(service.url, 'POST', '/graphql', {
+        token: other,
+        body: { query: `{ organization(id: "${created.body.id}") { id } }` },
+      });
+      expect(staleGraphql.body.data).toEqual({ organization: null });
+
+      // The same read in a document that also holds a mutation: the primary, which has it. Neither
+      // it nor a mutation is a read operation: no read is counted, on any server.
+      const before = await reads();
+      const withMutation = await request(service.url, 'POST', '/graphql', {
+        token: other,
+        body: {
+          query: `query Read { organization(id: "${created.body.id}") { id } } mutation Never { deleteWebhookEndpoint(id: "${crypto.randomUUID()}") }`,
+          operationName: 'Read',
+        },
+      });
+      expect(withMutation.body.data).toEqual({ organization: { id: created.body.id } });
+      // A mutation itself: the primary (its answer, read after its write, has what it wrote).
+      const mutation = await request(service.url, 'POST', '/graphql', {
+        token: other,
+        body: {
+          query: 'mutation ($input: CreateOrganizationInput!) { createOrganization(input: $input) { id name } }',
+          variables: { input: { ...organizationBody(), parentId: created.body.id } },
+        },
+      });
+      expect(mutation.status).toBe(200);
+      expect(mutation.headers.get('consistency-token')).toMatch(/\//);
+      const after = await reads();
+      expect(after).toEqual(before);
+    } finally {
+      await pair.standby.resumeReplay();
+    }
+  });
+
+  it('skips a replica that lags more than DATABASE_REPLICA_MAX_LAG_SECONDS, and uses it again once it has caught up', async () => {
+    await pair.standby.pauseReplay();
+    try {
+      const created = await request(service.url, 'POST', '/api/v1/organization', { token: writer, body: organizationBody() });
+      expect(created.status).toBe(200);
+      await until(async () => (await replicaStates())[0]?.state === 'lagging', 15_000);
+      const [lagging] = await replicaStates();
+      expect(lagging.lagSeconds).toBeGreaterThan(4);
+      // Stale as it is, it serves nobody: another caller's read is fresh, from the primary.
+      const read = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: await reader(created.body.id) });
+      expect(read.status).toBe(200);
+    } finally {
+      await pair.standby.resumeReplay();
+    }
+    await until(async () => (await replicaStates())[0]?.state === 'healthy', 15_000);
+    const before = await reads();
+    const org = await request(service.url, 'POST', '/api/v1/organization', { token: writer, body: organizationBody() });
+    await pair.standby.waitForReplay();
+    const read = await request(service.url, 'GET', `/api/v1/organization/${org.body.id}`, { token: await reader(org.body.id) });
+    expect(read.status).toBe(200);
+    expect((await reads()).replica - before.replica).toBe(1);
+  });
+
+  it('answers reads from the primary while the replica is stopped, and goes back to it once it is up', async () => {
+    const created = await request(service.url, 'POST', '/api/v1/organization', { token: writer, body: organizationBody() });
+    await pair.standby.waitForReplay();
+    const other = await reader(created.body.id);
+    await pair.standby.stop();
+    try {
+      // At once, before a check has seen it gone: the read that meets the stopped replica runs on the primary.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const read = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: other });
+        expect(read.status).toBe(200);
+      }
+      const [down] = await replicaStates();
+      expect(down.state).toBe('unreachable');
+    } finally {
+      await pair.standby.start();
+    }
+    await until(async () => (await replicaStates())[0]?.state === 'healthy', 20_000);
+    const before = await reads();
+    const read = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: other });
+    expect(read.status).toBe(200);
+    expect((await reads()).replica - before.replica).toBe(1);
+  });
+
+  it('refuses a Consistency-Token that no write answered with a 400', async () => {
+    const read = await request(service.url, 'GET', '/api/v1/organization', {
+      token: writer,
+      headers: { 'consistency-token': 'yesterday' },
+    });
+    expect(read.status).toBe(400);
+    expect(read.body.errors).toEqual([{ path: 'Consistency-Token', message: expect.stringContaining('a write answer') }]);
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(done: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
