@@ -248,8 +248,12 @@ export class Database implements Gateway {
     );
     const wrong = rows.filter(({ name, value }) => !sameSetting(name, value, this.settings.get(name) ?? ''));
     if (wrong.length === 0) return;
-    const role = (await this.query<{ role: string }>('select current_user as role'))[0]?.role ?? '<role>';
-    const statements = wrong.map(({ name }) => `ALTER ROLE "${role}" SET ${name} = '${this.settings.get(name) ?? ''}';`);
+    const [{ role, database }] = await this.query<{ role: string; database: string }>(
+      'select current_user as role, current_database() as database',
+    );
+    const statements = wrong.map(
+      ({ name }) => `ALTER ROLE "${role}" IN DATABASE "${database}" SET ${name} = '${this.settings.get(name) ?? ''}';`,
+    );
     throw new DatabaseSetupError(
       `With DATABASE_PREPARED_STATEMENTS=false the service sends no startup parameters, and the role's own settings at ${this.server} ` +
         `differ from the service's (${wrong.map(({ name, value }) => `${name} is ${value ?? 'unset'}`).join(', ')}). ` +
