@@ -277,7 +277,7 @@ function documentOf(method: RestRoute['method'], path: string): string {
 
 /** The OpenAPI 3.1 document, built once at start-up from the schema and the route documents. */
 export function openApiDocument(schema: GraphQLSchema, version: string) {
-  return {
+  return withConsistencyTokens({
     openapi: '3.1.0',
     info: {
       title: 'Organization and Policy service: REST compatibility layer',
@@ -886,5 +886,46 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         WebhookEndpointList: listSchema('WebhookEndpoint'),
       },
     },
-  };
+  });
 }
+
+/**
+ * Contract section 17, on every route: a write's success answers `Consistency-Token`; a read
+ * takes one, and sees at least that write (from a replica that has replayed it, else the primary).
+ */
+function withConsistencyTokens<D extends { paths: Record<string, Record<string, OperationDescription>> }>(document: D): D {
+  for (const operations of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (method === 'get') {
+        operation.parameters = [...(operation.parameters ?? []), consistencyTokenParameter];
+        continue;
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (status.startsWith('2')) response.headers = { ...response.headers, ...consistencyTokenHeader };
+      }
+    }
+  }
+  return document;
+}
+
+interface OperationDescription {
+  parameters?: unknown[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+}
+
+const consistencyTokenHeader = {
+  'Consistency-Token': {
+    description:
+      'The primary’s WAL position after this write (e.g. `0/16B3748`). Send it back on a read as the `Consistency-Token` header: the read then sees this write, from a read replica that has replayed it or else from the primary.',
+    schema: { type: 'string', pattern: '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$' },
+  },
+};
+
+const consistencyTokenParameter = {
+  name: 'Consistency-Token',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', pattern: '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$' },
+  description:
+    'The Consistency-Token of a write this read must see (read replicas, contract section 17); anything else is 400. Without it, a caller’s reads within DATABASE_REPLICA_STICKY_SECONDS of its own write on the instance see it too.',
+};
