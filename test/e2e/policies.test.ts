@@ -189,7 +189,7 @@ describe('policies', () => {
     expect(numbers.has(1) || numbers.has(2)).toBe(false);
   });
 
-  it('writes in two statements after the creates budget: the organization with its plan, then one insert', async () => {
+  it('writes in two statements after the creates budget: the organization with its plan, then one insert; then reads its Consistency-Token', async () => {
     const sent: string[] = [];
     const stop = service.database.onStatement(({ text }) => {
       // The creates budget's upsert, before the body is read (rate-limiter-flexible's statement, table "rate_limit").
@@ -201,9 +201,11 @@ describe('policies', () => {
     } finally {
       stop();
     }
-    expect(sent).toHaveLength(2);
+    expect(sent).toHaveLength(3);
     expect(sent[0]).toMatch(/^select o\.id/);
     expect(sent[1]).toMatch(/^with made as \( insert into policy/);
+    // After the commit: the primary's WAL position, the answer's Consistency-Token (contract section 17).
+    expect(sent[2]).toBe('select pg_current_wal_lsn()::text as lsn');
     // The event went with it (spec section 11).
     const [event] = await service.sql<{ data: { object: { petName: string; number: number } } }>(
       `select data from event where type = 'policy.created' and data->'object'->>'petName' = 'Counted'`,
