@@ -3,6 +3,7 @@ import { errorAnswer, type Answer, type Surface } from '../errors/answer.js';
 import { badUserInput, responseTooLarge } from '../errors/errors.js';
 import type { Database } from '../database/database.js';
 import { parseLsn, type ReadReplicas } from '../database/replicas.js';
+import { WalPosition } from '../database/wal-position.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
 import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
@@ -62,7 +63,11 @@ const REFUSED_UNRUN = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILE
  * answer (errors/answer.ts). It returns an Answer value; the host writes it.
  */
 export class OperationCore {
-  constructor(private readonly settings: OperationCoreSettings) {}
+  private readonly walPosition: WalPosition;
+
+  constructor(private readonly settings: OperationCoreSettings) {
+    this.walPosition = new WalPosition(settings.database);
+  }
 
   async run(request: OperationRequest, work: (context: RequestContext) => Promise<Answer>): Promise<Answer> {
     const { limits, responseMaxBytes } = this.settings;
@@ -112,13 +117,8 @@ export class OperationCore {
    */
   private async written(answer: Answer, sub: string | undefined): Promise<Answer> {
     if (sub !== undefined) this.settings.replicas.wrote(sub);
-    try {
-      const [row] = await this.settings.database.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
-      return row ? { ...answer, headers: { ...answer.headers, 'Consistency-Token': row.lsn } } : answer;
-    } catch {
-      // The write is done and answered; a database lost since then only costs the token.
-      return answer;
-    }
+    const lsn = await this.walPosition.afterCommit();
+    return lsn === null ? answer : { ...answer, headers: { ...answer.headers, 'Consistency-Token': lsn } };
   }
 
   /**
