@@ -60,7 +60,8 @@ const { values } = parseArgs({
     // limits and fairness sections.
     against: { type: 'string' },
     // Only the scenarios whose name contains this text, against the baseline, and nothing
-    // else (e.g. `--only 'policy list'` for the subtree pages on a big seed).
+    // else (e.g. `--only 'policy list'` for the subtree pages on a big seed); with --against,
+    // only those scenarios, this build against the other.
     only: { type: 'string' },
     // A CPU profile of the service under one scenario of the table (its exact name), instead of
     // the benchmark: where the time goes, by package and by function (docs/benchmark.md).
@@ -533,7 +534,7 @@ try {
   const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);
   if (values.profile) {
     // The profile is all this run was for.
-  } else if (values.table || (values.only && !observabilityOnly)) {
+  } else if (values.table || (values.only && !observabilityOnly && !against)) {
     console.log(`\nDataset: ${JSON.stringify(seed.summary)}; service peak RSS ${peakRss(service.pid!)} MB`);
   } else {
     // The cost of the limits, three ways. (1) In this process, the limits' own work per request:
@@ -711,7 +712,7 @@ try {
       // it knows the same migrations: one from before a migration writes rows its schema refuses.
       const migrations = (root: string) => readdirSync(join(root, 'src/database/migrations')).sort().join();
       const sameSchema = migrations('.') === migrations(against);
-      const compared = scenarios.filter(([name]) => sameSchema || !name.includes('POST'));
+      const compared = scenarios.filter(([name]) => (sameSchema || !name.includes('POST')) && (!values.only || name.includes(values.only)));
       if (!sameSchema) console.log(`\n${against} predates this build's migrations: reads only.`);
       const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], compared, 6, [
         SERVICE,
