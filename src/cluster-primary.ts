@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { createLogger } from './logger.js';
+import { passOnWrites } from './database/shared-writes.js';
 import { answerScrapes } from './observability/cluster-metrics.js';
 import { notGiven, START_FLAGS } from './v8-flags.js';
 import { printWelcome, serviceUrl } from './welcome.js';
@@ -20,7 +21,8 @@ const STOP_DEADLINE_MS = 10_000;
  * workers, each running the whole service (service-process.ts) on the same port: the primary
  * holds the listening socket and hands each new connection to a worker in turn. It loads no
  * part of the service itself (no schema, Express or entities; MikroORM only to migrate), and
- * answers the workers' `/metrics` requests (cluster-metrics.ts).
+ * answers the workers' `/metrics` requests (cluster-metrics.ts) and passes each worker's writes on
+ * to the others, for the read replicas' sticky window (shared-writes.ts).
  *
  * A worker that dies is replaced, after a delay that grows while workers keep dying soon after
  * start. SIGTERM, SIGINT or SIGHUP: each worker drains (stops accepting, finishes what it took)
@@ -57,6 +59,7 @@ export async function runPrimary(config: Config): Promise<void> {
     process.exit(0);
   }
   answerScrapes();
+  passOnWrites();
 
   const workerEnv = { DATABASE_URL: databaseUrl, MIGRATE_ON_START: 'false' };
   const live = new Set<Worker>();

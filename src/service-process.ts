@@ -23,7 +23,7 @@ export async function runService(config: Config, tracing: Tracing, options: Serv
   // leaving that PostgreSQL (in a process group of its own) running. A worker gets SIGTERM from
   // the primary, and in a terminal Ctrl-C's SIGINT as well: the first signal stops it, later
   // ones change nothing.
-  const starting = startService(config, logger, { traced: tracing.enabled, clusterMetrics: worker });
+  const starting = startService(config, logger, { traced: tracing.enabled, clusterWorker: worker });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

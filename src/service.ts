@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
 import { Database } from './database/database.js';
 import { ReadReplicas } from './database/replicas.js';
+import { shareWrites } from './database/shared-writes.js';
 import { developmentSecret } from './development-secrets.js';
 import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { treeLimitSettings } from './limits/tree-depth.js';
@@ -30,8 +31,11 @@ export interface RunningService {
 export interface ServiceOptions {
   /** OpenTelemetry was started before the service's modules loaded (main.ts). */
   traced?: boolean;
-  /** A node:cluster worker: `/metrics` answers for every worker, through the primary. */
-  clusterMetrics?: boolean;
+  /**
+   * A node:cluster worker: `/metrics` answers for every worker, through the primary, and a
+   * caller's write keeps its reads on the primary on every worker (the replicas' sticky window).
+   */
+  clusterWorker?: boolean;
 }
 
 /**
@@ -59,7 +63,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     };
     database = new Database({ url: databaseUrl, ...connection });
     const open = database;
-    const metrics = new ServiceMetrics({ cluster: options.clusterMetrics ?? false });
+    const metrics = new ServiceMetrics({ cluster: options.clusterWorker ?? false });
     // Reads of read operations go to a healthy replica when there is one (contract section 17).
     replicas = new ReadReplicas(
       open,
@@ -69,6 +73,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         stickySeconds: config.database.replicaStickySeconds,
         connection,
         logger,
+        shareWrite: options.clusterWorker ? shareWrites((sub, at) => replicas?.remember(sub, at)) : undefined,
       },
       (target) => metrics.observeRead(target),
     );

@@ -35,6 +35,8 @@ export interface ReplicaSettings {
   logger?: Logger;
   /** How often each replica and the primary are asked where they are (1 s). */
   checkEveryMs?: number;
+  /** A node:cluster worker: tells the instance's other workers of a caller's write (shared-writes.ts). */
+  shareWrite?: (sub: string, at: number) => Promise<void>;
 }
 
 /** Who reads, for the choice of a server: the caller, and the token of its last write if it sent one. */
@@ -125,11 +127,23 @@ export class ReadReplicas {
     await Promise.all(this.replicas.map((replica) => replica.database.verify()));
   }
 
-  /** A write by `sub` on this instance: its reads stay on the primary for `stickySeconds`. */
-  wrote(sub: string): void {
+  /**
+   * A write by `sub` on this instance: its reads stay on the primary for `stickySeconds`, on
+   * every worker. Resolves once the other workers have been told.
+   */
+  async wrote(sub: string): Promise<void> {
     if (this.replicas.length === 0 || this.settings.stickySeconds === 0) return;
+    const at = Date.now();
+    this.remember(sub, at);
+    await this.settings.shareWrite?.(sub, at);
+  }
+
+  /** A write by `sub` at `at` (Date.now()), here or on another worker of this instance. */
+  remember(sub: string, at: number): void {
+    if (this.replicas.length === 0 || this.settings.stickySeconds === 0) return;
+    if ((this.lastWrite.get(sub) ?? 0) > at) return;
     this.lastWrite.delete(sub);
-    this.lastWrite.set(sub, Date.now());
+    this.lastWrite.set(sub, at);
     if (this.lastWrite.size > STICKY_CALLERS) this.lastWrite.delete(this.lastWrite.keys().next().value as string);
   }
 

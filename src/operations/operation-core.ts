@@ -116,8 +116,7 @@ export class OperationCore {
    * the primary for DATABASE_REPLICA_STICKY_SECONDS too, for the clients that do not send it.
    */
   private async written(answer: Answer, sub: string | undefined): Promise<Answer> {
-    if (sub !== undefined) this.settings.replicas.wrote(sub);
-    const lsn = await this.walPosition.afterCommit();
+    const [lsn] = await Promise.all([this.walPosition.afterCommit(), sub === undefined ? undefined : this.settings.replicas.wrote(sub)]);
     return lsn === null ? answer : { ...answer, headers: { ...answer.headers, 'Consistency-Token': lsn } };
   }
 

@@ -1,13 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
+import { sendOnNewConnection as send, type Outcome } from '../support/fresh-connection.js';
 import { scrape } from '../support/prometheus.js';
 import { createTestDatabase } from '../support/test-service.js';
 import { startMain, stopMain, type Started } from '../support/service-process.js';
@@ -19,33 +20,6 @@ import { isAlive } from '../../src/database/embedded-postgres.js';
  * Which worker answered is read from the access lines (each carries its process's `pid`), never
  * from an answer: nothing about the process is added to what callers see.
  */
-type Outcome = { status: number; body: any } | { error: string };
-
-/** One request on a connection of its own, so the primary hands each to the next worker. */
-function send(
-  url: string,
-  method: string,
-  path: string,
-  options: { token?: string; body?: unknown; requestId?: string } = {},
-): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const headers: Record<string, string> = {
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
-      ...(payload ? { 'content-type': 'application/json' } : {}),
-    };
-    const req = httpRequest(new URL(path, url), { method, agent: false, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text.startsWith('{') ? JSON.parse(text) : text }));
-      res.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
-    });
-    req.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
-    req.end(payload);
-  });
-}
-
 /** The JSON log lines the processes wrote so far (the welcome's plain lines skipped). */
 function logLines(started: Started): Array<Record<string, any>> {
   return started

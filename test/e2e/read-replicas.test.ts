@@ -1,7 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
+import { sendOnNewConnection } from '../support/fresh-connection.js';
 import { request } from '../support/http.js';
 import { scrape } from '../support/prometheus.js';
+import { startMain, stopMain } from '../support/service-process.js';
 import { useStandbyPair } from '../support/standby.js';
 import { createTestDatabase, startTestService, type TestService } from '../support/test-service.js';
 
@@ -166,6 +171,62 @@ describe('reads from a streaming replica', () => {
     const read = await request(service.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: other });
     expect(read.status).toBe(200);
     expect((await reads()).replica - before.replica).toBe(1);
+  });
+
+  it('WEB_CONCURRENCY=2: the writer reads its write within the sticky window whichever worker takes the read', async () => {
+    const databaseUrl = await createTestDatabase(pair.primaryUrl);
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-replica-cluster-'));
+    const cluster = await startMain({
+      WEB_CONCURRENCY: '2',
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      DATABASE_REPLICA_URLS: pair.onStandby(databaseUrl),
+      DATABASE_REPLICA_STICKY_SECONDS: '60',
+      WEBHOOK_DELIVERY: 'false',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+    });
+    try {
+      // Both workers listening, and each of them finding the replica (with the new database's schema) healthy.
+      await pair.standby.waitForReplay();
+      await until(async () => {
+        const answers = await Promise.all([0, 1, 2, 3].map(() => sendOnNewConnection(cluster.url, 'GET', '/readyz')));
+        return answers.every((answer) => 'status' in answer && answer.body.replicas?.[0]?.state === 'healthy');
+      }, 20_000);
+      await pair.standby.pauseReplay();
+      try {
+        const created = await sendOnNewConnection(cluster.url, 'POST', '/api/v1/organization', {
+          token: cluster.token,
+          body: organizationBody(),
+        });
+        expect(created).toMatchObject({ status: 200 });
+        const id = 'body' in created ? created.body.id : '';
+        // Each read on a connection of its own: the primary hands them to the workers in turn.
+        const requestIds = Array.from({ length: 6 }, () => crypto.randomUUID());
+        for (const requestId of requestIds) {
+          expect(
+            await sendOnNewConnection(cluster.url, 'GET', `/api/v1/organization/${id}`, { token: cluster.token, requestId }),
+          ).toMatchObject({
+            status: 200,
+          });
+        }
+        const answeredBy = new Set(
+          cluster
+            .output()
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line))
+            .filter((line) => line.msg === 'request completed' && requestIds.includes(line.req?.id))
+            .map((line) => line.pid),
+        );
+        expect(answeredBy.size).toBe(2);
+      } finally {
+        await pair.standby.resumeReplay();
+      }
+    } finally {
+      await stopMain(cluster.child);
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a Consistency-Token that no write answered with a 400', async () => {
