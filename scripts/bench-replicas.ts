@@ -10,7 +10,7 @@ import { startStandby } from '../src/database/embedded-standby.js';
 import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
 import { benchEnv, cpuMillis, JWT_SECRET, LIMITS_HIGH, ready } from './bench-support.js';
-import { benchScenarios, deepParentsOf, roundRobin, type BenchRequest } from './bench-scenarios.js';
+import { asRequest, benchScenarios, deepParentsOf, roundRobin, type BenchRequest } from './bench-scenarios.js';
 import type { SeedTree } from './seed.js';
 
 /**
@@ -105,20 +105,7 @@ async function load(port: number, next: () => BenchRequest, duration: number): P
     url: `http://127.0.0.1:${port}`,
     connections: connections / 2,
     duration,
-    requests: [
-      {
-        setupRequest: (request) => {
-          const { method, path, token, body } = next();
-          return {
-            ...request,
-            method: method as 'GET',
-            path,
-            body,
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          };
-        },
-      },
-    ],
+    requests: [asRequest(next)],
   });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors on port ${port}`);

@@ -1,3 +1,4 @@
+import type autocannon from 'autocannon';
 import { createHash } from 'node:crypto';
 import { parse, print } from 'graphql';
 import pg from 'pg';
@@ -17,6 +18,22 @@ export interface BenchRequest {
 }
 
 export type Scenario = [name: string, next: () => BenchRequest];
+
+/** autocannon's request that sends `next()`'s request each time, with its bearer token. */
+export function asRequest(next: () => BenchRequest): autocannon.Request {
+  return {
+    setupRequest: (request) => {
+      const { method, path, token, body } = next();
+      return {
+        ...request,
+        method: method as 'GET',
+        path,
+        body,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      };
+    },
+  };
+}
 
 /** The tree, token, policy number and deepest organization the next request uses. */
 export interface Pick {

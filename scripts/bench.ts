@@ -14,7 +14,7 @@ import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
 import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, ready } from './bench-support.js';
 import type { SeedTree } from './seed.js';
-import { benchScenarios, byDocumentId, deepParentsOf, roundRobin, trustedPolicyDocument } from './bench-scenarios.js';
+import { asRequest, benchScenarios, byDocumentId, deepParentsOf, roundRobin, trustedPolicyDocument } from './bench-scenarios.js';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
 import {
   policyFromDatabase,
@@ -841,20 +841,7 @@ async function load(
     connections: clients,
     duration: options.duration ?? duration,
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
-    requests: [
-      {
-        setupRequest: (request) => {
-          const { method, path, token, body } = next();
-          return {
-            ...request,
-            method: method as 'GET',
-            path,
-            body,
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          };
-        },
-      },
-    ],
+    requests: [asRequest(next)],
   });
   return {
     rps: result.requests.average,
