@@ -242,10 +242,13 @@ export class Database implements Gateway {
     }
     if (this.settings.size === 0) return;
     const names = [...this.settings.keys()];
-    const rows = await this.query<{ name: string; value: string | null }>(
-      `select name, current_setting(name, true) as value from unnest(?::text[]) as name`,
-      [names],
-    );
+    let rows: Array<{ name: string; value: string | null }>;
+    try {
+      rows = await this.query(`select name, current_setting(name, true) as value from unnest(?::text[]) as name`, [names]);
+    } catch {
+      // Not reachable now (a replica down at start): left to the requests and the replicas' checks, as above.
+      return;
+    }
     const wrong = rows.filter(({ name, value }) => !sameSetting(name, value, this.settings.get(name) ?? ''));
     if (wrong.length === 0) return;
     const [{ role, database }] = await this.query<{ role: string; database: string }>(

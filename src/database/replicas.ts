@@ -76,6 +76,11 @@ export class ReadReplicas {
   private readonly replicas: Replica[];
   /** The primary's written position as seen at each recent check, oldest first. */
   private readonly primarySeen: Array<{ at: number; lsn: bigint }> = [];
+  /**
+   * The primary's position at this instance's first check (after its migrations): a replica
+   * serves no read before it has replayed this far, however small its lag looks with no history yet.
+   */
+  private floor?: bigint;
   private readonly lastWrite = new Map<string, number>();
   private turn = 0;
   private timer?: NodeJS.Timeout;
@@ -190,7 +195,10 @@ export class ReadReplicas {
     try {
       const [row] = await timed(this.primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'));
       const lsn = row ? parseLsn(row.lsn) : null;
-      if (lsn !== null) this.primarySeen.push({ at: now, lsn });
+      if (lsn !== null) {
+        this.primarySeen.push({ at: now, lsn });
+        this.floor ??= lsn;
+      }
     } catch {
       // The primary's own trouble is the requests' and /readyz's to tell; lags are judged on what was seen.
     }
@@ -209,8 +217,13 @@ export class ReadReplicas {
         ),
       );
       replica.replayed = row?.lsn ? parseLsn(row.lsn) : null;
-      replica.lagSeconds = this.lagOf(replica.replayed, now);
-      replica.state = replica.lagSeconds <= this.settings.maxLagSeconds ? 'healthy' : 'lagging';
+      if (replica.state === 'starting' && (this.floor === undefined || replica.replayed === null || replica.replayed < this.floor)) {
+        // Not yet where the primary was when this instance started (nor known to be): no history says how far behind it is.
+        replica.lagSeconds = null;
+      } else {
+        replica.lagSeconds = this.lagOf(replica.replayed, now);
+        replica.state = replica.lagSeconds <= this.settings.maxLagSeconds ? 'healthy' : 'lagging';
+      }
     } catch (error) {
       replica.state = 'unreachable';
       if (before !== 'unreachable')
@@ -224,7 +237,11 @@ export class ReadReplicas {
     }
   }
 
-  /** Seconds since the primary first held WAL past `replayed` (0 if it holds none), on this instance's clock. */
+  /**
+   * Seconds since the primary first held WAL past `replayed` (0 if it holds none), on this
+   * instance's clock. The history goes back `maxLagSeconds + 5` s, so a replica behind all of it
+   * reads as that far behind: enough to skip it, and the most this measure says.
+   */
   private lagOf(replayed: bigint | null, now: number): number {
     const first = replayed === null ? this.primarySeen[0] : this.primarySeen.find(({ lsn }) => lsn > replayed);
     return first ? (now - first.at) / 1000 : 0;
@@ -262,8 +279,10 @@ class ReplicaRead implements Gateway {
   }
 
   private orPrimary<T>(error: unknown, again: () => Promise<T>): Promise<T> {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === '40001') return again();
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+    // Cancelled by replay, too many connections, a read-only refusal, or this pool's own connections all busy: the replica is up.
+    if (['40001', '53300', '25006'].includes(String(code)) || /timeout exceeded when trying to connect/i.test(String(message)))
+      return again();
     if (!looksDown(error)) throw error;
     this.lost(error);
     return again();
@@ -274,9 +293,9 @@ class ReplicaRead implements Gateway {
 function looksDown(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03'].includes(String(code)) ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '57P04'].includes(String(code)) ||
     String(code).startsWith('08') ||
-    /Connection terminated|timeout expired|timeout exceeded when trying to connect/i.test(String(message))
+    /Connection terminated|timeout expired/i.test(String(message))
   );
 }
 

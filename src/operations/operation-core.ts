@@ -106,7 +106,12 @@ export class OperationCore {
       context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
       answer = failed(responseTooLarge(responseMaxBytes));
     }
-    if (answer.status < 400 && (request.write ?? context.operation.operationType === 'mutation')) answer = await this.written(answer, sub);
+    if (request.write ?? context.operation.operationType === 'mutation') {
+      if (answer.status < 400) answer = await this.written(answer, sub);
+      // A refused write may still have committed part of its work (a document's other mutation, an
+      // answer over the cap or past the deadline): the caller's reads stay on the primary, at no statement's cost.
+      else if (sub !== undefined) await this.settings.replicas.wrote(sub);
+    }
     return reported.length === 0 ? answer : withReported(answer, reported);
   }
 

@@ -205,7 +205,7 @@ describe('policies', () => {
     expect(sent[0]).toMatch(/^select o\.id/);
     expect(sent[1]).toMatch(/^with made as \( insert into policy/);
     // After the commit: the primary's WAL position, the answer's Consistency-Token (contract section 17).
-    expect(sent[2]).toBe('select pg_current_wal_lsn()::text as lsn');
+    expect(sent[2]).toBe('select pg_current_wal_insert_lsn()::text as lsn');
     // The event went with it (spec section 11).
     const [event] = await service.sql<{ data: { object: { petName: string; number: number } } }>(
       `select data from event where type = 'policy.created' and data->'object'->>'petName' = 'Counted'`,

@@ -229,6 +229,29 @@ describe('reads from a streaming replica', () => {
     }
   });
 
+  it('a replica behind where the primary was at start serves nothing until it has replayed that far', async () => {
+    await pair.standby.pauseReplay();
+    let late: TestService | undefined;
+    try {
+      // Written while replay is paused: the replica is behind it before the new instance even starts.
+      const created = await request(service.url, 'POST', '/api/v1/organization', { token: writer, body: organizationBody() });
+      expect(created.status).toBe(200);
+      late = await startTestService(
+        { DATABASE_REPLICA_URLS: pair.onStandby(service.env.DATABASE_URL), WEBHOOK_DELIVERY: 'false' },
+        { sameDatabaseAs: service },
+      );
+      const ready = await request(late.url, 'GET', '/readyz');
+      expect(ready.body.replicas).toEqual([expect.objectContaining({ state: 'starting', lagSeconds: null })]);
+      const read = await request(late.url, 'GET', `/api/v1/organization/${created.body.id}`, { token: await reader(created.body.id) });
+      expect(read.status).toBe(200);
+    } finally {
+      await pair.standby.resumeReplay();
+    }
+    const started = late;
+    await until(async () => (await request(started.url, 'GET', '/readyz')).body.replicas[0].state === 'healthy');
+    await late.stop();
+  });
+
   it('refuses a Consistency-Token that no write answered with a 400', async () => {
     const read = await request(service.url, 'GET', '/api/v1/organization', {
       token: writer,

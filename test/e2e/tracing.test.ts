@@ -213,7 +213,7 @@ describe('tracing', () => {
     // committed), both beneath the request's span; every other statement is the operation's.
     for (const statement of statements) {
       const budget = statement.attributes['db.collection.name'] === 'rate_limit';
-      const token = String(statement.attributes['db.query.text']).startsWith('select pg_current_wal_lsn()');
+      const token = String(statement.attributes['db.query.text']).startsWith('select pg_current_wal_insert_lsn()');
       expect(ancestors(statement, trace)).toContain(budget || token ? http : operation);
     }
     expect(statements.filter((statement) => statement.attributes['db.collection.name'] === 'rate_limit')).toHaveLength(1);
