@@ -113,8 +113,9 @@ function columnTypes(): pg.CustomTypesConfig {
  * service.ts. A lost database fails fast (connect 2 s, a free connection waited for 3 s), so
  * callers answer 503 in seconds (errors/safe-errors.ts) rather than hang.
  *
- * Every statement goes through `send`, where a read replica would be chosen (issue 27): the
- * pool is a parameter of the sending, not of the callers.
+ * Every statement goes through `send`: the pool is a parameter of the sending, not of the
+ * callers. A read replica has a `Database` of its own; which one a read uses is chosen per
+ * request (replicas.ts, the request context's `db`).
  */
 export class Database implements Gateway {
   /** The database's name (the URL's path), as traces name it. */

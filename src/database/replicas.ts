@@ -4,9 +4,10 @@ import { Database, type DatabaseOptions, type Gateway, type Transaction } from '
 
 /**
  * A WAL position (`pg_lsn`) as PostgreSQL writes it, `X/Y` in hex: the Consistency-Token of
- * contract section 17.
+ * contract section 17. The OpenAPI document gives the same pattern.
  */
-const LSN = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/i;
+export const LSN_PATTERN = '^([0-9A-Fa-f]{1,8})/([0-9A-Fa-f]{1,8})$';
+const LSN = new RegExp(LSN_PATTERN);
 
 /** The position as a number to compare, or null when `text` is not one. */
 export function parseLsn(text: string): bigint | null {
@@ -14,7 +15,8 @@ export function parseLsn(text: string): bigint | null {
   return match ? (BigInt(`0x${match[1]}`) << 32n) + BigInt(`0x${match[2]}`) : null;
 }
 
-export type ReplicaState = 'starting' | 'healthy' | 'lagging' | 'unreachable';
+export const REPLICA_STATES = ['starting', 'healthy', 'lagging', 'unreachable'] as const;
+export type ReplicaState = (typeof REPLICA_STATES)[number];
 
 export interface ReplicaStatus {
   /** host:port, never the credentials. */

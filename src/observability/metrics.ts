@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ReplicaState, ReplicaStatus } from '../database/replicas.js';
+import { REPLICA_STATES, type ReplicaStatus } from '../database/replicas.js';
 import { BoundedLabels } from './bounded-labels.js';
 import { instanceScrape } from './cluster-metrics.js';
 
@@ -35,8 +35,6 @@ export interface OperationOutcome {
  * patterns, never paths; operation names are bounded by `BoundedLabels`; error codes are the
  * service's own. Nothing a caller sends becomes a label value any other way.
  */
-const REPLICA_STATES: ReplicaState[] = ['starting', 'healthy', 'lagging', 'unreachable'];
-
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;

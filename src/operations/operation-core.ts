@@ -95,6 +95,8 @@ export class OperationCore {
         creates: (count) => (sub ? limits.spendCreates(sub, count, report) : Promise.resolve()),
       },
     });
+    // A REST read's statements may go to a replica (contract section 17); `/graphql` says so once its document is known (operation-checks.ts).
+    if (request.write === false) context.readsOnly();
     const failed = (error: unknown) => errorAnswer(request.surface, [asGraphQLError(error)], context);
     // A request that waited its turn past its deadline is answered without being run.
     const job = context.deadline.expired ? Promise.resolve(failed(context.deadline.error())) : work(context).catch(failed);

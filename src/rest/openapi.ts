@@ -1,4 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
+import { LSN_PATTERN } from '../database/replicas.js';
 import { ERROR_STATUS } from '../errors/errors.js';
 import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-schemas.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
@@ -913,11 +914,13 @@ interface OperationDescription {
   responses?: Record<string, { headers?: Record<string, unknown> }>;
 }
 
+const consistencyTokenSchema = { type: 'string', pattern: LSN_PATTERN };
+
 const consistencyTokenHeader = {
   'Consistency-Token': {
     description:
       'The primary’s WAL position after this write (e.g. `0/16B3748`). Send it back on a read as the `Consistency-Token` header: the read then sees this write, from a read replica that has replayed it or else from the primary.',
-    schema: { type: 'string', pattern: '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$' },
+    schema: consistencyTokenSchema,
   },
 };
 
@@ -925,7 +928,7 @@ const consistencyTokenParameter = {
   name: 'Consistency-Token',
   in: 'header',
   required: false,
-  schema: { type: 'string', pattern: '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$' },
+  schema: consistencyTokenSchema,
   description:
     'The Consistency-Token of a write this read must see (read replicas, contract section 17); anything else is 400. Without it, a caller’s reads within DATABASE_REPLICA_STICKY_SECONDS of its own write on the instance see it too.',
 };

@@ -65,8 +65,6 @@ function answer(core: OperationCore, schema: GraphQLSchema, route: PreparedRoute
   return core.run({ surface: REST, requestId, startedAt, authentication, holdSlot, write, consistencyToken }, (context) => {
     // requirePrincipal has answered a request without one: this only narrows the type.
     assertAuthenticated(context);
-    // A read's statements may go to a replica (contract section 17).
-    if (!write) context.readsOnly();
     return answerRest(core, schema, route, context, {
       params: req.params as Record<string, string>,
       query: req.query,

@@ -11,7 +11,7 @@ import { organizationBody } from '../support/fixtures.js';
 import { sendOnNewConnection as send, type Outcome } from '../support/fresh-connection.js';
 import { scrape } from '../support/prometheus.js';
 import { createTestDatabase } from '../support/test-service.js';
-import { startMain, stopMain, type Started } from '../support/service-process.js';
+import { answeredBy, logLines, startMain, stopMain, type Started } from '../support/service-process.js';
 import { isAlive } from '../../src/database/embedded-postgres.js';
 
 /**
@@ -20,23 +20,6 @@ import { isAlive } from '../../src/database/embedded-postgres.js';
  * Which worker answered is read from the access lines (each carries its process's `pid`), never
  * from an answer: nothing about the process is added to what callers see.
  */
-/** The JSON log lines the processes wrote so far (the welcome's plain lines skipped). */
-function logLines(started: Started): Array<Record<string, any>> {
-  return started
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line));
-}
-
-/** The pid of the process that answered each of these request ids (from its access line). */
-function answeredBy(started: Started, requestIds: string[]): number[] {
-  const ids = new Set(requestIds);
-  return logLines(started)
-    .filter((line) => line.msg === 'request completed' && ids.has(line.req?.id))
-    .map((line) => line.pid as number);
-}
-
 /** Pids of the workers listening now: said so in the log, and still alive. */
 function listeningWorkers(started: Started): number[] {
   const pids = logLines(started)

@@ -71,3 +71,20 @@ export function stopMain(child: ChildProcess): Promise<{ code: number | null; ms
     child.kill('SIGTERM');
   });
 }
+
+/** The JSON log lines the processes wrote so far (the welcome's plain lines skipped). */
+export function logLines(started: Started): Array<Record<string, any>> {
+  return started
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+}
+
+/** The pid of the process that answered each of these request ids (from its access line). */
+export function answeredBy(started: Started, requestIds: string[]): number[] {
+  const ids = new Set(requestIds);
+  return logLines(started)
+    .filter((line) => line.msg === 'request completed' && ids.has(line.req?.id))
+    .map((line) => line.pid as number);
+}
