@@ -11,7 +11,7 @@
  */
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -146,7 +146,6 @@ async function main(): Promise<void> {
   const { startEmbeddedPostgres } = await import('../src/database/embedded-postgres.js');
   const { createLogger } = await import('../src/logger.js');
   const dataDir = await mkdtemp(join(tmpdir(), 'measure-database-'));
-  await chmod(dataDir, 0o755);
   const database = await startEmbeddedPostgres(dataDir, createLogger('silent'));
   try {
     console.log(`node ${process.version}; ${seconds} s per measurement, ${rounds} interleaved rounds (median)`);

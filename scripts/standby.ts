@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cliOptions } from './cli.js';
 import { isAlive } from '../src/database/embedded-postgres.js';
+import { embeddedDataDir, embeddedRunner } from '../src/database/embedded-runner.js';
 import { removeStandby, startStandby } from '../src/database/embedded-standby.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -39,9 +40,12 @@ try {
   throw error;
 }
 if (config.databaseUrl) fail('DATABASE_URL is set: this script makes a replica of the embedded PostgreSQL only (unset it)');
-const primaryDir = join(config.dataDir, 'postgres');
 // The replica's own log lines are `trace` (embedded-postgres.ts); at debug and below they show.
 const logger = createLogger(process.env.LOG_LEVEL === 'debug' ? 'trace' : (process.env.LOG_LEVEL ?? 'info'), { format: 'pretty' });
+// Where the service keeps them (as root from a checkout the postgres user cannot reach: elsewhere, embedded-runner.ts).
+const runner = await embeddedRunner(logger);
+const primaryDir = await embeddedDataDir(config.dataDir, 'postgres', runner, logger);
+const databaseDir = await embeddedDataDir(config.dataDir, 'standby', runner, logger);
 
 /** The URL of the embedded PostgreSQL running on primaryDir, from its postmaster.pid (pid, directory, start time, port, ..., status). */
 async function runningPrimary(): Promise<string | undefined> {
@@ -53,7 +57,6 @@ async function runningPrimary(): Promise<string | undefined> {
 
 let primaryUrl = await runningPrimary();
 if (!primaryUrl) fail(`no embedded PostgreSQL is running in ${primaryDir}: start the service first (npm start, same DATA_DIR)`);
-const databaseDir = join(config.dataDir, 'standby');
 const slot = 'npm_run_standby';
 if (cli.values.remove) {
   await removeStandby(primaryUrl, databaseDir, slot);

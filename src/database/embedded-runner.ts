@@ -218,10 +218,12 @@ async function rootDirectory(path: string, mode: number): Promise<void> {
     );
   }
   for (let folder = path; folder !== dirname(folder); folder = dirname(folder)) {
-    const { uid, mode: bits } = await stat(folder);
-    if (uid !== 0 || bits & 0o022) {
+    const { uid, mode } = await stat(folder);
+    const unsafe =
+      uid !== 0 ? `belongs to uid ${uid}, not root` : mode & 0o022 ? `may be written by others (mode ${(mode & 0o777).toString(8)})` : '';
+    if (unsafe) {
       throw new EmbeddedPostgresRefused(
-        `${folder} belongs to uid ${uid} or others may write to it (mode ${(bits & 0o7777).toString(8)}), so the embedded PostgreSQL will not run from it: remove it, run as a normal user, or set DATABASE_URL`,
+        `${folder} ${unsafe}, so the embedded PostgreSQL will not run from it: remove it, run as a normal user, or set DATABASE_URL`,
       );
     }
     if (folder === ROOT_STATE_DIR) break;

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTestService } from '../support/test-service.js';
+import { describeUnless, missing } from '../support/programs.js';
 import { launchChromium } from './chromium.js';
 
 /**
@@ -43,7 +44,7 @@ function pageServer(): Promise<{ server: Server; origin: string }> {
   );
 }
 
-describe('pages on other origins, in headless Chromium', () => {
+describeUnless(missing('chromium'), 'pages on other origins, in headless Chromium', () => {
   let browser: Browser;
   let allowed: { server: Server; origin: string };
   let other: { server: Server; origin: string };

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
+import { describeUnless, missing } from '../support/programs.js';
 import { launchChromium } from './chromium.js';
 
 /**
@@ -19,7 +20,7 @@ const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 /** The page's document, inside tab.evaluate (the tests compile without the DOM's types). */
 declare const document: { querySelector(selector: string): unknown; querySelectorAll(selector: string): Iterable<unknown> };
 
-describe('developer pages in headless Chromium', () => {
+describeUnless(missing('chromium'), 'developer pages in headless Chromium', () => {
   let browser: Browser;
   const service = useTestService();
 

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,6 @@ describe('when the database goes away', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'org-policy-outage-'));
-    await chmod(dataDir, 0o755);
     port = await freePort();
     database = await startEmbeddedPostgres(dataDir, createLogger('silent'), { port });
     service = await startTestService({}, { adminUrl: database.url });

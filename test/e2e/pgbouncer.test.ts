@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { usePgBouncer } from '../support/pgbouncer.js';
+import { describeUnless, missing } from '../support/programs.js';
 import { createTestDatabase } from '../support/test-service.js';
 
 /**
@@ -8,7 +9,7 @@ import { createTestDatabase } from '../support/test-service.js';
  * DATABASE_PREPARED_STATEMENTS): what works through it, and what a named prepared statement,
  * which lives in one server session, does when the next transaction runs on another.
  */
-describe('PgBouncer in transaction pool mode', () => {
+describeUnless(missing('pgbouncer'), 'PgBouncer in transaction pool mode', () => {
   const bouncer = usePgBouncer(() => inject('databaseAdminUrl'));
   const clients: pg.Client[] = [];
   afterEach(async () => {

@@ -1,11 +1,12 @@
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import { Database } from '../../src/database/database.js';
 import { migrateDatabase } from '../../src/database/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
 import { startPgBouncer, usePgBouncer } from '../support/pgbouncer.js';
+import { describeUnless, missing } from '../support/programs.js';
 import { createTestDatabase, startTestService } from '../support/test-service.js';
 
 /**
@@ -16,7 +17,7 @@ import { createTestDatabase, startTestService } from '../support/test-service.js
  * start checks. Where PgBouncer drops the startup parameters instead, a lost named statement is
  * said plainly in the log.
  */
-describe('the service through PgBouncer in transaction mode', () => {
+describeUnless(missing('pgbouncer'), 'the service through PgBouncer in transaction mode', () => {
   const bouncer = usePgBouncer(() => inject('databaseAdminUrl'));
   const lenient = usePgBouncer(() => inject('databaseAdminUrl'), {
     ignoreStartupParameters: ['statement_timeout', 'idle_in_transaction_session_timeout', 'options'],

@@ -6,6 +6,7 @@ import { delimiter, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFloorProblem } from '../../src/node-floor.js';
+import { itUnless } from '../support/programs.js';
 import { organizationBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
 import { createTestDatabase } from '../support/test-service.js';
@@ -126,7 +127,10 @@ describe('starting the service as npm start does', () => {
     .find((file) => existsSync(file));
   const machineNodeVersion = machineNode ? spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim() : '';
 
-  it.runIf(nodeFloorProblem(machineNodeVersion || 'v999.0.0') !== undefined)(
+  itUnless(
+    nodeFloorProblem(machineNodeVersion || 'v999.0.0') === undefined
+      ? `needs a Node older than the floor on PATH outside node_modules to start (this machine's is ${machineNodeVersion || 'missing'}); test/unit/node-floor.test.ts covers the rule.`
+      : undefined,
     `refuses the machine's own older Node (${machineNodeVersion}) with one line and exit code 1`,
     async () => {
       const child = spawn(machineNode!, ['--import', 'tsx', 'src/main.ts'], {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, chmod } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -19,7 +19,6 @@ export default async function setup(project: TestProject) {
     return;
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-test-'));
-  await chmod(dataDir, 0o755);
   const database = await startEmbeddedPostgres(dataDir, createLogger('silent'));
   project.provide('databaseAdminUrl', database.url);
   return async () => {

@@ -5,12 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { freePort } from '../../src/database/embedded-postgres.js';
+import { programPath } from './programs.js';
 
-/**
- * Debian's PgBouncer (`apt-get install pgbouncer`, done by .ci/run), or PGBOUNCER_PATH. A missing
- * one fails the run with this message, never a skip.
- */
-export const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
+/** Debian's PgBouncer (`apt-get install pgbouncer`, done by .ci/run), or PGBOUNCER_PATH; files that need it skip without it (programs.ts). */
+const PGBOUNCER = programPath('pgbouncer');
 
 export interface PgBouncer {
   /** The URL's database, user and password, through PgBouncer. */
