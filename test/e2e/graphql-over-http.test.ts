@@ -8,7 +8,7 @@ import { useTestService } from '../support/test-service.js';
  * reason is taken away (so that the list stays true).
  */
 const CSRF =
-  "a GET with neither a preflighted content type nor an apollo-require-preflight header is refused as a possible cross-site request forgery (Apollo Server's csrfPrevention, docs/spec.md "GraphQL"): a browser may send it from any page";
+  "a GET with neither a preflighted content type nor an apollo-require-preflight header is refused as a possible cross-site request forgery (Apollo Server's csrfPrevention, docs/spec.md, GraphQL): a browser may send it from any page";
 const KNOWN_DEVIATIONS: Record<string, string> = {
   '5A70': CSRF,
   D6D5: CSRF,
