@@ -19,29 +19,30 @@ export interface RequestSpan {
  * caller's W3C `traceparent`, and carries the attributes of OpenTelemetry's HTTP server
  * conventions the service can know without cost. The query string is never recorded: it can
  * carry GraphQL variables. Named `METHOD /route` when the request ends (endRequestSpan).
+ *
+ * The sampler decides here, once per request, before anything else is made: a request it does
+ * not sample gets no span, no context and no listener (undefined), so nothing below it (the
+ * operation's span, the statements' spans, the logger's trace ids) does any tracing work. Its
+ * webhook deliveries then carry no `traceparent` either: the receiver starts its own trace.
  */
 export function startRequestSpan(req: IncomingMessage): RequestSpan | undefined {
   const url = req.url ?? '/';
   if (UNTRACED.test(url)) return undefined;
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-  const query = url.indexOf('?');
   const method = req.method ?? 'GET';
-  const span = tracer.startSpan(
-    method,
-    {
-      kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': method,
-        'url.path': query === -1 ? url : url.slice(0, query),
-        ...(query === -1 ? {} : { 'url.query': '[redacted]' }),
-        'network.protocol.version': req.httpVersion,
-        'network.peer.address': req.socket.remoteAddress,
-        'server.port': req.socket.localPort,
-        'user_agent.original': req.headers['user-agent'],
-      },
-    },
-    parent,
-  );
+  // No attributes yet: the SDK copies and checks a span's start attributes before it asks the sampler.
+  const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);
+  if (!span.isRecording()) return undefined;
+  const query = url.indexOf('?');
+  span.setAttributes({
+    'http.request.method': method,
+    'url.path': query === -1 ? url : url.slice(0, query),
+    ...(query === -1 ? {} : { 'url.query': '[redacted]' }),
+    'network.protocol.version': req.httpVersion,
+    'network.peer.address': req.socket.remoteAddress,
+    'server.port': req.socket.localPort,
+    'user_agent.original': req.headers['user-agent'],
+  });
   return { span, context: trace.setSpan(parent, span) };
 }
 

@@ -1,4 +1,5 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace';
 
 export interface Tracing {
   enabled: boolean;
@@ -34,6 +35,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
   if (!tracingRequested(env)) return { enabled: false, shutdown: async () => undefined };
+  const sampler = defaultSampler(env);
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ?? 'org-policy-service',
     // Traces only, unless metrics or logs are asked for by name: the SDK would otherwise export
@@ -41,10 +43,24 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
     ...(env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
     ...(env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
     instrumentations: [],
+    ...(sampler ? { sampler } : {}),
   });
   sdk.start();
   return {
     enabled: true,
     shutdown: () => sdk.shutdown().catch(() => undefined),
   };
+}
+
+/** The share of requests sampled when tracing is on and OTEL_TRACES_SAMPLER is not set (contract section 13). */
+export const DEFAULT_SAMPLED_SHARE = 0.1;
+
+/**
+ * The sampler when none is set: parent-based, one request in ten (contract section 13), where
+ * the SDK's own default samples every request. A caller's `traceparent` decides for its request,
+ * so a trace sampled upstream stays whole. OTEL_TRACES_SAMPLER, when set, is the SDK's to read.
+ */
+export function defaultSampler(env: NodeJS.ProcessEnv): Sampler | undefined {
+  if (env.OTEL_TRACES_SAMPLER?.trim()) return undefined;
+  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(DEFAULT_SAMPLED_SHARE) });
 }

@@ -52,6 +52,8 @@ describe('tracing', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '50',
       OTEL_SERVICE_NAME: 'tracing-test',
+      // Every request, so that every span the service makes is checked (the default samples one in ten: below).
+      OTEL_TRACES_SAMPLER: 'always_on',
       GRAPHQL_TRUSTED_DOCUMENTS: 'test/generated/persisted-documents.json',
     });
     token = await mintToken(new TextEncoder().encode(JWT_SECRET), { sub: 'tracer', issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
@@ -283,5 +285,105 @@ describe('tracing', () => {
     expect(log).toContain('request completed');
     for (const secret of [token, ACCOUNT, OWNER_TAX_ID, ORG_TAX_ID]) expect(log).not.toContain(secret);
     for (const cvc of [CVC, INLINE_CVC]) expect(log).not.toMatch(standalone(cvc));
+  });
+});
+
+/**
+ * Tracing on with no sampler set (contract section 13): parent-based, one request in ten. A
+ * request the sampler passes over makes no span at all, neither its own nor its operation's nor
+ * its statements', and its log lines carry no trace id; a caller's decision in `traceparent`
+ * is kept, either way.
+ */
+describe('tracing with the default sampler', () => {
+  let otlp: OtlpReceiver;
+  let service: Started;
+  let token: string;
+
+  beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+    service = await startMain({
+      DATABASE_URL: await createTestDatabase(),
+      DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-tracing-')),
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      JWT_SECRET,
+      JWT_ISSUER,
+      JWT_AUDIENCE,
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      WEB_CONCURRENCY: '1',
+    });
+    token = await mintToken(new TextEncoder().encode(JWT_SECRET), { sub: 'sampled', issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationWithSecrets() });
+    expect(organization.status).toBe(200);
+    const policy = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: organization.body.id, number: 5151 }),
+    });
+    expect(policy.status).toBe(200);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (service) await stopMain(service.child);
+    await otlp?.close();
+  });
+
+  /** Waits until a request sampled by its caller is exported: everything ended before it has been exported too. */
+  const flushed = async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const sent = await request(service.url, 'GET', '/healthz', {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    });
+    expect(sent.status).toBe(200);
+    // /healthz is not traced: a read is.
+    await request(service.url, 'GET', '/api/v1/policy/5151', {
+      token,
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    });
+    await otlp.waitForTrace(traceId, (spans) => spans.some((span) => span.kind === SERVER));
+  };
+
+  it('samples about one request in ten, each sampled one whole, and makes nothing for the others', async () => {
+    const reads = 300;
+    for (let sent = 0; sent < reads; sent++) {
+      expect((await request(service.url, 'GET', '/api/v1/policy/5151', { token })).status).toBe(200);
+    }
+    await flushed();
+    const roots = otlp.spans.filter((span) => span.kind === SERVER && span.name === 'GET /api/v1/policy/:id' && !span.parentSpanId);
+    // Binomial(300, 0.1): mean 30, standard deviation 5.2; outside 10-60 about once in 10^5 runs.
+    expect(roots.length).toBeGreaterThanOrEqual(10);
+    expect(roots.length).toBeLessThanOrEqual(60);
+    for (const root of roots) {
+      const spans = otlp.spans.filter((span) => span.traceId === root.traceId);
+      expect(spans.some((span) => span.name === 'query Policy')).toBe(true);
+      expect(spans.some((span) => span.attributes['db.system.name'] === 'postgresql')).toBe(true);
+    }
+    // Every exported span belongs to a sampled request's trace: none of an unsampled one's work.
+    const sampled = new Set(roots.map((root) => root.traceId));
+    const orphans = otlp.spans.filter((span) => !sampled.has(span.traceId) && span.kind !== SERVER && !span.parentSpanId);
+    expect(orphans.map((span) => span.name)).toEqual([]);
+    // The access lines: a trace id on the sampled requests' lines only.
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"route":"/api/v1/policy/:id"') && line.includes('"sub":"sampled"'))
+      .map((line) => JSON.parse(line) as { traceId?: string });
+    const traced = lines.filter((line) => line.traceId);
+    // Each sampled read's line, and the line of flushed()'s read, which its caller sampled.
+    expect(traced.filter((line) => sampled.has(line.traceId!)).length).toBe(roots.length);
+    expect(traced.length).toBe(roots.length + 1);
+  });
+
+  it("keeps the caller's decision: a traceparent not sampled makes no span, a sampled one a whole trace", async () => {
+    const unsampled = randomBytes(16).toString('hex');
+    const answer = await request(service.url, 'GET', '/api/v1/policy/5151', {
+      token,
+      headers: { traceparent: `00-${unsampled}-${randomBytes(8).toString('hex')}-00` },
+    });
+    expect(answer.status).toBe(200);
+    await flushed();
+    expect(otlp.spans.filter((span) => span.traceId === unsampled)).toEqual([]);
   });
 });
