@@ -27,6 +27,17 @@ export const LIMITS_HIGH = {
   RATE_LIMIT_CONCURRENT_REQUESTS: '100000',
 };
 
+/**
+ * Tracing on, each compared with tracing off in the same run (contract section 13's three
+ * targets): the sampler set to sample nothing, no sampler set (the service's default,
+ * parent-based one in ten), and every request sampled.
+ */
+export const TRACED: ReadonlyArray<{ label: string; sampler: Record<string, string> }> = [
+  { label: 'sampling nothing', sampler: { OTEL_TRACES_SAMPLER: 'always_off' } },
+  { label: 'the default (one in ten sampled)', sampler: {} },
+  { label: 'every request sampled', sampler: { OTEL_TRACES_SAMPLER: 'always_on' } },
+];
+
 /** The benchmark's GraphQL policy read, as a frontend would send its text. */
 export const POLICY_QUERY =
   'query Policy($number: SafeInt!) { policy(number: $number) { number coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency } ' +

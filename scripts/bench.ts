@@ -12,7 +12,7 @@ import { mintToken } from '../src/auth/token-minter.js';
 import { freePort, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
-import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, ready } from './bench-support.js';
+import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, ready, TRACED } from './bench-support.js';
 import type { SeedTree } from './seed.js';
 import { asRequest, benchScenarios, byDocumentId, deepParentsOf, roundRobin, trustedPolicyDocument } from './bench-scenarios.js';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
@@ -39,9 +39,10 @@ import {
  * - a cancellation then its reinstatement on each of 1,000 fresh policies in turn, against REST
  *   POST policy on the same service (contract section 14; `--only cancel` runs only this);
  * - the service with its default limits, one caller flooding it while another reads (fairness);
- * - the service with tracing on (OTLP to a local receiver, every request sampled) and its
- *   metrics scraped, against tracing off, on fresh pairs (`--only observability` runs only this);
- *   the table has the same two tracing settings as rows of its own, against the service.
+ * - the service with tracing on (OTLP to a local receiver; sampling nothing, the default and
+ *   every request: TRACED) and its metrics scraped, against tracing off, on fresh pairs
+ *   (`--only observability` runs only this); the table has the same tracing settings as rows of
+ *   its own, against the service.
  * `--against DIR` compares this build with another checkout's instead, read by read (and the
  * creates when both know the same migrations).
  * `--node PATH` compares runtimes instead (issue 21): the same build (this one, or --against's)
@@ -141,19 +142,17 @@ const baselineCluster = spawn('node', ['dist/scripts/bench-baseline.js'], {
   stdio: 'ignore',
 });
 // Tracing on (spec section 13): OTLP over HTTP (the SDK's default, http/protobuf) to a receiver in
-// this process that counts and drops what it gets; every request sampled, and one in ten.
+// this process that counts and drops what it gets; sampling nothing, the default and every request.
 let exports = 0;
 const collector = createServer((req, res) =>
   req.resume().on('end', () => ((exports += 1), res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end())),
 );
 await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
 const TRACING = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}` };
-const SAMPLED_ONE_IN_TEN = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
-const tracedPort = await freePort();
-const tracedTenthPort = await freePort();
-// Started once the service has migrated the database.
-let traced: ChildProcess | undefined;
-let tracedTenth: ChildProcess | undefined;
+// Started once the service has migrated the database, one process per sampler (TRACED, bench-scenarios.ts).
+const tracedServers = await Promise.all(
+  TRACED.map(async (setting) => ({ ...setting, port: await freePort(), child: undefined as ChildProcess | undefined })),
+);
 let unprotected: ChildProcess | undefined;
 let serviceCluster: ChildProcess | undefined;
 let postgraphile: ChildProcess | undefined;
@@ -164,22 +163,20 @@ try {
     env: { ...env, ...WITH_MANIFEST, ...LIMITS_OFF, MIGRATE_ON_START: 'false', PORT: String(unprotectedPort) },
     stdio: 'ignore',
   });
-  traced = spawn('node', SERVICE, {
-    env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, ...TRACING, MIGRATE_ON_START: 'false', PORT: String(tracedPort) },
-    stdio: 'ignore',
-  });
-  tracedTenth = spawn('node', SERVICE, {
-    env: {
-      ...env,
-      ...WITH_MANIFEST,
-      ...LIMITS_HIGH,
-      ...TRACING,
-      ...SAMPLED_ONE_IN_TEN,
-      MIGRATE_ON_START: 'false',
-      PORT: String(tracedTenthPort),
-    },
-    stdio: 'ignore',
-  });
+  for (const traced of tracedServers) {
+    traced.child = spawn('node', SERVICE, {
+      env: {
+        ...env,
+        ...WITH_MANIFEST,
+        ...LIMITS_HIGH,
+        ...TRACING,
+        ...traced.sampler,
+        MIGRATE_ON_START: 'false',
+        PORT: String(traced.port),
+      },
+      stdio: 'ignore',
+    });
+  }
   serviceCluster = spawn('node', SERVICE, {
     env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, WEB_CONCURRENCY: String(CORES), MIGRATE_ON_START: 'false', PORT: String(clusterPort) },
     stdio: 'ignore',
@@ -188,8 +185,7 @@ try {
     ready(defaultsPort),
     ready(baselinePort),
     ready(unprotectedPort),
-    ready(tracedPort),
-    ready(tracedTenthPort),
+    ...tracedServers.map(({ port }) => ready(port)),
     ready(clusterPort),
     ready(baselineClusterPort),
   ]);
@@ -239,10 +235,7 @@ try {
   const withTracing = (name: string, next: Target['next']): Target[] =>
     name.includes('POST')
       ? []
-      : [
-          { label: 'service, tracing on, every request sampled', port: tracedPort, next, against: 'service' },
-          { label: 'service, tracing on, one in ten sampled', port: tracedTenthPort, next, against: 'service' },
-        ];
+      : tracedServers.map(({ label, port }) => ({ label: `service, tracing on, ${label}`, port, next, against: 'service' }));
   const onEveryCore = (next: Target['next']): Target[] => [
     { label: `baseline, ${CORES} processes`, port: baselineClusterPort, next },
     { label: `service, ${CORES} processes`, port: clusterPort, next, against: `baseline, ${CORES} processes` },
@@ -310,8 +303,7 @@ try {
       [servicePort, service],
       [unprotectedPort, unprotected],
       [postgraphilePort, postgraphile],
-      [tracedPort, traced],
-      [tracedTenthPort, tracedTenth],
+      ...tracedServers.map(({ port, child }) => [port, child] as const),
       [clusterPort, serviceCluster],
       [baselineClusterPort, baselineCluster],
     ]).get(port);
@@ -364,8 +356,7 @@ try {
     const processRss = [
       ['service', service],
       ['service, limits off', unprotected],
-      ['service, tracing on', traced],
-      ['service, tracing on, one in ten', tracedTenth],
+      ...tracedServers.map(({ label, child }) => [`service, tracing on, ${label}`, child]),
       ['PostGraphile', postgraphile],
       ['baseline', baseline],
     ].map(([label, child]) => `${label} ${peakRss((child as ChildProcess).pid!)} MB`);
@@ -641,14 +632,9 @@ try {
       collector.close();
       return { rows: reads.map(([name]) => compareRow(name, rounds.get(name)!)), exported };
     };
-    // Every request sampled (the SDK's default), and one in ten (a usual production setting).
-    const samplers: Array<[string, Record<string, string>]> = [
-      ['every request sampled', {}],
-      ['one request in ten sampled', { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }],
-    ];
     const allObservability = async () => {
       const results = [];
-      for (const [label, sampler] of samplers) results.push({ label, ...(await observability(sampler)) });
+      for (const { label, sampler } of TRACED) results.push({ label, ...(await observability(sampler)) });
       return results;
     };
     const printObservability = (results: Array<{ label: string; rows: string[]; exported: number }>) => {
@@ -813,7 +799,16 @@ try {
     }
   }
 } finally {
-  for (const child of [service, defaults, baseline, unprotected, traced, tracedTenth, postgraphile, serviceCluster, baselineCluster])
+  for (const child of [
+    service,
+    defaults,
+    baseline,
+    unprotected,
+    ...tracedServers.map((traced) => traced.child),
+    postgraphile,
+    serviceCluster,
+    baselineCluster,
+  ])
     if (child) await stop(child);
   collector.close();
   await database.stop();
