@@ -5,6 +5,7 @@ import { perAccess } from '../database/sql.js';
 import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
 import { pageOf } from '../graphql/connection.js';
+import { rowsByParent } from '../graphql/batch.js';
 import { rfc3339 } from '../database/read-model.js';
 import type { Event, WebhookDelivery } from './event.type.js';
 import { EVENT_API_VERSION } from '../outbox/record-event.js';
@@ -153,3 +154,6 @@ export const DELIVERIES_BY_EVENT = (access: string) => `select "endpointId", sta
   ) shown where rank <= ${MAX_EVENT_DELIVERIES} order by parent, created_at, "endpointId"`;
 
 export type DeliveryRead = WebhookDelivery;
+
+/** An event's deliveries, batched (`ctx.load(deliveriesOf, eventId)`): events are only reached through the access rule. */
+export const deliveriesOf = rowsByParent<DeliveryRead>(DELIVERIES_BY_EVENT);

@@ -30,11 +30,8 @@ const LAYERS = [
   ['config.ts', 'logger.ts', 'development-secrets.ts', 'node-floor.ts', 'v8-flags.ts', 'types'],
 ];
 
-const ALLOWED_BACK_UP = {
-  // The request context's type names the loaders it carries, and the factory makes them
-  // lazily (a measured gain); the loaders batch the features' reads.
-  'graphql/context.ts -> graphql-server/loaders.ts': 'the context carries the per-request loaders',
-};
+// None since issue 36: the kernel batches (graphql/batch.ts) and each feature gives its batch.
+const ALLOWED_BACK_UP: Record<string, string> = {};
 
 /** An import of Express (its types too), or of node:http's response type. */
 const FRAMEWORK = /from\s+'express(?:\/[^']*)?'|import\s*\(\s*'express'|\bServerResponse\b[^;]*from\s+'(?:node:)?http'/;
