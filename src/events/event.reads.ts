@@ -137,7 +137,7 @@ function typeArray(types: string[] | null): string | null {
 export const MAX_EVENT_DELIVERIES = 25;
 
 /**
- * The deliveries of events already access-checked, by event id (batched by a loader): only those
+ * The deliveries of events already access-checked, by event id (batched: deliveriesOf below): only those
  * to endpoints whose organization the caller may access (an ancestor's endpoint, and its last
  * error, are not a child's to see), the first MAX_EVENT_DELIVERIES of each event. `access` is the
  * access predicate over the alias `o`.
