@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { rateLimitGate } from '../src/http/rate-limit-gate.js';
 import { RateLimits } from '../src/limits/rate-limits.js';
 
 /**
@@ -25,7 +26,7 @@ export async function limitsCostPerRequest(requests = 200_000): Promise<{ on: nu
       DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     });
     // Creates are counted in PostgreSQL; reads never touch that store.
-    const middleware = new RateLimits(limits, {} as never, createLogger('silent')).middleware();
+    const middleware = rateLimitGate(new RateLimits(limits, {} as never, createLogger('silent')));
     const run = async (count: number) => {
       for (let i = 0; i < count; i++) {
         const res = Object.assign(new EventEmitter(), {

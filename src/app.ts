@@ -2,7 +2,8 @@ import { GraphQLError } from 'graphql';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer } from 'node:http';
 import type { Logger } from 'pino';
-import { authenticationGate } from './auth/authentication-gate.js';
+import { authenticationGate } from './http/authentication-gate.js';
+import { rateLimitGate } from './http/rate-limit-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import type { CallerLimits, Config } from './config.js';
 import type { Database } from './database/database.js';
@@ -15,7 +16,7 @@ import { createApolloServer, landingPage, textExecutor } from './graphql-server/
 import { documentRules } from './graphql-server/document-rules.js';
 import { TrustedDocuments } from './graphql-server/trusted-documents.js';
 import { createContextFactory } from './graphql/context.js';
-import { sendError, servedByGraphql, writeAnswer } from './errors/write-answer.js';
+import { sendError, servedByGraphql, writeAnswer } from './http/write-answer.js';
 import { jsonAnswer } from './errors/answer.js';
 import { OperationCore } from './operations/operation-core.js';
 import { badUserInput, notFound, ServiceError, unavailable } from './errors/errors.js';
@@ -33,7 +34,7 @@ import { mountRestRoutes, REST_BODY_TYPES } from './rest/rest-router.js';
 import type { FieldCipher } from './crypto/field-cipher.js';
 import type { RequestFingerprints } from './crypto/request-fingerprint.js';
 import type { ServiceMetrics } from './observability/metrics.js';
-import { metricsRoute } from './observability/metrics-route.js';
+import { metricsRoute } from './http/metrics-route.js';
 import { routeNamer } from './observability/route-names.js';
 import { REST_ROUTES } from './rest/routes.js';
 import { readCatalogFrom } from './policies/coverage-catalog.js';
@@ -174,7 +175,7 @@ export async function createApp(deps: ServiceDependencies) {
 
   // Everything past health and metrics: who is asking, then their budgets, before any body is read.
   app.use(authenticationGate(deps.verifyToken));
-  app.use(rateLimits.middleware());
+  app.use(rateLimitGate(rateLimits));
 
   // The REST layer's description is public, like any API reference; built once from the schema.
   const openApi = openApiDocument(schema, version.version);

@@ -6,6 +6,39 @@ import { TokenRejected, type TokenVerifier } from './token-verifier.js';
 /** A caller with a principal, or none and the 401 to raise when one is needed (a union: never both, never neither). */
 export type Authentication = { principal: Principal; failure: null } | { principal: null; failure: ServiceError };
 
+/**
+ * Who a request is from, decided once per request by the gate (http/authentication-gate.ts): a
+ * principal, or the 401 to answer when the request needs one and has none (never both, never neither).
+ */
+export type RequestAuthentication = Authentication & {
+  /** Whether an Authorization header was sent at all (a refused one is always a 401). */
+  tokenSent: boolean;
+};
+
+/** A request's Authorization headers, as Node gives them: every raw header line, and the one it kept. */
+export interface AuthorizationHeaders {
+  /** Names and values, alternating (`rawHeaders`). */
+  raw: readonly string[];
+  /** Node's `headers.authorization`: the first of them. */
+  authorization: string | undefined;
+}
+
+/**
+ * A request's authentication from its headers, without a framework: the gate asks this once per
+ * request, before any body is read. Node keeps the first of two Authorization headers and drops
+ * the other; a proxy in front may pick the last. Two headers are refused, so both always agree
+ * on who is asking.
+ */
+export function authenticateRequest({ raw, authorization }: AuthorizationHeaders, verify: TokenVerifier): Promise<RequestAuthentication> {
+  let seen = 0;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index].length === 13 && raw[index].toLowerCase() === 'authorization') seen++;
+  }
+  const result = seen > 1 ? Promise.resolve(refuse('send a single Authorization header')) : authenticate(authorization, verify);
+  const tokenSent = seen > 1 || authorization !== undefined;
+  return result.then((authentication) => ({ ...authentication, tokenSent }));
+}
+
 const REALM = 'org-policy-service';
 
 /** RFC 6750 section 2.1: `Bearer` then a b64token. */
@@ -30,11 +63,6 @@ export async function authenticate(header: string | undefined, verify: TokenVeri
   }
 }
 
-/** The 401 for a token that cannot be used, with its description for `WWW-Authenticate`. */
-export function refusedToken(description: string): Authentication {
-  return refuse(description);
-}
-
 /** The 401 error: `description` is null when no token was sent at all. */
 function refuse(description: string | null): Authentication {
   const challenge = description
@@ -51,4 +79,28 @@ function refuse(description: string | null): Authentication {
 export function needsPrincipal(operation: OperationDefinitionNode, anonymousIntrospection: boolean): boolean {
   if (!anonymousIntrospection || operation.operation !== 'query') return true;
   return !operation.selectionSet.selections.every((selection) => selection.kind === 'Field' && selection.name.value.startsWith('__'));
+}
+
+/** Where a request is asked whether it may go on without a principal. */
+export type AuthenticationPoint =
+  | { surface: 'rest' }
+  | { surface: 'graphql'; anonymousIntrospection: boolean }
+  | { surface: 'graphql'; anonymousIntrospection: boolean; operation: OperationDefinitionNode };
+
+/**
+ * The one rule for refusing a request for want of a principal (its 401), asked by each surface
+ * as soon as it can: REST before the body (every route needs a principal); `/graphql` before
+ * the body for a token that was sent and refused, or for none with the developer pages off; `/graphql` again
+ * once the operation is known (every operation needs one but an introspection-only query
+ * while the developer pages are on, so Sandbox and GraphiQL can load the schema).
+ */
+export function authenticationRefusal(
+  authentication: Authentication & { tokenSent?: boolean },
+  point: AuthenticationPoint,
+): ServiceError | null {
+  if (authentication.principal) return null;
+  const { failure, tokenSent } = authentication;
+  if (point.surface === 'rest') return failure;
+  if ('operation' in point) return needsPrincipal(point.operation, point.anonymousIntrospection) ? failure : null;
+  return tokenSent || !point.anonymousIntrospection ? failure : null;
 }

@@ -6,7 +6,7 @@ import { safeError, statusOf, type SafeError } from './safe-errors.js';
 
 /**
  * What a request is answered, as a value: the operation core (src/operations/) and every host
- * step make one, and one writer per host turns it into HTTP (write-answer.ts), as grafserv's
+ * step make one, and one writer per host turns it into HTTP (http/write-answer.ts), as grafserv's
  * handlers return a result that one function writes.
  */
 export interface Answer {

@@ -5,6 +5,7 @@ import { perAccess } from '../database/sql.js';
 import { notFound } from '../errors/errors.js';
 import { isUuid } from '../values/identifiers.js';
 import { pageOf } from '../graphql/connection.js';
+import { rowsByParent } from '../graphql/batch.js';
 import { rfc3339 } from '../database/read-model.js';
 import type { Event, WebhookDelivery } from './event.type.js';
 import { EVENT_API_VERSION } from '../outbox/record-event.js';
@@ -136,7 +137,7 @@ function typeArray(types: string[] | null): string | null {
 export const MAX_EVENT_DELIVERIES = 25;
 
 /**
- * The deliveries of events already access-checked, by event id (batched by a loader): only those
+ * The deliveries of events already access-checked, by event id (batched: deliveriesOf below): only those
  * to endpoints whose organization the caller may access (an ancestor's endpoint, and its last
  * error, are not a child's to see), the first MAX_EVENT_DELIVERIES of each event. `access` is the
  * access predicate over the alias `o`.
@@ -153,3 +154,6 @@ export const DELIVERIES_BY_EVENT = (access: string) => `select "endpointId", sta
   ) shown where rank <= ${MAX_EVENT_DELIVERIES} order by parent, created_at, "endpointId"`;
 
 export type DeliveryRead = WebhookDelivery;
+
+/** An event's deliveries, batched (`ctx.load(deliveriesOf, eventId)`): events are only reached through the access rule. */
+export const deliveriesOf = rowsByParent<DeliveryRead>(DELIVERIES_BY_EVENT);

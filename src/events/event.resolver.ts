@@ -9,6 +9,7 @@ import { Organization } from '../organizations/organization.entity.js';
 import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 import {
   accessibleEventsPage,
+  deliveriesOf,
   eventNotFound,
   findAccessibleEvent,
   MAX_EVENT_DELIVERIES,
@@ -72,7 +73,7 @@ export class EventResolver {
     complexity: listCost(MAX_EVENT_DELIVERIES),
   })
   deliveries(@Root() event: EventRead, @Ctx() ctx: RequestContext): Promise<DeliveryRead[]> {
-    return ctx.loaders.deliveries.load(event.id);
+    return ctx.load(deliveriesOf, event.id);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { requireAuthentication } from '../auth/authentication-gate.js';
+import { requireAuthentication } from '../http/authentication-gate.js';
 import { graphqlMediaType } from '../errors/error-head.js';
-import { writeAnswer } from '../errors/write-answer.js';
+import { writeAnswer } from '../http/write-answer.js';
 import type { Answer } from '../errors/answer.js';
 import { answerGraphql, type GraphqlSettings, type TextExecutor } from '../operations/graphql-operation.js';
 import { badRequest, graphqlParams, type GraphqlHttpRequest } from '../operations/graphql-request.js';

@@ -113,7 +113,7 @@ export function toConnection<T>(
       hasNextPage: page.hasNextPage,
       hasPreviousPage: after !== '0',
       startCursor: edges[0]?.cursor ?? null,
-      // Past the last edge when a filtered page stopped walking before it was full (loaders.ts, `endSeq`).
+      // Past the last edge when a filtered page stopped walking before it was full (graphql/batch.ts, `endSeq`).
       endCursor: page.endSeq !== undefined ? encodeCursor(kind, page.endSeq) : (edges.at(-1)?.cursor ?? null),
     },
   };

@@ -2,15 +2,14 @@ import type { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { Database, Gateway } from '../database/database.js';
 import type { ReadReplicas } from '../database/replicas.js';
-import type { RequestAuthentication } from '../auth/authentication-gate.js';
-import type { Authentication } from '../auth/authenticate.js';
+import type { Authentication, RequestAuthentication } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { Deadline } from '../limits/deadline.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
-import { createLoaders, type Loaders } from '../graphql-server/loaders.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { PolicyRules } from '../config.js';
+import { RequestBatches, type Batch } from './batch.js';
 import { UNMETERED, type CostMeter } from './cost-meter.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
@@ -26,8 +25,11 @@ export interface RequestContext {
   readonly db: Gateway;
   /** The operation only reads (a REST GET, a GraphQL query): its statements may go to a replica. */
   readsOnly(): void;
-  /** Batch loaders that apply the access rule; only for requests with a principal. */
-  loaders: Loaders;
+  /**
+   * The value of `key` in a feature's batch (graphql/batch.ts): the loads of one tick become one
+   * statement. Batches apply the access rule; only for requests with a principal.
+   */
+  load<K, V>(batch: Batch<K, V>, key: K): Promise<V>;
   cipher: FieldCipher;
   /** Webhook URLs: only https to public addresses (spec section 11; production by default). */
   webhookUrls: { publicOnly: boolean };
@@ -113,10 +115,10 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
 }
 
 /**
- * The loaders and the child logger are made on first use: a simple read needs neither, and each
- * costs on the hot path. They are getters of the class, not of each object: Apollo Server copies
- * the context of every request with `Object.assign`, which would call getters of the object
- * itself and make both for every GraphQL request.
+ * The batch loaders and the child logger are made on first use: a simple read needs neither, and
+ * each costs on the hot path. They are a method and a getter of the class, not of each object:
+ * Apollo Server copies the context of every request with `Object.assign`, which would call
+ * getters of the object itself and make both for every GraphQL request.
  */
 class RequestScope implements RequestContext {
   readonly principal: Principal | null;
@@ -127,7 +129,7 @@ class RequestScope implements RequestContext {
   idempotency?: IdempotencyRecorder;
   readonly errorsMet: GraphQLError[] = [];
   cost: CostMeter = UNMETERED;
-  private batchLoaders?: Loaders;
+  private batches?: RequestBatches;
   private requestLogger?: Logger;
   private reading = false;
   private reads?: Gateway;
@@ -157,8 +159,9 @@ class RequestScope implements RequestContext {
     this.reading = true;
   }
 
-  get loaders(): Loaders {
-    return (this.batchLoaders ??= createLoaders(this.db, this.deadline, () => callerOf(this)));
+  load<K, V>(batch: Batch<K, V>, key: K): Promise<V> {
+    this.batches ??= new RequestBatches({ db: this.db, deadline: this.deadline, principal: () => callerOf(this) });
+    return this.batches.load(batch, key);
   }
 
   get logger(): Logger {

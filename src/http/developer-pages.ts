@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { jsonAnswer } from '../errors/answer.js';
-import { writeAnswer } from '../errors/write-answer.js';
+import { writeAnswer } from './write-answer.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ServiceVersion } from './version.js';

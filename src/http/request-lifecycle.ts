@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { servedByGraphql } from '../errors/write-answer.js';
+import { servedByGraphql } from './write-answer.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { abandonRequestSpan, endRequestSpan, startRequestSpan } from '../observability/request-span.js';
 

@@ -1,4 +1,4 @@
-import type { RequestAuthentication } from '../auth/authentication-gate.js';
+import type { RequestAuthentication } from '../auth/authenticate.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 
 /**
@@ -14,15 +14,15 @@ declare global {
       requestId: string;
       /** Written by http/request-lifecycle.ts first: when the request arrived (performance.now()), where its deadline counts from. */
       startedAt: number;
-      /** Written by the authentication gate (auth/authentication-gate.ts) before any route. */
+      /** Written by the authentication gate (http/authentication-gate.ts) before any route. */
       authentication: RequestAuthentication;
       /** The principal's `sub` for the access line, when there is one (the gate). */
       sub?: string;
-      /** Set by the in-flight limit (limits/rate-limits.ts): holds the caller's slot until `work` settles. */
+      /** Set by the in-flight limit (http/rate-limit-gate.ts, its place from limits/rate-limits.ts): holds the caller's slot until `work` settles. */
       holdSlot?: (work: Promise<unknown>) => void;
       /** A `/graphql` request's operation name and type, for the access line and the metrics (the operation core fills it in). */
       graphql?: OperationOutcome;
-      /** The error codes answered (errors/write-answer.ts), for the access line and the metrics. */
+      /** The error codes answered (http/write-answer.ts), for the access line and the metrics. */
       codes?: readonly string[];
     }
   }

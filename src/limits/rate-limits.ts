@@ -1,12 +1,10 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { CallerLimits } from '../config.js';
 import type { SqlClient } from '../database/database.js';
 import { performance } from 'node:perf_hooks';
-import { rateLimited, unavailable } from '../errors/errors.js';
-import { sendError } from '../errors/write-answer.js';
+import { rateLimited, unavailable, type ServiceError } from '../errors/errors.js';
 import { FairAdmission } from './fair-admission.js';
 
 /** The policies of spec section 12, by the names the RateLimit header fields use. */
@@ -22,9 +20,33 @@ const REFUSAL_DELAY_MS = 1000;
 /** Requests a caller runs at once while another caller is served too (fair-admission.ts). */
 const FAIR_SHARE = 4;
 
-/** Where a budget's RateLimit fields are appended: the response before a route, the operation core's answer after. */
-export interface RateLimitReport {
-  appendHeader(name: string, value: string): unknown;
+/** A RateLimit-Policy or RateLimit item (IETF draft 11): appended to the answer, in order, one per budget counted. */
+export type RateLimitField = readonly [name: 'RateLimit-Policy' | 'RateLimit', value: string];
+
+/**
+ * What counting a request against a budget decided, as a value (the host sends it: the gate
+ * before a route, the operation core with its answer): the budget's RateLimit fields, and the
+ * 429 to answer when it is over (decided after a pause; see REFUSAL_DELAY_MS).
+ */
+export interface RateLimitDecision {
+  fields: readonly RateLimitField[];
+  refusal: ServiceError | null;
+}
+
+/** Nothing counted: no fields, no refusal. */
+const UNCOUNTED: RateLimitDecision = { fields: [], refusal: null };
+
+/**
+ * One request's place among its caller's requests in flight (RateLimits.inFlight). The host
+ * asks for it once (`take`): `start` is called when the request may run, now or after waiting its
+ * turn, and `answer` instead with its refusal (429 over the limit, after the pause; 503 when it
+ * waited past its deadline); false when refused at once. Then the host holds it for the work the
+ * request starts (`hold`) and says when the answer has gone (`answered`).
+ */
+export interface InFlightPlace {
+  hold(work: Promise<unknown>): void;
+  take(start: () => void, answer: (decision: RateLimitDecision) => void): boolean;
+  answered(): void;
 }
 
 interface Budget {
@@ -95,102 +117,110 @@ export class RateLimits {
   }
 
   /**
-   * Express middleware after the authentication gate: counts the request against its `sub`
-   * (or its address), then takes a place among the caller's requests in flight, waiting its
-   * turn while other callers are served (fair-admission.ts). Over either limit the answer is a
-   * 429. The place is held until the answer has gone *and* the work it started has settled
-   * (`res.locals.holdSlot`), so that a request answered at its deadline keeps counting while
-   * its statements still run; a request that waits past its deadline is answered 503 unrun.
+   * Counts a request against its caller's requests budget: its principal's `sub`, or without a
+   * principal (`sub` null) its address (`clientAddress`). Undefined when no budget counts this
+   * caller (its limit is 0).
    */
-  middleware() {
-    return (req: Request, res: Response, next: NextFunction): void => {
-      const { principal } = res.locals.authentication;
-      const budget = principal ? this.requests : this.anonymous;
-      const key = principal ? principal.sub : clientAddress(req.ip);
-      const admit = () => {
-        if (!principal || !this.admission) return next();
-        // The client may have left while its token was checked: nothing to admit then (a place
-        // taken now would never be given back, its 'close' having passed).
-        if (req.socket.destroyed) return;
-        let release: (() => void) | undefined;
-        let answered = false;
-        let held = 0;
-        const releaseWhenDone = () => {
-          if (answered && held === 0 && release) {
-            release();
-            release = undefined;
-          }
-        };
-        const settled = () => {
-          held--;
-          releaseWhenDone();
-        };
-        res.locals.holdSlot = (work: Promise<unknown>) => {
-          held++;
-          work.then(settled, settled);
-        };
+  countRequest(sub: string | null, address: string | undefined): Promise<RateLimitDecision> | undefined {
+    const budget = sub !== null ? this.requests : this.anonymous;
+    return budget ? this.spend(budget, sub ?? clientAddress(address), 1) : undefined;
+  }
+
+  /**
+   * A request's place among its caller's requests in flight, waiting its turn while other
+   * callers are served (fair-admission.ts); null when that limit is off. Over the limit the
+   * answer is a 429. The place is held until the answer has gone (`answered`) *and* the work it
+   * started has settled (`hold`), so that a request answered at its deadline keeps counting
+   * while its statements still run; a request that waits past its deadline is answered 503 unrun.
+   */
+  inFlight(sub: string, startedAt: number): InFlightPlace | null {
+    const { admission } = this;
+    if (!admission) return null;
+    let release: (() => void) | undefined;
+    let answered = false;
+    let held = 0;
+    const releaseWhenDone = () => {
+      if (answered && held === 0 && release) {
+        release();
+        release = undefined;
+      }
+    };
+    const settled = () => {
+      held--;
+      releaseWhenDone();
+    };
+    return {
+      hold: (work) => {
+        held++;
+        work.then(settled, settled);
+      },
+      take: (start, answer) => {
         let waitTimer: NodeJS.Timeout | undefined;
-        const admitted = this.admission.admit(key, () => {
+        const admitted = admission.admit(sub, () => {
           clearTimeout(waitTimer);
-          next();
+          start();
         });
         if (admitted.refused) {
-          res.appendHeader('RateLimit-Policy', this.concurrencyItem);
-          res.appendHeader('RateLimit', '"concurrency";r=0');
           this.refused('concurrency');
           const refusal = rateLimited('concurrency', 1, `at most ${this.config.concurrentRequests} requests in flight`);
-          return void sleep(REFUSAL_DELAY_MS).then(() => sendError(req, res, refusal));
+          const fields: RateLimitField[] = [
+            ['RateLimit-Policy', this.concurrencyItem],
+            ['RateLimit', '"concurrency";r=0'],
+          ];
+          void sleep(REFUSAL_DELAY_MS).then(() => answer({ fields, refusal }));
+          return false;
         }
         release = admitted.finished;
-        res.once('close', () => {
-          answered = true;
-          releaseWhenDone();
-        });
         if (!admitted.started) {
           // Waiting counts toward the deadline: past it, the request is answered without running.
-          const left = this.config.requestDeadlineSeconds * 1000 - (performance.now() - res.locals.startedAt);
+          const left = this.config.requestDeadlineSeconds * 1000 - (performance.now() - startedAt);
           waitTimer = setTimeout(
             () => {
               release?.();
               release = undefined;
-              sendError(req, res, unavailable(`The request did not finish within ${this.config.requestDeadlineSeconds} s; retry shortly.`));
+              const refusal = unavailable(`The request did not finish within ${this.config.requestDeadlineSeconds} s; retry shortly.`);
+              answer({ fields: [], refusal });
             },
             Math.max(0, left),
           );
         }
-      };
-      if (!budget) return admit();
-      this.spend(budget, key, 1, res).then(admit, (error) => sendError(req, res, error));
+        return true;
+      },
+      answered: () => {
+        answered = true;
+        releaseWhenDone();
+      },
     };
   }
 
-  /** Charges a `sub` for creates (REST POSTs, GraphQL create mutations); throws 429 when over. */
-  spendCreates(sub: string, count: number, report: RateLimitReport): Promise<void> {
-    return this.creates && count > 0 ? this.spend(this.creates, sub, count, report) : Promise.resolve();
+  /** Charges a `sub` for creates (REST POSTs and PATCHes, GraphQL create mutations); refused (429) when over. */
+  spendCreates(sub: string, count: number): Promise<RateLimitDecision> {
+    return this.creates && count > 0 ? this.spend(this.creates, sub, count) : Promise.resolve(UNCOUNTED);
   }
 
-  /** Charges a `sub` a GraphQL operation's computed cost; throws 429 when over. */
-  spendGraphqlCost(sub: string, cost: number, report: RateLimitReport): Promise<void> {
-    return this.graphqlCost && cost > 0 ? this.spend(this.graphqlCost, sub, cost, report) : Promise.resolve();
+  /** Charges a `sub` a GraphQL operation's computed cost; refused (429) when over. */
+  spendGraphqlCost(sub: string, cost: number): Promise<RateLimitDecision> {
+    return this.graphqlCost && cost > 0 ? this.spend(this.graphqlCost, sub, cost) : Promise.resolve(UNCOUNTED);
   }
 
-  private spend(budget: Budget, key: string, points: number, report: RateLimitReport): Promise<void> {
+  private spend(budget: Budget, key: string, points: number): Promise<RateLimitDecision> {
     return budget.limiter.consume(key, points).then(
-      (result) => reportTo(report, budget, result),
+      (result) => ({ fields: fieldsOf(budget, result), refusal: null }),
       async (outcome: unknown) => {
         if (!(outcome instanceof RateLimiterRes)) {
           // The count could not be kept (the database is away): the request itself will meet the
           // same database, so it is let through rather than refused for the limiter's sake.
           this.logger.warn({ err: outcome, policy: budget.policy }, 'rate limit store unavailable');
-          return;
+          return UNCOUNTED;
         }
-        reportTo(report, budget, outcome);
+        const fields = fieldsOf(budget, outcome);
         this.refused(budget.policy);
         // Paused for a second, or less if the window resets sooner; Retry-After counts what is left.
         const pause = Math.min(REFUSAL_DELAY_MS, outcome.msBeforeNext);
         await sleep(pause);
         // Request-level on `/graphql` too: a refused operation never runs, and answers HTTP 429.
-        throw rateLimited(budget.policy, Math.max(1, Math.ceil((outcome.msBeforeNext - pause) / 1000)), describe(budget));
+        const retryAfter = Math.max(1, Math.ceil((outcome.msBeforeNext - pause) / 1000));
+        return { fields, refusal: rateLimited(budget.policy, retryAfter, describe(budget)) };
       },
     );
   }
@@ -203,11 +233,13 @@ interface RateLimiterStatement {
   values?: unknown[];
 }
 
-/** Appends this policy to the answer's RateLimit-Policy and RateLimit lists. */
-function reportTo(report: RateLimitReport, budget: Budget, result: RateLimiterRes): void {
+/** This policy's items of the answer's RateLimit-Policy and RateLimit lists. */
+function fieldsOf(budget: Budget, result: RateLimiterRes): RateLimitField[] {
   const seconds = Math.max(0, Math.ceil(result.msBeforeNext / 1000));
-  report.appendHeader('RateLimit-Policy', budget.item);
-  report.appendHeader('RateLimit', `"${budget.policy}";r=${result.remainingPoints};t=${seconds}`);
+  return [
+    ['RateLimit-Policy', budget.item],
+    ['RateLimit', `"${budget.policy}";r=${result.remainingPoints};t=${seconds}`],
+  ];
 }
 
 function describe(budget: Budget): string {

@@ -1,5 +1,5 @@
 import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-import { authenticationRefusal } from '../auth/authentication-gate.js';
+import { authenticationRefusal } from '../auth/authenticate.js';
 import { badUserInput } from '../errors/errors.js';
 import type { RequestContext } from '../graphql/context.js';
 import { inputErrors } from '../input/check-input.js';

@@ -1,4 +1,4 @@
-import type { RequestAuthentication } from '../auth/authentication-gate.js';
+import type { RequestAuthentication } from '../auth/authenticate.js';
 import { errorAnswer, type Answer, type Surface } from '../errors/answer.js';
 import { badUserInput, responseTooLarge } from '../errors/errors.js';
 import type { Database } from '../database/database.js';
@@ -7,7 +7,7 @@ import { WalPosition } from '../database/wal-position.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
 import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
-import type { RateLimits } from '../limits/rate-limits.js';
+import type { RateLimitDecision, RateLimitField, RateLimits } from '../limits/rate-limits.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 
 export interface OperationCoreSettings {
@@ -80,9 +80,13 @@ export class OperationCore {
         request,
       );
     }
-    // The budgets' RateLimit fields go out with the answer.
-    const reported: Array<[string, string]> = [];
-    const report = { appendHeader: (name: string, value: string) => reported.push([name, value]) };
+    // The budgets' RateLimit fields go out with the answer, a refusal's too.
+    const reported: RateLimitField[] = [];
+    const charge = (spent: Promise<RateLimitDecision>) =>
+      spent.then(({ fields, refusal }) => {
+        reported.push(...fields);
+        if (refusal) throw refusal;
+      });
     const context = this.settings.createContext({
       requestId: request.requestId,
       startedAt: request.startedAt,
@@ -91,8 +95,8 @@ export class OperationCore {
       consistencyToken: token,
       spend: {
         // REST's documents are the service's own: only `/graphql` operations are charged their cost.
-        graphqlCost: (cost) => (sub && request.surface.kind === 'graphql' ? limits.spendGraphqlCost(sub, cost, report) : Promise.resolve()),
-        creates: (count) => (sub ? limits.spendCreates(sub, count, report) : Promise.resolve()),
+        graphqlCost: (cost) => (sub && request.surface.kind === 'graphql' ? charge(limits.spendGraphqlCost(sub, cost)) : Promise.resolve()),
+        creates: (count) => (sub ? charge(limits.spendCreates(sub, count)) : Promise.resolve()),
       },
     });
     // A REST read's statements may go to a replica (contract section 17); `/graphql` says so once its document is known (operation-checks.ts).
@@ -154,7 +158,7 @@ export class OperationCore {
 }
 
 /** The answer with the budgets' RateLimit-Policy and RateLimit fields added to its own. */
-function withReported(answer: Answer, reported: Array<[string, string]>): Answer {
+function withReported(answer: Answer, reported: readonly RateLimitField[]): Answer {
   const headers: Record<string, string | readonly string[]> = { ...answer.headers };
   for (const [name, value] of reported) {
     const present = headers[name];

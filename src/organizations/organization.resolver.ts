@@ -11,7 +11,15 @@ import { updateOrganization } from './update-organization.js';
 import { listCost } from '../graphql/list-cost.js';
 import { Organization } from './organization.entity.js';
 import { Owner } from './owner.entity.js';
-import { type BankAccountRead, type OrganizationRead, type OwnerRead } from './organization.reads.js';
+import {
+  bankAccountsOf,
+  childrenPages,
+  organizationById,
+  ownersOf,
+  type BankAccountRead,
+  type OrganizationRead,
+  type OwnerRead,
+} from './organization.reads.js';
 
 export const OrganizationConnection = ConnectionType('Organization', Organization);
 
@@ -71,7 +79,7 @@ export class OrganizationResolver {
     description: 'The direct parent when the caller may access it; null for a root or a parent out of reach',
   })
   parent(@Root() organization: OrganizationRead, @Ctx() ctx: RequestContext): Promise<OrganizationRead | null> | null {
-    return organization.parentId ? ctx.loaders.organization.load(organization.parentId) : null;
+    return organization.parentId ? ctx.load(organizationById, organization.parentId) : null;
   }
 
   @FieldResolver(() => OrganizationConnection, { description: 'Direct children, oldest first' })
@@ -81,16 +89,16 @@ export class OrganizationResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<OrganizationRead>> {
     const { first, after } = pagePosition('organization', args);
-    return toConnection('organization', await ctx.loaders.children.load({ ownerId: organization.id, first, after }), after);
+    return toConnection('organization', await ctx.load(childrenPages, { ownerId: organization.id, first, after }), after);
   }
 
   @FieldResolver(() => [BankAccount], { complexity: listCost(MAX_BANK_ACCOUNTS) })
   bankAccounts(@Root() organization: OrganizationRead, @Ctx() ctx: RequestContext): BankAccountRead[] | Promise<BankAccountRead[]> {
-    return organization.bankAccounts ?? ctx.loaders.bankAccounts.load(organization.id);
+    return organization.bankAccounts ?? ctx.load(bankAccountsOf, organization.id);
   }
 
   @FieldResolver(() => [Owner], { complexity: listCost(MAX_OWNERS) })
   owners(@Root() organization: OrganizationRead, @Ctx() ctx: RequestContext): OwnerRead[] | Promise<OwnerRead[]> {
-    return organization.owners ?? ctx.loaders.owners.load(organization.id);
+    return organization.owners ?? ctx.load(ownersOf, organization.id);
   }
 }

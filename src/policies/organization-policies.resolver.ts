@@ -4,7 +4,7 @@ import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection }
 import { Organization } from '../organizations/organization.entity.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { Policy } from './policy.entity.js';
-import type { PolicyRead } from './policy.reads.js';
+import { policyPages, subtreePolicyPages, type PolicyRead } from './policy.reads.js';
 import { PolicyStatus } from './policy-status.js';
 
 /** A page of policies, optionally the whole subtree's (spec section 10): one args class, so the arguments keep one order in the schema. */
@@ -37,7 +37,7 @@ export class OrganizationPoliciesResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
-    const loader = args.includeDescendants ? ctx.loaders.subtreePolicies : ctx.loaders.policies;
-    return toConnection('policy', await loader.load({ ownerId: organization.id, first, after, status: args.status ?? null }), after);
+    const batch = args.includeDescendants ? subtreePolicyPages : policyPages;
+    return toConnection('policy', await ctx.load(batch, { ownerId: organization.id, first, after, filter: args.status ?? null }), after);
   }
 }

@@ -1,5 +1,6 @@
 import { perAccess } from '../database/sql.js';
 import { rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
+import { pages } from '../graphql/batch.js';
 import type { PolicyTransaction } from './policy-transaction.entity.js';
 
 /** A policy's transactions (spec section 14) as reads serve them, over the row alias `t`. */
@@ -17,8 +18,8 @@ export const TRANSACTION_COLUMNS = {
 export type TransactionRead = ReadOf<PolicyTransaction, HiddenTransaction>;
 
 /**
- * A page of transactions per policy at once, oldest first (the pager of graphql-server/loaders.ts:
- * ids, access, after, page size). The policies reached this far passed the access rule already;
+ * A page of transactions per policy at once, oldest first (`pages` of graphql/batch.ts: ids,
+ * access, after, page size). The policies reached this far passed the access rule already;
  * it is applied again so that the statement is safe on its own.
  */
 export const TRANSACTIONS_PAGE = perAccess(
@@ -28,3 +29,6 @@ export const TRANSACTIONS_PAGE = perAccess(
   where t.policy_id = any(?::uuid[]) and ${access} and t.seq > ?::bigint
 ) page where rank <= ? order by owner, seq`,
 );
+
+/** A policy's transactions, a page of each policy's at once (`ctx.load(transactionPages, key)`; the owner is the policy). */
+export const transactionPages = pages<TransactionRead>({ page: TRANSACTIONS_PAGE });

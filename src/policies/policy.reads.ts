@@ -11,6 +11,7 @@ import type { Policy } from './policy.entity.js';
 import { POLICY_WRITE } from './policy.writes.js';
 import { CURRENT_CANCELLATION, STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
 import { pageOf } from '../graphql/connection.js';
+import { pages, rowsByParent } from '../graphql/batch.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */
 
@@ -160,7 +161,7 @@ const RANGES = {
 const ACCESSIBLE_OWNERS = (access: string) => `top as (select o.id from organization o where o.id = any(?::uuid[]) and ${access})`;
 
 /**
- * The policies pager's statement (see graphql-server/loaders.ts): a page of every owner at once,
+ * The policies pager's statement (see `pages` in graphql/batch.ts): a page of every owner at once,
  * each a lateral range of one index. Parameters: the owner ids, the access rule's, the position
  * to continue after, the page size. With a status, the range is cut at STATUS_FILTER_WALK
  * policies before the filter (it skips the policies not in that status today).
@@ -206,6 +207,20 @@ export const SUBTREE_POLICIES_WALK_END = walkEnd('subtree');
 /** Charges are only reached through a policy that passed the access rule. */
 export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c
   where c.policy_id = any(?::uuid[]) order by c.policy_id, c.sequence`;
+
+/** The policies' batched reads (`ctx.load(batch, key)`, graphql/batch.ts): an organization's own policies, filtered by status. */
+export const policyPages = pages<PolicyRead, PolicyStatus>({
+  page: (access, status) => POLICIES_PAGE(status)(access),
+  view: policyRead,
+  walkEnd: POLICIES_WALK_END,
+});
+/** The policies of an organization's whole subtree (`includeDescendants`). */
+export const subtreePolicyPages = pages<PolicyRead, PolicyStatus>({
+  page: (access, status) => SUBTREE_POLICIES_PAGE(status)(access),
+  view: policyRead,
+  walkEnd: SUBTREE_POLICIES_WALK_END,
+});
+export const chargesOf = rowsByParent<ChargeRead>(CHARGES_BY_POLICY);
 
 /**
  * A row selected with POLICY_SELECT: the bigints (the number and the renewal links) converted,

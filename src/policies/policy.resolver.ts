@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { findAccessiblePolicy, policyNotFound } from './policy.reads.js';
+import { chargesOf, findAccessiblePolicy, policyNotFound } from './policy.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
@@ -14,10 +14,10 @@ import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import { MAX_CHARGES } from './premium-schedule.js';
 import { listCost } from '../graphql/list-cost.js';
 import { chargeBeyondEstimate } from '../graphql/cost-meter.js';
-import { organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
+import { organizationById, organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { PolicyTransaction } from './policy-transaction.entity.js';
-import type { TransactionRead } from './policy-transaction.reads.js';
+import { transactionPages, type TransactionRead } from './policy-transaction.reads.js';
 
 import { PolicyStatus, policyStatus } from './policy-status.js';
 import { PolicyCancellation } from './policy-cancellation.type.js';
@@ -122,7 +122,7 @@ export class PolicyResolver {
       chargeBeyondEstimate(ctx.cost, charges.length, MAX_CHARGES, info);
       return charges;
     };
-    return policy.charges ? metered(policy.charges) : ctx.loaders.charges.load(policy.id).then(metered);
+    return policy.charges ? metered(policy.charges) : ctx.load(chargesOf, policy.id).then(metered);
   }
 
   @FieldResolver(() => PolicyStatus, { description: 'Where the policy stands today (UTC)' })
@@ -154,13 +154,13 @@ export class PolicyResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<Connection<TransactionRead>> {
     const { first, after } = pagePosition('transaction', args);
-    return toConnection('transaction', await ctx.loaders.transactions.load({ ownerId: policy.id, first, after }), after);
+    return toConnection('transaction', await ctx.load(transactionPages, { ownerId: policy.id, first, after }), after);
   }
 
   /** A policy is accessible exactly when its organization is, so this is never null. */
   @FieldResolver(() => Organization)
   async organization(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): Promise<OrganizationRead> {
-    const organization = policy.organization ?? (await ctx.loaders.organization.load(policy.organizationId));
+    const organization = policy.organization ?? (await ctx.load(organizationById, policy.organizationId));
     if (!organization) throw organizationNotFound();
     return organization;
   }

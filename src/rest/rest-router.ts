@@ -1,9 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { requireAuthentication } from '../auth/authentication-gate.js';
+import { requireAuthentication } from '../http/authentication-gate.js';
 import { REST } from '../errors/answer.js';
 import { ServiceError } from '../errors/errors.js';
-import { sendError, writeAnswer } from '../errors/write-answer.js';
+import { passes } from '../http/rate-limit-gate.js';
+import { sendError, writeAnswer } from '../http/write-answer.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 import { assertAuthenticated } from '../graphql/context.js';
 import type { OperationCore } from '../operations/operation-core.js';
@@ -83,10 +84,9 @@ function spendCreate(limits: RateLimits) {
     const { authentication } = res.locals;
     // requirePrincipal has answered a request without one: this only narrows the type.
     if (authentication.principal === null) return sendError(req, res, authentication.failure);
-    limits.spendCreates(authentication.principal.sub, 1, res).then(
-      () => next(),
-      (error) => (error instanceof ServiceError ? sendError(req, res, error) : next(error)),
-    );
+    limits.spendCreates(authentication.principal.sub, 1).then((decision) => {
+      if (passes(req, res, decision)) next();
+    }, next);
   };
 }
 

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Organization } from '../organizations/organization.entity.js';
-import { entryPointsPage, type OrganizationRead } from '../organizations/organization.reads.js';
+import { entryPointsPage, organizationById, type OrganizationRead } from '../organizations/organization.reads.js';
 import { Viewer } from './viewer.type.js';
 
 /** Lookup by the integrator's own key (contract section 18). */
@@ -54,6 +54,6 @@ export class ViewerResolver {
 
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })
   organization(@Root() viewer: Viewer, @Ctx() ctx: RequestContext): Promise<OrganizationRead | null> | null {
-    return viewer.orgId ? ctx.loaders.organization.load(viewer.orgId) : null;
+    return viewer.orgId ? ctx.load(organizationById, viewer.orgId) : null;
   }
 }

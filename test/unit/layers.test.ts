@@ -11,6 +11,11 @@ import { describe, expect, it } from 'vitest';
 const LAYERS = [
   ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
+  // The Express host's own steps, beneath both adapters and app.ts: the one writer, the
+  // authentication and rate-limit gates, the access log. They are the framework halves of
+  // auth/ and limits/ (whose decisions, values without Express, they send), so http/ stands
+  // above both; nothing below it imports Express (the test below).
+  ['http'],
   // The operation core beneath both hosts: free of Express and Apollo.
   ['operations'],
   // The features, in order: each depends on the ones below it, never the reverse.
@@ -19,17 +24,17 @@ const LAYERS = [
   ['policies', 'events'],
   ['organizations'],
   ['graphql', 'idempotency', 'limits', 'outbox'],
-  ['auth', 'input', 'http'],
+  ['auth', 'input'],
   ['observability'],
   ['errors', 'database', 'crypto', 'values'],
   ['config.ts', 'logger.ts', 'development-secrets.ts', 'node-floor.ts', 'v8-flags.ts', 'types'],
 ];
 
-const ALLOWED_BACK_UP = {
-  // The request context's type names the loaders it carries, and the factory makes them
-  // lazily (a measured gain); the loaders batch the features' reads.
-  'graphql/context.ts -> graphql-server/loaders.ts': 'the context carries the per-request loaders',
-};
+// None since issue 36: the kernel batches (graphql/batch.ts) and each feature gives its batch.
+const ALLOWED_BACK_UP: Record<string, string> = {};
+
+/** An import of Express (its types too), or of node:http's response type. */
+const FRAMEWORK = /from\s+'express(?:\/[^']*)?'|import\s*\(\s*'express'|\bServerResponse\b[^;]*from\s+'(?:node:)?http'/;
 
 const FEATURES = ['organizations', 'policies', 'quotes', 'viewer', 'events', 'webhooks'];
 const HOSTS = ['graphql-server', 'rest'];
@@ -78,6 +83,17 @@ describe('layers of src/', () => {
       .filter(([from, to]) => room(from) !== room(to) && layerOf(to) < layerOf(from))
       .map(([from, to]) => `${from} -> ${to}`);
     expect(backUp.sort()).toEqual(Object.keys(ALLOWED_BACK_UP).sort());
+  });
+
+  // One framework-free core, thin adapters (grafserv): auth/ and limits/ decide and return
+  // values, errors/ makes the Answer, and http/ (with the hosts and start-up files above it)
+  // alone turns them into Express responses.
+  it('no file below http/ imports Express or writes a node:http response', () => {
+    const framework = (file: string) => FRAMEWORK.test(readFileSync(join(SRC, file), 'utf8'));
+    const files = sourceFiles(SRC).map((file) => relative(SRC, file));
+    expect(files.filter((file) => layerOf(file) > layerOf('http/') && framework(file))).toEqual([]);
+    // The pattern sees the imports it is meant to: the adapters' own.
+    expect(['app.ts', 'http/write-answer.ts', 'rest/rest-router.ts'].filter((file) => !framework(file))).toEqual([]);
   });
 
   // mikro-orm.config.ts names every entity: below the start-up files it would be an import up.

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, vi } from 'vitest';
-import type { RequestAuthentication } from '../../src/auth/authentication-gate.js';
+import type { RequestAuthentication } from '../../src/auth/authenticate.js';
 import { graphqlAnswer, jsonAnswer, REST, type Surface } from '../../src/errors/answer.js';
 import { conflict, notFound } from '../../src/errors/errors.js';
 import type { ContextFactory, RequestContext } from '../../src/graphql/context.js';

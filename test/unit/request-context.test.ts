@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { describe, expect, it, vi } from 'vitest';
+import type { Batch } from '../../src/graphql/batch.js';
 import { createContextFactory } from '../../src/graphql/context.js';
 
 /**
@@ -7,7 +9,7 @@ import { createContextFactory } from '../../src/graphql/context.js';
  * simple read never needs. The database is the process's gateway, the same for every request.
  */
 describe('the request context', () => {
-  it('makes its loaders and logger on first use, not when Apollo copies it', () => {
+  it('makes its loaders and logger on first use, not when Apollo copies it', async () => {
     const database = { gateway: true };
     const child = vi.fn(() => ({ child: true }));
     const createContext = createContextFactory({
@@ -33,10 +35,37 @@ describe('the request context', () => {
     copy.readsOnly();
     expect(copy.db).toEqual({ replica: true });
     expect(context.db).toBe(database);
-    const loaders = copy.loaders;
-    expect(copy.loaders).toBe(loaders);
+    // A feature's batch (graphql/batch.ts): the loads of one tick are one read, on the copy's gateway.
+    const upper: Batch<string, string> = { read: vi.fn(async (keys: readonly string[]) => keys.map((key) => key.toUpperCase())) };
+    expect(await Promise.all([copy.load(upper, 'a'), copy.load(upper, 'b'), copy.load(upper, 'a')])).toEqual(['A', 'B', 'A']);
+    expect(upper.read).toHaveBeenCalledTimes(1);
+    expect(upper.read).toHaveBeenCalledWith(['a', 'b'], expect.objectContaining({ db: { replica: true } }));
     expect(copy.logger).toEqual({ child: true });
     expect(child).toHaveBeenCalledWith({ requestId: 'r1', sub: 'alice' });
     expect(child).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('batches (graphql/batch.ts)', () => {
+  it('start no statement once the deadline has passed: the loads get its 503', async () => {
+    const createContext = createContextFactory({
+      database: {} as never,
+      replicas: {} as never,
+      cipher: {} as never,
+      webhookUrls: { publicOnly: false },
+      quoteValidDays: 30,
+      policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 },
+      logger: {} as never,
+      deadlineSeconds: 1,
+    });
+    const context = createContext({
+      requestId: 'r2',
+      startedAt: performance.now() - 2000,
+      authentication: { principal: { sub: 'alice', org: null }, failure: null, tokenSent: true },
+      spend: { graphqlCost: async () => undefined, creates: async () => undefined },
+    });
+    const read = vi.fn(async (keys: readonly string[]) => keys);
+    await expect(context.load({ read }, 'a')).rejects.toMatchObject({ extensions: { code: 'UNAVAILABLE' } });
+    expect(read).not.toHaveBeenCalled();
   });
 });

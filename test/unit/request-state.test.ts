@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { RequestAuthentication } from '../../src/auth/authentication-gate.js';
+import type { RequestAuthentication } from '../../src/auth/authenticate.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { ServiceError } from '../../src/errors/errors.js';
 import type { AuthenticatedContext, ContextFactory, RequestFacts } from '../../src/graphql/context.js';

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { sendError, writeAnswer } from '../errors/write-answer.js';
+import { sendError, writeAnswer } from './write-answer.js';
 import { unauthenticated } from '../errors/errors.js';
-import type { ServiceMetrics } from './metrics.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
 
 /**
  * `GET /metrics` in Prometheus's text format (spec section 13). With `token` set, only

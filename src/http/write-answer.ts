@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { GraphQLError } from 'graphql';
-import { errorAnswer, REST, type Answer, type Surface } from './answer.js';
-import { graphqlMediaType } from './error-head.js';
+import { errorAnswer, REST, type Answer, type Surface } from '../errors/answer.js';
+import { graphqlMediaType } from '../errors/error-head.js';
 
 /**
  * The one place the Express host writes a status: every answer, the operation core's and each
