@@ -41,7 +41,8 @@ describe('starting the service as npm start does', () => {
     } finally {
       expect((await stopMain(second.child)).code).toBe(0);
     }
-  });
+    // Two starts, the first with initdb: 20 s alone on a busy 2-core machine, more under the full suite.
+  }, 90_000);
 
   it('uses DATABASE_URL instead of an embedded database when it is set', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-start-'));
