@@ -304,7 +304,7 @@ function parsePort(value: string | undefined): number {
 
 /**
  * Beyond this many workers something is wrong: each is a whole service (about 140 MB, and up
- * to 18 PostgreSQL connections, README "Operating it"), and a typo such as 200 for 20 should stop
+ * to 18 PostgreSQL connections, docs/operating.md "Operating it"), and a typo such as 200 for 20 should stop
  * start-up rather than fork them.
  */
 export const MAX_WEB_CONCURRENCY = 64;

@@ -17,15 +17,21 @@ import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js'
  */
 
 /**
- * The example operations preloaded in GraphiQL and Sandbox: who am I and the catalog, then the
- * life of a policy (contract section 14). The dates are set when the service starts, a term
- * from that day for a year, a cancellation a month in and a change two months in, so each step
- * succeeds as written: the cancellation lies in the future, and so can always be reinstated.
- * The renewal renews a policy of its own that ends 30 days after that day, inside the default window.
+ * The example operations preloaded in GraphiQL and Sandbox: who am I and the catalog, an
+ * organization, then the life of a policy (contract section 14). The dates are set when the
+ * service starts, a term from that day for a year, a cancellation a month in and a change two
+ * months in, so each step succeeds as written: the cancellation lies in the future, and so can
+ * always be reinstated. The renewal renews a policy of its own that ends 30 days after that day,
+ * inside the default window. The policy and the quote name their organization in a variable, so
+ * that they run with the start-up banner's token, which has no org claim (issue 36, F27); in
+ * GraphiQL, each answer fills in the variables the next operation takes (EXAMPLE_FILLS). No `<`,
+ * `>` or `&` in this text: see EXAMPLE_VARIABLES.
  */
 export function exampleOperation(today: string = todayUtc()): string {
-  return `# Mint a token (npm run -s token -- --sub me --org ORGANIZATION_ID), put it in the
-# Authorization header, then run an operation (the run button lists them).
+  return `# Put a token in the Authorization header (the start-up banner's will do), then run the
+# operations in order from the run button's list. In GraphiQL each answer fills in the
+# variables the next one takes (see the Variables tab); elsewhere, copy them there yourself.
+# Example fills organizationId with your first organization, if you have one.
 query Example {
   viewer {
     sub
@@ -36,9 +42,17 @@ query Example {
   coverages { slug name monthlyPremium }
 }
 
-# The life of a policy. Quote prices it; put the quote's id in the variables as quoteId.
-mutation Quote {
+# An organization of your own (under the token's org, if it has one): fills organizationId.
+mutation Organization {
+  createOrganization(input: { legalName: "Paws and Claws LLC", legalType: "llc", taxId: "12-3456789" }) {
+    id name version
+  }
+}
+
+# The life of a policy. Quote prices it in the organization: fills quoteId.
+mutation Quote($organizationId: ID!) {
   createQuote(input: {
+    organizationId: $organizationId
     ownerFirstname: "Rosa", ownerLastname: "Diaz", petName: "Biscuit", petDOB: "2022-05-01"
     effectiveDate: "${today}", expirationDate: "${addDays(today, 365)}"
     coverageSlug: "accident-illness-basic"
@@ -48,7 +62,7 @@ mutation Quote {
   }
 }
 
-# Issues the quote at its price; put the policy's number in the variables as number.
+# Issues the quote at its price: fills number.
 mutation Issue($quoteId: ID!) {
   createPolicy(input: { quoteId: $quoteId }) {
     number status
@@ -84,9 +98,10 @@ mutation Change($number: SafeInt!) {
 }
 
 # Renewal opens 60 days before expirationDate (POLICY_RENEWAL_WINDOW_DAYS): this policy ends in
-# 30 days. Put its number in the variables as renewable.
-mutation Renewable {
+# 30 days. Fills renewable.
+mutation Renewable($organizationId: ID!) {
   createPolicy(input: {
+    organizationId: $organizationId
     ownerFirstname: "Rosa", ownerLastname: "Diaz", petName: "Biscuit", petDOB: "2022-05-01"
     effectiveDate: "${addDays(today, -335)}", expirationDate: "${addDays(today, 30)}"
     coverageSlug: "accident-illness-basic"
@@ -109,11 +124,36 @@ mutation Renew($renewable: SafeInt!) {
 export const EXAMPLE_OPERATION = exampleOperation();
 
 /**
- * The variables preloaded with it: placeholders for what Quote, Issue and Renewable answer. No `<`, `>` or
- * `&` in these texts: Apollo Server's Sandbox page escapes only the first of each in its inline
- * script (getEmbeddedHTML.js, `.replace`, not `.replaceAll`), and the header placeholder has it.
+ * The variables preloaded with it: placeholders for what Example or Organization, Quote, Issue and
+ * Renewable answer. No `<`, `>` or `&` in these texts, nor in the operations: Apollo Server's
+ * Sandbox page escapes only the first of each in its inline script (getEmbeddedHTML.js,
+ * `.replace`, not `.replaceAll`), and the header placeholder has it.
  */
-export const EXAMPLE_VARIABLES = { quoteId: 'QUOTE_ID from Quote', number: 0, renewable: 0 };
+export const EXAMPLE_VARIABLES = {
+  organizationId: 'ORGANIZATION_ID from Example or Organization',
+  quoteId: 'QUOTE_ID from Quote',
+  number: 0,
+  renewable: 0,
+};
+
+/**
+ * What GraphiQL copies from an example's answer into its variables, so that the next example
+ * runs as it stands, in the browser, with no trip to the terminal (issue 36, F27): the value at
+ * `path` in the answer's `data`, when there is one. `unlessSet`: only over the placeholder, so
+ * that Example does not replace an organization the user chose or made.
+ */
+export const EXAMPLE_FILLS: readonly {
+  operation: string;
+  variable: keyof typeof EXAMPLE_VARIABLES;
+  path: (string | number)[];
+  unlessSet?: true;
+}[] = [
+  { operation: 'Example', variable: 'organizationId', path: ['viewer', 'organizations', 'edges', 0, 'node', 'id'], unlessSet: true },
+  { operation: 'Organization', variable: 'organizationId', path: ['createOrganization', 'id'] },
+  { operation: 'Quote', variable: 'quoteId', path: ['createQuote', 'id'] },
+  { operation: 'Issue', variable: 'number', path: ['createPolicy', 'number'] },
+  { operation: 'Renewable', variable: 'renewable', path: ['createPolicy', 'number'] },
+];
 
 /** The header placeholder preloaded with it: never a real token. */
 export const EXAMPLE_HEADERS = { Authorization: 'Bearer <token>' };
@@ -151,8 +191,36 @@ const SCRIPTS: Record<string, string> = {
   // with its Docs and completion ready whatever the headers editor holds (the placeholder, an
   // expired token). Every other operation is sent with the headers as written. Should the schema
   // still fail to load (the service restarting), an edit of the headers fetches it again.
+  //
+  // The variables editor is the page's to fill as well as the user's: an answer to an example
+  // named in EXAMPLE_FILLS writes its value there (shown in the Variables tab), and GraphiQL shows
+  // a new variables prop in its editor. The user's own edits are kept (onEditVariables), so a fill
+  // changes one value and leaves the rest as the user wrote it.
   'graphiql-start.js': `
-const send = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).href });
+const FILLS = ${JSON.stringify(EXAMPLE_FILLS)};
+const PLACEHOLDERS = ${JSON.stringify(EXAMPLE_VARIABLES)};
+let variables = ${JSON.stringify(JSON.stringify(EXAMPLE_VARIABLES, null, 2))};
+const fill = (operationName, result) => {
+  let values;
+  try { values = JSON.parse(variables || '{}'); } catch { return; }
+  let filled = false;
+  for (const { operation, variable, path, unlessSet } of FILLS) {
+    if (operation !== operationName) continue;
+    const value = path.reduce((node, key) => (node == null ? undefined : node[key]), result && result.data);
+    if (value == null || (unlessSet && values[variable] !== PLACEHOLDERS[variable])) continue;
+    values[variable] = value;
+    filled = true;
+  }
+  if (filled) { variables = JSON.stringify(values, null, 2); render(); }
+};
+const fillFrom = (url, init) => fetch(url, init).then((response) => {
+  const { operationName } = JSON.parse(init.body);
+  if (FILLS.some(({ operation }) => operation === operationName)) {
+    response.clone().json().then((result) => fill(operationName, result), () => {});
+  }
+  return response;
+});
+const send = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).href, fetch: fillFrom });
 const withoutAuthorization = (headers) =>
   Object.fromEntries(Object.entries(headers || {}).filter(([name]) => name.toLowerCase() !== 'authorization'));
 const makeFetcher = () => (params, options) =>
@@ -166,7 +234,8 @@ const root = ReactDOM.createRoot(document.getElementById('graphiql'));
 const render = () => root.render(React.createElement(GraphiQL, {
   fetcher,
   defaultQuery: ${JSON.stringify(EXAMPLE_OPERATION)},
-  variables: ${JSON.stringify(JSON.stringify(EXAMPLE_VARIABLES, null, 2))},
+  variables,
+  onEditVariables: (value) => { variables = value; },
   defaultHeaders: ${JSON.stringify(JSON.stringify(EXAMPLE_HEADERS, null, 2))},
   defaultEditorToolsVisibility: 'headers',
   shouldPersistHeaders: false,

@@ -1,5 +1,6 @@
 import { compareDates } from '../values/calendar-date.js';
 import { net, type LedgerLine, type Period } from './cancellation-charges.js';
+import type { POLICY_WRITE } from './policy.writes.js';
 
 /**
  * The pure parts of a mid-term change (contract section 14, "Change"): which fields a change
@@ -7,8 +8,21 @@ import { net, type LedgerLine, type Period } from './cancellation-charges.js';
  * database, no clock.
  */
 
-/** The fields a change body may set (besides its effectiveDate). */
-export const CHANGEABLE_FIELDS = ['petName', 'petDOB', 'ownerFirstname', 'ownerLastname', 'ownerDOB', 'coverageSlug'] as const;
+type PolicyWriteField = keyof typeof POLICY_WRITE;
+
+/**
+ * The fields a change body may set (besides its effectiveDate). Each is also a field of
+ * ChangePolicyInput (its crossFieldErrors reads them there) and, in the benchmark's baseline, an
+ * `inEffect(...)` field (scripts/bench-baseline.ts, checked by `npm run bench:check`).
+ */
+export const CHANGEABLE_FIELDS = [
+  'petName',
+  'petDOB',
+  'ownerFirstname',
+  'ownerLastname',
+  'ownerDOB',
+  'coverageSlug',
+] as const satisfies readonly PolicyWriteField[];
 export type ChangeableField = (typeof CHANGEABLE_FIELDS)[number];
 
 /**
@@ -16,6 +30,36 @@ export type ChangeableField = (typeof CHANGEABLE_FIELDS)[number];
  * (the new plan's snapshot, which travels with `coverageSlug`). Reads overlay exactly these.
  */
 export type ChangedField = ChangeableField | 'coverage';
+
+/**
+ * The policy's written fields that no change sets: fixed when the policy is issued (or, for its
+ * successor, renewed). With CHANGEABLE_FIELDS and `coverage` they are every field of POLICY_WRITE,
+ * each in one list: a new field must be put in one of them, or this file does not compile
+ * (issue 36: a field left out of CHANGEABLE_FIELDS was silently frozen at issue).
+ */
+export const FIXED_AT_ISSUE = [
+  'id',
+  'number',
+  'internalID',
+  'organizationId',
+  'effectiveDate',
+  'expirationDate',
+  'createdBySub',
+  'renewalOfId',
+] as const satisfies readonly PolicyWriteField[];
+
+type Unsorted = Exclude<PolicyWriteField, ChangedField | (typeof FIXED_AT_ISSUE)[number]>;
+type InBoth = Extract<ChangedField, (typeof FIXED_AT_ISSUE)[number]>;
+/** A field in neither list, or in both, fails `tsc` with the field and what to do: `Type '"petBreed: add it to …"' does not satisfy the constraint 'true'`. */
+export type EveryPolicyFieldIsChangeableOrFixedAtIssue = Assert<
+  [Unsorted] extends [never]
+    ? true
+    : `${Unsorted}: add it to CHANGEABLE_FIELDS in policy-change.ts if a change may set it mid-term (then to ChangePolicyInput too), else to FIXED_AT_ISSUE`
+>;
+export type NoPolicyFieldIsBothChangeableAndFixedAtIssue = Assert<
+  [InBoth] extends [never] ? true : `${InBoth}: in both CHANGEABLE_FIELDS and FIXED_AT_ISSUE (policy-change.ts); keep it in one`
+>;
+type Assert<T extends true> = T;
 
 export type FieldChanges = Partial<Record<ChangedField, { from: unknown; to: unknown }>>;
 

@@ -154,40 +154,81 @@ describeUnless(missing('chromium'), 'developer pages in headless Chromium', () =
     }
   });
 
-  it('GraphiQL renders from the service alone and runs its examples as written: Example, then a quote issued, cancelled and reinstated, and a policy renewed', async () => {
+  /** The variables editor's text once it contains `expected` (a fill lands just after its answer shows). */
+  const variablesWith = async (tab: Page, expected: string) => {
+    await tab.waitForFunction(
+      (expected) =>
+        ([...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')] as any[]).some((editor) =>
+          editor.CodeMirror.getValue().includes(expected),
+        ),
+      expected,
+    );
+    return JSON.parse(
+      await tab.evaluate(
+        () =>
+          ([...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')] as any[])
+            .map((editor) => editor.CodeMirror.getValue())
+            .find((text: string) => text.includes('quoteId')) as string,
+      ),
+    );
+  };
+
+  it("GraphiQL renders from the service alone and runs its examples as written with the start-up banner's kind of token (sub only; issue 36, F27): each answer fills in the next one's variables", async () => {
     await visit('/graphiql', 'graphiql', async (tab) => {
       await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
       const editorText = await tab.evaluate(() =>
         (document.querySelector('.graphiql-query-editor .CodeMirror') as any).CodeMirror.getValue(),
       );
       expect(editorText).toContain('query Example');
-      // The headers tab holds the placeholder, never a token; a user pastes theirs.
-      const organization = await request(service.url, 'POST', '/api/v1/organization', {
-        token: await service.token({ sub: 'graphiql-user' }),
-        body: organizationBody(),
-      });
-      const token = await service.token({ sub: 'graphiql-user', org: organization.body.id });
+      // The headers tab holds the placeholder, never a token; a user pastes the banner's, which has no org claim.
+      const token = await service.token({ sub: 'graphiql-user' });
       expect(await setTool(tab, 'Authorization', { Authorization: `Bearer ${token}` })).toContain('Bearer <token>');
 
       const example = await runOperation(tab, 'Example');
-      expect(example.data.viewer.sub).toBe('graphiql-user');
+      expect(example.data.viewer).toEqual({ sub: 'graphiql-user', organizations: { edges: [] } });
       expect(example.data.coverages).toHaveLength(4);
 
-      // Each answer's id or number goes into the variables, as the comments tell a user to.
+      // No organization yet: Organization makes one, and its id lands in the variables.
+      const organization = (await runOperation(tab, 'Organization')).data.createOrganization;
+      expect(await variablesWith(tab, organization.id)).toMatchObject({ organizationId: organization.id });
       const quote = (await runOperation(tab, 'Quote')).data.createQuote;
       expect(quote.status).toBe('open');
-      expect(await setTool(tab, 'quoteId', { quoteId: quote.id, number: 0, renewable: 0 })).toContain('QUOTE_ID');
+      await variablesWith(tab, quote.id);
       const policy = (await runOperation(tab, 'Issue')).data.createPolicy;
       expect(policy.status).toBe('active');
-      await setTool(tab, 'quoteId', { quoteId: quote.id, number: policy.number, renewable: 0 });
+      expect(await variablesWith(tab, `"number": ${policy.number}`)).toMatchObject({ quoteId: quote.id, number: policy.number });
       const cancelled = (await runOperation(tab, 'Cancel')).data.cancelPolicy;
       expect(cancelled.cancellation).toMatchObject({ reason: 'insured_request', method: 'short_rate' });
       const reinstated = (await runOperation(tab, 'Reinstate')).data.reinstatePolicy;
       expect(reinstated).toMatchObject({ number: policy.number, status: 'active', cancellation: null });
       const renewable = (await runOperation(tab, 'Renewable')).data.createPolicy;
-      await setTool(tab, 'quoteId', { quoteId: quote.id, number: policy.number, renewable: renewable.number });
+      await variablesWith(tab, `"renewable": ${renewable.number}`);
       const renewed = (await runOperation(tab, 'Renew')).data.renewPolicy;
       expect(renewed).toMatchObject({ renewalOf: renewable.number, coverage: { slug: 'accident-illness-plus' } });
+    });
+  });
+
+  it("GraphiQL fills organizationId from Example's first organization, and keeps what the user typed", async () => {
+    await visit('/graphiql', 'graphiql-example-fills', async (tab) => {
+      await tab.waitForSelector('.graphiql-container .graphiql-query-editor .CodeMirror');
+      const token = await service.token({ sub: 'graphiql-owner' });
+      const organization = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+      await setTool(tab, 'Authorization', { Authorization: `Bearer ${token}` });
+      // The user's own edit of another variable stays as typed when a fill lands.
+      await setTool(tab, 'quoteId', {
+        organizationId: 'ORGANIZATION_ID from Example or Organization',
+        quoteId: 'typed',
+        number: 0,
+        renewable: 0,
+      });
+      await runOperation(tab, 'Example');
+      expect(await variablesWith(tab, organization.body.id)).toEqual({
+        organizationId: organization.body.id,
+        quoteId: 'typed',
+        number: 0,
+        renewable: 0,
+      });
+      expect((await runOperation(tab, 'Quote')).data.createQuote.status).toBe('open');
     });
   });
 
@@ -269,7 +310,7 @@ describeUnless(missing('chromium'), 'developer pages in headless Chromium', () =
       expect(html).toContain('query Example');
       expect(html).not.toMatch(/Bearer ey/);
       await tab.screenshot({ path: join(SCREENSHOTS, 'sandbox-offline.png') });
-      // Apollo's page asks for its CDN and Google Fonts (README, "Developer pages"): nothing else.
+      // Apollo's page asks for its CDN and Google Fonts (docs/api-guide.md, "Clients: known quirks"): nothing else.
       expect([...new Set(blocked)].filter((host) => !host.endsWith('.apollographql.com') && host !== 'fonts.googleapis.com')).toEqual([]);
     } finally {
       await tab.close();

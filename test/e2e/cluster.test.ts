@@ -15,7 +15,7 @@ import { answeredBy, logLines, startMain, stopMain, type Started } from '../supp
 import { isAlive } from '../../src/database/embedded-postgres.js';
 
 /**
- * WEB_CONCURRENCY=2 (spec section 1 "Running it", README "Operating it"): `node main` becomes a
+ * WEB_CONCURRENCY=2 (spec section 1 "Running it", docs/operating.md "Operating it"): `node main` becomes a
  * node:cluster primary and two workers on one port. Real processes, real PostgreSQL, real HTTP.
  * Which worker answered is read from the access lines (each carries its process's `pid`), never
  * from an answer: nothing about the process is added to what callers see.

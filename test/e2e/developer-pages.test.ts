@@ -1,6 +1,7 @@
+import { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { useTestService } from '../support/test-service.js';
-import { EXAMPLE_OPERATION, EXAMPLE_VARIABLES } from '../../src/http/developer-pages.js';
+import { EXAMPLE_FILLS, EXAMPLE_OPERATION, EXAMPLE_VARIABLES } from '../../src/http/developer-pages.js';
 import { organizationBody } from '../support/fixtures.js';
 import { request } from '../support/http.js';
 
@@ -65,15 +66,16 @@ describe('developer pages outside production', () => {
     expect(script).toContain('query Example');
     expect(script).toContain('Bearer <token>');
     expect(script).toContain("new URL('/graphql', location.href)");
+    // The fills of EXAMPLE_FILLS, in a script that at least compiles (test/browser runs it).
+    expect(script).toContain(`const FILLS = ${JSON.stringify(EXAMPLE_FILLS)};`);
+    expect(() => new Script(script)).not.toThrow();
   });
 
-  it('has example operations that succeed as written, in order: Example, Quote, Issue, Cancel, Reinstate, Change, Renewable, Renew', async () => {
-    const sub = 'example-runner';
-    const organization = await request(service.url, 'POST', '/api/v1/organization', {
-      token: await service.token({ sub }),
-      body: organizationBody(),
-    });
-    const token = await service.token({ sub, org: organization.body.id });
+  /**
+   * Runs the examples as GraphiQL does: each answer fills in the variables EXAMPLE_FILLS names
+   * (the page's script does the same in a browser: test/browser).
+   */
+  const exampleRunner = (token: string) => {
     const variables: Record<string, unknown> = { ...EXAMPLE_VARIABLES };
     const run = async (operationName: string) => {
       const response = await request(service.url, 'POST', '/graphql', {
@@ -81,13 +83,30 @@ describe('developer pages outside production', () => {
         body: { query: EXAMPLE_OPERATION, variables, operationName },
       });
       expect(response.body.errors, `${operationName}: ${response.text}`).toBeUndefined();
+      for (const { operation, variable, path, unlessSet } of EXAMPLE_FILLS) {
+        if (operation !== operationName) continue;
+        const value = path.reduce<any>((node, key) => node?.[key], response.body.data);
+        if (value != null && !(unlessSet && variables[variable] !== EXAMPLE_VARIABLES[variable])) variables[variable] = value;
+      }
       return response.body.data;
     };
-    expect((await run('Example')).viewer.sub).toBe(sub);
-    variables.quoteId = (await run('Quote')).createQuote.id;
+    return { run, variables };
+  };
+
+  it("has example operations that succeed as written, in order, with the start-up banner's kind of token (sub only, no org claim; issue 36, F27): Example, Organization, Quote, Issue, Cancel, Reinstate, Change, Renewable, Renew", async () => {
+    const sub = 'example-runner';
+    const { run, variables } = exampleRunner(await service.token({ sub }));
+    // A sub with no organization yet: Example fills nothing, Organization makes one and fills it.
+    expect(await run('Example')).toMatchObject({ viewer: { sub, organizations: { edges: [] } } });
+    expect(variables.organizationId).toBe(EXAMPLE_VARIABLES.organizationId);
+    const organization = (await run('Organization')).createOrganization;
+    expect(variables.organizationId).toBe(organization.id);
+    const quote = (await run('Quote')).createQuote;
+    expect(quote.status).toBe('open');
+    expect(variables.quoteId).toBe(quote.id);
     const issued = (await run('Issue')).createPolicy;
     expect(issued.status).toBe('active');
-    variables.number = issued.number;
+    expect(variables.number).toBe(issued.number);
     const cancelled = (await run('Cancel')).cancelPolicy;
     expect(cancelled.cancellation).toMatchObject({ reason: 'insured_request', method: 'short_rate' });
     expect(cancelled.charges.some((charge: { type: string }) => charge.type === 'credit')).toBe(true);
@@ -106,7 +125,7 @@ describe('developer pages outside production', () => {
     expect(changed.charges.filter((charge: { type: string }) => charge.type === 'premium').length).toBeGreaterThan(12);
     const renewable = (await run('Renewable')).createPolicy;
     expect(renewable.status).toBe('active');
-    variables.renewable = renewable.number;
+    expect(variables.renewable).toBe(renewable.number);
     const renewed = (await run('Renew')).renewPolicy;
     expect(renewed).toMatchObject({
       renewalOf: renewable.number,
@@ -115,6 +134,34 @@ describe('developer pages outside production', () => {
       coverage: { slug: 'accident-illness-plus' },
     });
     expect(renewed.transactions.edges[0].node.type).toBe('renewal');
+  });
+
+  it("fills organizationId from Example's first organization, so that a caller who has one goes straight to Quote; Organization then replaces it, Example does not", async () => {
+    const sub = 'example-owner';
+    const token = await service.token({ sub });
+    const first = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody() });
+    const { run, variables } = exampleRunner(token);
+    await run('Example');
+    expect(variables.organizationId).toBe(first.body.id);
+    expect((await run('Quote')).createQuote.status).toBe('open');
+    const made = (await run('Organization')).createOrganization;
+    expect(variables.organizationId).toBe(made.id);
+    await run('Example');
+    expect(variables.organizationId).toBe(made.id);
+  });
+
+  it('names no operation and no variable in EXAMPLE_FILLS that the examples do not have', () => {
+    const operations = [...EXAMPLE_OPERATION.matchAll(/^(?:query|mutation) (\w+)/gm)].map((match) => match[1]);
+    const declared = new Set([...EXAMPLE_OPERATION.matchAll(/\$(\w+): /g)].map((match) => match[1]));
+    for (const { operation, variable } of EXAMPLE_FILLS) {
+      expect(operations).toContain(operation);
+      expect(declared).toContain(variable);
+    }
+    // Every variable an example declares has a placeholder, and a fill.
+    expect([...declared].sort()).toEqual(Object.keys(EXAMPLE_VARIABLES).sort());
+    expect(new Set(EXAMPLE_FILLS.map(({ variable }) => variable))).toEqual(declared);
+    // Sandbox embeds them in an inline script that escapes only the first <, > and & (see EXAMPLE_VARIABLES).
+    expect(EXAMPLE_OPERATION + JSON.stringify(EXAMPLE_VARIABLES)).not.toMatch(/[<>&]/);
   });
 
   it('serves Sandbox at GET /graphql to a browser, preloaded, telemetry off', async () => {

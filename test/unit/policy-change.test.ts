@@ -2,12 +2,34 @@ import fc from 'fast-check';
 import { sumOfAmounts } from '../support/fixtures.js';
 import { describe, expect, it } from 'vitest';
 import { net } from '../../src/policies/cancellation-charges.js';
-import { applyChanges, fieldChanges, isBillingDate, planChangeCharges } from '../../src/policies/policy-change.js';
+import {
+  applyChanges,
+  CHANGEABLE_FIELDS,
+  fieldChanges,
+  FIXED_AT_ISSUE,
+  isBillingDate,
+  planChangeCharges,
+} from '../../src/policies/policy-change.js';
+import { POLICY_WRITE } from '../../src/policies/policy.writes.js';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
 import { addDays } from '../../src/values/calendar-date.js';
 
 const schedule = (effectiveDate: string, expirationDate: string, monthlyPremium: number) =>
   premiumSchedule({ effectiveDate, expirationDate, monthlyPremium, currency: 'USD' });
+
+describe('which fields a change may set (issue 36: a field left out was silently frozen at issue)', () => {
+  it('puts every field of POLICY_WRITE in one list: CHANGEABLE_FIELDS, FIXED_AT_ISSUE, or coverage (which follows coverageSlug)', () => {
+    const lists: Record<string, readonly string[]> = { CHANGEABLE_FIELDS, FIXED_AT_ISSUE, 'coverage, with coverageSlug': ['coverage'] };
+    for (const field of Object.keys(POLICY_WRITE)) {
+      const holding = Object.keys(lists).filter((name) => lists[name].includes(field));
+      expect(
+        holding,
+        `${field}: put it in CHANGEABLE_FIELDS (src/policies/policy-change.ts) if a change may set it, else in FIXED_AT_ISSUE`,
+      ).toHaveLength(1);
+    }
+    expect(Object.values(lists).flat().sort()).toEqual(Object.keys(POLICY_WRITE).sort());
+  });
+});
 
 describe('the money of a plan change, worked by hand', () => {
   it('basic (2900) to plus (4200) on 2026-04-01 of 2026: 9 credits of -2900 and 9 premiums of 4200; 3 × 2900 + 9 × 4200 = 46500 owed', () => {
