@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { organizationBody } from './fixtures.js';
-import { request } from './http.js';
+import { request, type Client } from './http.js';
 
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
 export const JWT_ISSUER = 'https://issuer.test';
@@ -63,17 +63,21 @@ export async function startTestService(env: Record<string, string> = {}, options
   const service = await startService(config, options.logger ?? createLogger('silent'));
   const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 2 });
   pool.on('error', () => undefined);
-  const secret = new TextEncoder().encode(JWT_SECRET);
   return {
     ...service,
     env: environment,
-    token: (claims) => mintToken(secret, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, ...claims }),
+    token: testToken,
     sql: async (text, values) => (await pool.query(text, values)).rows,
     async stop() {
       await pool.end();
       await service.stop();
     },
   };
+}
+
+/** A valid token for these claims, with the issuer and audience a test service is configured with. */
+export function testToken(claims: Omit<TokenClaims, 'issuer' | 'audience'>): Promise<string> {
+  return mintToken(new TextEncoder().encode(JWT_SECRET), { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, ...claims });
 }
 
 /** A new, empty database on the run's PostgreSQL (or on `adminUrl`); returns its URL. */
@@ -137,12 +141,11 @@ export function useTestService(env: Record<string, string> = {}, options: TestSe
   };
 }
 
-/** Creates a root organization as alice on `service`; returns it and a token of alice acting for it. */
-export async function createRootOrganization(service: Pick<TestService, 'url' | 'token'>) {
-  const root = await request(service.url, 'POST', '/api/v1/organization', {
-    token: await service.token({ sub: 'alice' }),
-    body: organizationBody(),
-  });
+/** Creates a root organization as alice, on a started `service` or in process; returns it and a token of alice acting for it. */
+export async function createRootOrganization(service: Pick<TestService, 'url' | 'token'> | Client) {
+  const send: Client['request'] =
+    'request' in service ? service.request : (method, path, options) => request(service.url, method, path, options);
+  const root = await send('POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
   const organizationId = root.body.id as string;
   return { organizationId, token: await service.token({ sub: 'alice', org: organizationId }) };
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * Folders of one layer may import each other, but never in a loop (the last test).
  */
 const LAYERS = [
-  ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
+  ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'service-core.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
   // The operation core beneath both hosts: free of Express and Apollo.
   ['operations'],
