@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import type { TestService } from './test-service.js';
 
 /**
@@ -17,4 +18,16 @@ export async function sessionsWaitingOnLocks(db: Pick<TestService, 'sql'>): Prom
 /** Polls `condition` until it holds (an event in another process: no fixed wait). */
 export async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
   while (!(await condition())) await sleep(20);
+}
+
+/** A transaction holding a lock on `table` until `release()`: the database is "stuck" for the service. */
+export async function lockTable(databaseUrl: string, table: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('begin');
+  await client.query(`lock table ${table} in access exclusive mode`);
+  return async () => {
+    await client.query('rollback');
+    await client.end();
+  };
 }
