@@ -141,11 +141,18 @@ export function useTestService(env: Record<string, string> = {}, options: TestSe
   };
 }
 
+/** A started service as the suite's requests see it (test/support/http.ts `Client`), like the in-process one. */
+export function clientOf(service: Pick<TestService, 'url' | 'token'>): Client {
+  return { request: (method, path, options) => request(service.url, method, path, options), token: (claims) => service.token(claims) };
+}
+
 /** Creates a root organization as alice, on a started `service` or in process; returns it and a token of alice acting for it. */
 export async function createRootOrganization(service: Pick<TestService, 'url' | 'token'> | Client) {
-  const send: Client['request'] =
-    'request' in service ? service.request : (method, path, options) => request(service.url, method, path, options);
-  const root = await send('POST', '/api/v1/organization', { token: await service.token({ sub: 'alice' }), body: organizationBody() });
+  const client = 'request' in service ? service : clientOf(service);
+  const root = await client.request('POST', '/api/v1/organization', {
+    token: await client.token({ sub: 'alice' }),
+    body: organizationBody(),
+  });
   const organizationId = root.body.id as string;
-  return { organizationId, token: await service.token({ sub: 'alice', org: organizationId }) };
+  return { organizationId, token: await client.token({ sub: 'alice', org: organizationId }) };
 }
