@@ -260,6 +260,9 @@ export interface InProcessServiceOptions {
   logger?: Logger;
 }
 
+/** The OpenAPI document's checker, made once per worker: the document depends on the code, not on the settings. */
+let checker: ResponseChecker | undefined;
+
 interface ServiceState {
   open: OpenDatabase;
   service: ServiceCore;
@@ -293,7 +296,8 @@ export function useInProcessService(env: Record<string, string> = {}, options: I
       return { route: prepareRoute(service.schema, route), pattern: new RegExp(`^${route.path.replace(/:\w+/g, '([^/]+)')}$`), names };
     });
     // Every REST answer must match the OpenAPI document the service serves, as over HTTP.
-    const checkResponse = openApiCheckerOf(openApiDocument(service.schema, serviceVersion().version));
+    checker ??= openApiCheckerOf(openApiDocument(service.schema, serviceVersion().version));
+    const checkResponse = checker;
     state = { open, service, verify: createTokenVerifier(verificationKeys(config)), routes, checkResponse };
   });
 

@@ -83,3 +83,42 @@ export function policyLifecycle(service: Client & Pick<TestService, 'sql'>, toke
       )[0],
   };
 }
+
+const RENEWAL_FIELDS = `number status renewalOf renewedBy internalID ownerFirstname ownerLastname ownerDOB petName petDOB effectiveDate expirationDate
+  organization { id }
+  coverage { slug monthlyPremium }
+  charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }`;
+export const RENEW = `mutation ($number: SafeInt!, $input: RenewPolicyInput!) { renewPolicy(number: $number, input: $input) { ${RENEWAL_FIELDS} } }`;
+export const READ_RENEWAL_FIELDS = `query ($number: SafeInt!) { policy(number: $number) { ${RENEWAL_FIELDS} } }`;
+
+/** Policies of the caller of `token()` on `service` to renew (contract section 14, "Renew"), and the renewal's route. */
+export function policyRenewals(service: Client & Pick<TestService, 'sql'>, token: () => string, firstNumber: number) {
+  let nextNumber = firstNumber;
+  return {
+    /** A policy ending `endOffset` days from today, starting a year (365 days) before that unless said. */
+    async policy(endOffset: number, overrides: Record<string, unknown> = {}) {
+      const expirationDate = day(endOffset);
+      const effectiveDate = day(endOffset - 365);
+      const number = nextNumber++;
+      const body = policyBody({
+        number,
+        effectiveDate,
+        expirationDate,
+        ownerDOB: '1980-04-02',
+        petDOB: '2020-03-03',
+        internalID: `old-${number}`,
+        ...overrides,
+      });
+      const created = await service.request('POST', '/api/v1/policy', { token: token(), body });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      return { number, effectiveDate: body.effectiveDate as string, expirationDate: body.expirationDate as string };
+    },
+    renew: (number: number, body: object, headers: Record<string, string> = {}, as = token()) =>
+      service.request('POST', `/api/v1/policy/${number}/renewal`, { token: as, body, headers }),
+    /** The policy with the renewal's fields, as GraphQL reads it. */
+    read: async (number: number) =>
+      (await service.request('POST', '/graphql', { token: token(), body: { query: READ_RENEWAL_FIELDS, variables: { number } } })).body.data
+        .policy,
+    policyCount: async () => (await service.sql<{ n: number }>('select count(*)::int as n from policy'))[0].n,
+  };
+}
