@@ -59,18 +59,21 @@ describe('request bounds', () => {
     });
   });
 
-  describe('a stuck database while claiming an Idempotency-Key', () => {
+  // One service for the statement timeout's cases: a stuck claim of an Idempotency-Key, a failed
+  // statement's log line, a statement cancelled.
+  describe('statement timeout', () => {
     const logLines: string[] = [];
     const service = useInProcessService(
       { DATABASE_STATEMENT_TIMEOUT_SECONDS: '1', REQUEST_DEADLINE_SECONDS: '10' },
       { logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) },
     );
     let token: string;
+    let organizationId: string;
     beforeAll(async () => {
-      ({ token } = await createRootOrganization(service));
+      ({ token, organizationId } = await createRootOrganization(service));
     });
 
-    it('answers 503 with Retry-After, on REST and GraphQL, never 500', async () => {
+    it('answers 503 with Retry-After to a stuck Idempotency-Key claim, on REST and GraphQL, never 500', async () => {
       const release = await lockTable(service.databaseUrl, 'idempotency_key');
       try {
         const rest = await service.request('POST', '/api/v1/policy', {
@@ -107,15 +110,6 @@ describe('request bounds', () => {
       expect(errors.length).toBeGreaterThan(0);
       expect(errors.join('')).toContain('57014');
       expect(logLines.join('')).not.toContain('EIN-SECRET-998877');
-    });
-  });
-
-  describe('statement timeout', () => {
-    const service = useInProcessService({ REQUEST_DEADLINE_SECONDS: '10', DATABASE_STATEMENT_TIMEOUT_SECONDS: '1' });
-    let token: string;
-    let organizationId: string;
-    beforeAll(async () => {
-      ({ token, organizationId } = await createRootOrganization(service));
     });
 
     it('cancels a statement stuck for longer than DATABASE_STATEMENT_TIMEOUT_SECONDS and answers 503', async () => {
