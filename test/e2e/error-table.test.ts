@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
+import { expectProblem, graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
 
 /**
@@ -14,14 +14,6 @@ describe('errors', () => {
   beforeAll(async () => {
     token = await service.token({ sub: 'alice' });
   });
-
-  const expectProblem = (response: Awaited<ReturnType<typeof request>>, status: number, code: string) => {
-    expect(response.status, response.text).toBe(status);
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(response.body).toMatchObject({ type: 'about:blank', status, code });
-    expect(typeof response.body.title).toBe('string');
-    expect(typeof response.body.detail).toBe('string');
-  };
 
   it('400 for malformed JSON', async () => {
     expectProblem(await request(service.url, 'POST', '/api/v1/organization', { token, body: '{"legalName": ' }), 400, 'BAD_USER_INPUT');

@@ -2,16 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
+import { TRANSACTIONS } from '../support/policy-lifecycle.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
-
-const TRANSACTIONS = `query ($number: SafeInt!, $first: Int!, $after: String) {
-  policy(number: $number) {
-    transactions(first: $first, after: $after) {
-      edges { cursor node { id type effectiveDate createdAt createdBy changes } }
-      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-    }
-  }
-}`;
 
 /**
  * Contract section 14, "Transactions": a policy's transactions, oldest first, on both surfaces.

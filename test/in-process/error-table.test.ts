@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import type { TestResponse } from '../support/http.js';
+import { expectProblem } from '../support/http.js';
 import { useInProcessService } from '../support/in-process.js';
 
 /**
@@ -15,14 +15,6 @@ describe('errors', () => {
   beforeAll(async () => {
     token = await service.token({ sub: 'alice' });
   });
-
-  const expectProblem = (response: TestResponse, status: number, code: string) => {
-    expect(response.status, response.text).toBe(status);
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(response.body).toMatchObject({ type: 'about:blank', status, code });
-    expect(typeof response.body.title).toBe('string');
-    expect(typeof response.body.detail).toBe('string');
-  };
 
   it('400 for a JSON body that is not an object', async () => {
     expectProblem(await service.request('POST', '/api/v1/policy', { token, body: '["a"]' }), 400, 'BAD_USER_INPUT');

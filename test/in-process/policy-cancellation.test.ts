@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody } from '../support/fixtures.js';
 import { useInProcessService } from '../support/in-process.js';
-import { sessionsWaitingOnLocks, waitUntil } from '../support/lock-waits.js';
+import { raceAtTheCharges } from '../support/lock-waits.js';
 import { CANCEL, day, policyLifecycle } from '../support/policy-lifecycle.js';
 import { createRootOrganization } from '../support/test-service.js';
 
@@ -74,26 +73,10 @@ describe('cancelling and reinstating a policy', () => {
 
   it('serializes racing cancellations: of 20, exactly one 200 and 19 INVALID_STATE, one set of credits', async () => {
     const { number } = await policy(-45);
-    // The requests are held where they write their charges (the test holds the charge table;
-    // reads stay open) until two of them wait on a lock. With the policy's row lock that is one
-    // at the charges and one at the lock; without it, both at the charges, both having read a
-    // ledger without a cancellation, and both would write one (the second fails: a 500).
-    const holder = new pg.Client({ connectionString: service.databaseUrl });
-    await holder.connect();
-    let responses: Awaited<ReturnType<typeof cancel>>[];
-    try {
-      await holder.query('begin');
-      await holder.query('lock table charge in exclusive mode');
-      let answered = false;
-      const racing = Promise.all(Array.from({ length: 20 }, (_, index) => cancel(number, { effectiveDate: day(-index), reason: 'other' })));
-      void racing.finally(() => (answered = true));
-      // (Should they all be answered first, something else refused them: the assertions below say what.)
-      await waitUntil(async () => answered || (await sessionsWaitingOnLocks(service)) >= 2);
-      await holder.query('commit');
-      responses = await racing;
-    } finally {
-      await holder.end();
-    }
+    // Without the policy's row lock, two would write a cancellation (the second fails: a 500).
+    const responses = await raceAtTheCharges(service, () =>
+      Promise.all(Array.from({ length: 20 }, (_, index) => cancel(number, { effectiveDate: day(-index), reason: 'other' }))),
+    );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
     const refused = responses.filter((response) => response.status !== 200);
     expect(refused.map((response) => `${response.status} ${response.body.code}`)).toEqual(Array(19).fill('409 INVALID_STATE'));

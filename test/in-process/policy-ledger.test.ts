@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LEDGER_CHARGES } from '../../src/policies/policy-ledger.js';
 import { policyBody } from '../support/fixtures.js';
 import { useInProcessService } from '../support/in-process.js';
+import { TRANSACTIONS } from '../support/policy-lifecycle.js';
 import { createRootOrganization } from '../support/test-service.js';
 
 /**
@@ -10,15 +11,6 @@ import { createRootOrganization } from '../support/test-service.js';
  * to GraphQL (400), transactions out of reach (404) or asked badly (400). The ledger over HTTP:
  * test/e2e/policy-ledger and test/e2e/policy-transactions.
  */
-const TRANSACTIONS = `query ($number: SafeInt!, $first: Int!, $after: String) {
-  policy(number: $number) {
-    transactions(first: $first, after: $after) {
-      edges { cursor node { id type effectiveDate createdAt createdBy changes } }
-      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-    }
-  }
-}`;
-
 const service = useInProcessService();
 let token: string;
 

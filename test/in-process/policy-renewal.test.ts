@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useInProcessService } from '../support/in-process.js';
-import { sessionsWaitingOnLocks, waitUntil } from '../support/lock-waits.js';
+import { raceAtTheCharges } from '../support/lock-waits.js';
 import { RENEW, day, policyRenewals } from '../support/policy-lifecycle.js';
 import { createRootOrganization } from '../support/test-service.js';
 
@@ -116,23 +115,7 @@ describe('renewing a policy', () => {
 
   it('serializes racing renewals: of 10, exactly one 200 and 9 INVALID_STATE, one successor', async () => {
     const old = await policy(30);
-    // The requests are held where they write (the test holds the charge table) until two wait on
-    // a lock: with the policy's row lock, one at the charges and one at the lock.
-    const holder = new pg.Client({ connectionString: service.databaseUrl });
-    await holder.connect();
-    let responses: Awaited<ReturnType<typeof renew>>[];
-    try {
-      await holder.query('begin');
-      await holder.query('lock table charge in exclusive mode');
-      let answered = false;
-      const racing = Promise.all(Array.from({ length: 10 }, () => renew(old.number, {})));
-      void racing.finally(() => (answered = true));
-      await waitUntil(async () => answered || (await sessionsWaitingOnLocks(service)) >= 2);
-      await holder.query('commit');
-      responses = await racing;
-    } finally {
-      await holder.end();
-    }
+    const responses = await raceAtTheCharges(service, () => Promise.all(Array.from({ length: 10 }, () => renew(old.number, {}))));
     const succeeded = responses.filter((response) => response.status === 200);
     expect(succeeded).toHaveLength(1);
     expect(responses.filter((response) => response.status !== 200).map((response) => `${response.status} ${response.body.code}`)).toEqual(

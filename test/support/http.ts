@@ -1,5 +1,6 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
+import { expect } from 'vitest';
 import { openApiChecker } from './openapi.js';
 
 /** A response as the tests read it: status, headers and the parsed JSON body (or text). */
@@ -85,4 +86,13 @@ export function execute<Result, Variables>(
   token?: string,
 ): Promise<TestResponse<{ data?: Result | null; errors?: Array<{ message: string; extensions: Record<string, any> }> }>> {
   return request(baseUrl, 'POST', '/graphql', { token, body: { query: print(document), variables } });
+}
+
+/** An RFC 9457 problem of this status and code (contract section 6), with its title and detail. */
+export function expectProblem(response: TestResponse, status: number, code: string): void {
+  expect(response.status, response.text).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(response.body).toMatchObject({ type: 'about:blank', status, code });
+  expect(typeof response.body.title).toBe('string');
+  expect(typeof response.body.detail).toBe('string');
 }

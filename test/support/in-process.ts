@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parse as parseQuery } from 'node:querystring';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
@@ -32,7 +32,7 @@ import { REST_ROUTES } from '../../src/rest/routes.js';
 import { coreSettings, createServiceCore, type ServiceCore } from '../../src/service-core.js';
 import { outgoing, parsedBody, type Client, type RequestOptions, type TestResponse } from './http.js';
 import { openApiCheckerOf, type ResponseChecker } from './openapi.js';
-import { createTestDatabase, JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET, testToken, type TestService } from './test-service.js';
+import { createTestDatabase, serviceEnvironment, testToken, type TestService } from './test-service.js';
 
 /**
  * Two in-process levels, on a fresh migrated database of the run's PostgreSQL, without a socket.
@@ -106,16 +106,7 @@ async function openDatabase(
 ): Promise<OpenDatabase> {
   const { shared } = options;
   const databaseUrl = shared?.databaseUrl ?? (await createTestDatabase());
-  const environment = {
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl,
-    DATA_ENCRYPTION_KEY: shared?.env.DATA_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
-    JWT_SECRET,
-    JWT_ISSUER,
-    JWT_AUDIENCE,
-    LOG_LEVEL: 'silent',
-    ...env,
-  };
+  const environment = serviceEnvironment(databaseUrl, env, shared);
   const config = loadConfig(environment);
   const logger = options.logger ?? createLogger('silent');
   // As startService opens it: migrations first (on connections of their own), then the

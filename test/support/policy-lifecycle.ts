@@ -122,3 +122,13 @@ export function policyRenewals(service: Client & Pick<TestService, 'sql'>, token
     policyCount: async () => (await service.sql<{ n: number }>('select count(*)::int as n from policy'))[0].n,
   };
 }
+
+/** A policy's transactions, a page of them (contract section 14, "Transactions"). */
+export const TRANSACTIONS = `query ($number: SafeInt!, $first: Int!, $after: String) {
+  policy(number: $number) {
+    transactions(first: $first, after: $after) {
+      edges { cursor node { id type effectiveDate createdAt createdBy changes } }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }
+}`;

@@ -46,19 +46,16 @@ export async function startTestService(env: Record<string, string> = {}, options
   const shared = options.sameDatabaseAs;
   // Another instance may share a database that already exists.
   const databaseUrl = new URL(options.databaseUrl ?? shared?.databaseUrl ?? (await createTestDatabase(options.adminUrl)));
-  const environment: Record<string, string> = {
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl.toString(),
-    DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-data-')),
-    DATA_ENCRYPTION_KEY: shared?.env.DATA_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
-    JWT_SECRET,
-    JWT_ISSUER,
-    JWT_AUDIENCE,
-    LOG_LEVEL: 'silent',
-    ...env,
-  };
+  const environment = serviceEnvironment(
+    databaseUrl.toString(),
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-data-')),
+      ...env,
+    },
+    shared,
+  );
   const config = loadConfig(environment);
   const service = await startService(config, options.logger ?? createLogger('silent'));
   const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 2 });
@@ -72,6 +69,27 @@ export async function startTestService(env: Record<string, string> = {}, options
       await pool.end();
       await service.stop();
     },
+  };
+}
+
+/**
+ * The environment of a test service on `databaseUrl` (started, or in process): the test tokens'
+ * keys, a new data key or the one of the instance whose database it shares, silent logs, then `env`.
+ */
+export function serviceEnvironment(
+  databaseUrl: string,
+  env: Record<string, string>,
+  sameDatabaseAs?: Pick<TestService, 'env'>,
+): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DATA_ENCRYPTION_KEY: sameDatabaseAs?.env.DATA_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+    JWT_SECRET,
+    JWT_ISSUER,
+    JWT_AUDIENCE,
+    LOG_LEVEL: 'silent',
+    ...env,
   };
 }
 
