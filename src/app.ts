@@ -1,63 +1,38 @@
 import { GraphQLError } from 'graphql';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer } from 'node:http';
-import type { Logger } from 'pino';
 import { authenticationGate } from './http/authentication-gate.js';
 import { rateLimitGate } from './http/rate-limit-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
-import type { CallerLimits, Config } from './config.js';
-import type { Database } from './database/database.js';
-import type { ReadReplicas } from './database/replicas.js';
+import type { Config } from './config.js';
 import { pendingMigrations } from './database/migration-state.js';
 import { corsPolicy } from './http/cors.js';
 import { developerPages } from './http/developer-pages.js';
 import { serviceVersion } from './http/version.js';
-import { createApolloServer, landingPage, textExecutor } from './graphql-server/apollo.js';
-import { documentRules } from './graphql-server/document-rules.js';
-import { TrustedDocuments } from './graphql-server/trusted-documents.js';
-import { createContextFactory } from './graphql/context.js';
 import { sendError, servedByGraphql, writeAnswer } from './http/write-answer.js';
 import { jsonAnswer } from './errors/answer.js';
-import { OperationCore } from './operations/operation-core.js';
 import { badUserInput, notFound, ServiceError, unavailable } from './errors/errors.js';
 import { graphqlRoute } from './graphql-server/graphql-route.js';
-import { buildServiceSchema } from './graphql-server/schema.js';
+import { landingPage } from './graphql-server/apollo.js';
+import { createServiceCore, type CoreDependencies } from './service-core.js';
 import { drainable } from './http/http-drain.js';
 import { closeIdleConnectionsAfterReads } from './http/keep-alive.js';
 import { cachedReadiness } from './http/readiness.js';
 import { capConnectionsPerAddress } from './http/connection-caps.js';
-import { IdempotencyKeys } from './idempotency/idempotency.js';
-import { clientAddress, RateLimits } from './limits/rate-limits.js';
+import { clientAddress } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './http/request-lifecycle.js';
 import { mountRestRoutes, REST_BODY_TYPES } from './rest/rest-router.js';
-import type { FieldCipher } from './crypto/field-cipher.js';
-import type { RequestFingerprints } from './crypto/request-fingerprint.js';
 import type { ServiceMetrics } from './observability/metrics.js';
 import { metricsRoute } from './http/metrics-route.js';
 import { routeNamer } from './observability/route-names.js';
 import { REST_ROUTES } from './rest/routes.js';
-import { readCatalogFrom } from './policies/coverage-catalog.js';
 
-export interface ServiceDependencies {
-  /** Read replicas of `database` (contract section 17); none is ReadReplicas.none. */
-  replicas: ReadReplicas;
-  /** The process's pool and SQL gateway. */
-  database: Database;
+/** The operation core's dependencies (service-core.ts), and what the HTTP host adds. */
+export interface ServiceDependencies extends Omit<CoreDependencies, 'rateLimited'> {
   verifyToken: TokenVerifier;
-  cipher: FieldCipher;
-  fingerprints: RequestFingerprints;
-  logger: Logger;
-  production: boolean;
-  graphql: Config['graphql'];
-  idempotencyRetentionSeconds: number;
-  limits: CallerLimits;
   trustProxy: boolean | number | string;
   corsOrigins: Config['corsOrigins'];
-  developerPages: boolean;
-  webhookUrls: { publicOnly: boolean };
-  quoteValidDays: number;
-  policyRules: Config['policyRules'];
   metrics: ServiceMetrics;
   /** Spec section 13: `/metrics` needs this bearer token; unset, it is open outside production and 404 in it. */
   metricsToken: string | undefined;
@@ -89,20 +64,11 @@ const BODY_LIMIT = '100kb';
  */
 export async function createApp(deps: ServiceDependencies) {
   const { limits } = deps;
-  const schema = await buildServiceSchema();
-  const createContext = createContextFactory({ ...deps, deadlineSeconds: limits.requestDeadlineSeconds });
-  // A body's coverageSlug is judged with its other rules, against the catalog (policies/coverage-catalog.ts).
-  readCatalogFrom(deps.database);
-  const rateLimits = new RateLimits(limits, deps.database, deps.logger, (policy) => deps.metrics.observeRateLimited(policy));
-  const idempotency = new IdempotencyKeys({
-    fingerprints: deps.fingerprints,
-    cipher: deps.cipher,
-    retentionSeconds: deps.idempotencyRetentionSeconds,
-    keptResponseMaxBytes: limits.idempotencyKeptResponseMaxBytes,
-    // A claim outlives the request's deadline and its last statement; after that (a crash), a
-    // retry takes the key over.
-    claimSeconds: limits.requestDeadlineSeconds + limits.statementTimeoutSeconds + 5,
+  const { schema, core, rateLimits, apollo, graphql } = await createServiceCore({
+    ...deps,
+    rateLimited: (policy) => deps.metrics.observeRateLimited(policy),
   });
+  deps.metrics.keepOperationNames(graphql.trustedDocuments.operationNames());
   const app = express();
   // One HTTP server for REST and GraphQL, drained on stop (see http-drain.ts). Node checks the
   // headers and request timeouts every `connectionsCheckingInterval` (30 s by default), so a
@@ -122,24 +88,6 @@ export async function createApp(deps: ServiceDependencies) {
   capConnectionsPerAddress(server, limits.http.maxConnectionsPerAddress, clientAddress);
   closeIdleConnectionsAfterReads(server);
   const http = drainable(server);
-  const { graphql } = deps;
-  // One set of rules and checks for every document: sent as text (Apollo) or trusted (operation-checks.ts).
-  const rules = documentRules(graphql.limits, deps.production);
-  const checks = { anonymousIntrospection: deps.developerPages, maxCost: graphql.limits.cost };
-  const apollo = createApolloServer(schema, {
-    introspection: graphql.introspection,
-    limits: graphql.limits,
-    developerPages: deps.developerPages,
-    rules,
-    checks,
-  });
-  const trustedDocuments = graphql.trustedDocuments
-    ? TrustedDocuments.load(graphql.trustedDocuments, schema, rules.all, graphql.trustedDocumentsOnly)
-    : TrustedDocuments.none();
-  if (graphql.trustedDocuments)
-    deps.logger.info({ documents: trustedDocuments.size, only: graphql.trustedDocumentsOnly }, 'trusted documents loaded');
-  deps.metrics.keepOperationNames(trustedDocuments.operationNames());
-  await apollo.start();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy);
@@ -181,29 +129,9 @@ export async function createApp(deps: ServiceDependencies) {
   const openApi = openApiDocument(schema, version.version);
   const openApiAnswer = jsonAnswer(openApi);
   app.get('/api/v1/openapi.json', (req, res) => writeAnswer(req, res, openApiAnswer));
-  // One operation core beneath both hosts: deadline, in-flight slot, response cap, budgets, idempotency, errors.
-  const core = new OperationCore({
-    createContext,
-    limits: rateLimits,
-    idempotency,
-    responseMaxBytes: limits.responseMaxBytes,
-    database: deps.database,
-    replicas: deps.replicas,
-  });
   mountRestRoutes(app, schema, core, { bodyParser: jsonBody(REST_BODY_TYPES), limits: rateLimits });
   // `/graphql` alone (and `/graphql/`): a path below it is a 404, not a second endpoint.
-  app.all(
-    '/graphql',
-    ...graphqlRoute(core, {
-      schema,
-      checks,
-      developerPages: deps.developerPages,
-      bodyParser: jsonBody(),
-      trustedDocuments,
-      executeText: textExecutor(apollo),
-      landingPage: landingPage(apollo),
-    }),
-  );
+  app.all('/graphql', ...graphqlRoute(core, { ...graphql, bodyParser: jsonBody(), landingPage: landingPage(apollo) }));
 
   app.use((req, res) => {
     sendError(req, res, notFound(`No route for ${req.method} ${req.path}.`));

@@ -16,6 +16,7 @@ import { RequestFingerprints } from './crypto/request-fingerprint.js';
 import { startDelivery } from './webhooks/delivery.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { traceStatements } from './database/statement-spans.js';
+import { coreSettings } from './service-core.js';
 import { serviceUrl } from './welcome.js';
 
 export interface RunningService {
@@ -95,16 +96,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
       cipher,
       fingerprints: new RequestFingerprints(dataKey, config.previousDataEncryptionKeys),
       logger,
-      production: config.env === 'production',
-      graphql: config.graphql,
-      idempotencyRetentionSeconds: config.idempotencyRetentionSeconds,
-      limits: config.limits,
+      ...coreSettings(config),
       trustProxy: config.trustProxy,
       corsOrigins: config.corsOrigins,
-      developerPages: config.developerPages,
-      webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
-      quoteValidDays: config.quoteValidDays,
-      policyRules: config.policyRules,
       metrics,
       metricsToken: config.metricsToken,
       traced: options.traced ?? false,

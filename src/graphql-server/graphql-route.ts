@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { requireAuthentication } from '../http/authentication-gate.js';
+import type { RequestAuthentication } from '../auth/authenticate.js';
 import { graphqlMediaType } from '../errors/error-head.js';
 import { writeAnswer } from '../http/write-answer.js';
 import type { Answer } from '../errors/answer.js';
@@ -9,17 +10,65 @@ import type { OperationCore } from '../operations/operation-core.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 
-export interface GraphqlRouteOptions extends GraphqlSettings {
+/** What `/graphql` runs an operation with, whatever the host. */
+export interface GraphqlCallSettings extends GraphqlSettings {
   /** With the developer pages on, Sandbox and GraphiQL load the schema without a token. */
   developerPages: boolean;
-  /** JSON body parsing, after the authentication check. */
-  bodyParser: RequestHandler;
   /** The frontends' manifest (GRAPHQL_TRUSTED_DOCUMENTS), or none. */
   trustedDocuments: TrustedDocuments;
   /** Apollo Server, for documents sent as text (apollo.ts). */
   executeText: TextExecutor;
+}
+
+export interface GraphqlRouteOptions extends GraphqlCallSettings {
+  /** JSON body parsing, after the authentication check. */
+  bodyParser: RequestHandler;
   /** Apollo Sandbox's page, for a browser's GET (apollo.ts). */
   landingPage: (req: Request) => Promise<Answer>;
+}
+
+/** A `/graphql` request as its host hands it to the operation core: who asks, since when, and the request read as GraphQL over HTTP. Nothing of Express in it. */
+export interface GraphqlCall extends GraphqlHttpRequest {
+  requestId: string;
+  /** When the request arrived (performance.now()): its deadline counts from then. */
+  startedAt: number;
+  authentication: RequestAuthentication;
+  /** Holds the caller's in-flight slot until the work settles (limits/rate-limits.ts). */
+  holdSlot?: (work: Promise<unknown>) => void;
+  /** Where the core writes the operation's name and type, for the access line. */
+  operation: OperationOutcome;
+}
+
+/**
+ * A `/graphql` request's answer as the operation core makes it, for any host: the host has
+ * answered a refused token with its 401 and parsed a JSON body. A GET without a query string
+ * gets a hint; anything else is read as GraphQL over HTTP and run, trusted or as text.
+ */
+export function answerGraphqlCall(core: OperationCore, settings: GraphqlCallSettings, call: GraphqlCall): Promise<Answer> {
+  const mediaType = graphqlMediaType(call.header('accept'));
+  return core.run(
+    {
+      surface: { kind: 'graphql', mediaType },
+      requestId: call.requestId,
+      startedAt: call.startedAt,
+      authentication: call.authentication,
+      holdSlot: call.holdSlot,
+      operation: call.operation,
+      consistencyToken: call.header('consistency-token'),
+    },
+    async (context) => {
+      if (bareGet(call)) throw badRequest(bareGetHint(settings.developerPages));
+      const params = graphqlParams(call);
+      return answerGraphql(core, settings, context, {
+        params,
+        method: call.method,
+        mediaType,
+        idempotencyKey: call.header('idempotency-key'),
+        trusted: settings.trustedDocuments.find(params, call.method),
+        executeText: settings.executeText,
+      });
+    },
+  );
 }
 
 /**
@@ -35,36 +84,18 @@ export function graphqlRoute(core: OperationCore, options: GraphqlRouteOptions):
     // The access line (http/request-lifecycle.ts) names the operation, once the core knows it.
     const operation: OperationOutcome = {};
     res.locals.graphql = operation;
-    const mediaType = graphqlMediaType(req.get('accept'));
-    const request: GraphqlHttpRequest = {
+    const { requestId, startedAt, authentication, holdSlot } = res.locals;
+    return answerGraphqlCall(core, options, {
+      requestId,
+      startedAt,
+      authentication,
+      holdSlot,
+      operation,
       method: req.method,
       search: searchOf(req.url),
       body: req.body as unknown,
       header: (name) => req.get(name),
-    };
-    return core.run(
-      {
-        surface: { kind: 'graphql', mediaType },
-        requestId: res.locals.requestId,
-        startedAt: res.locals.startedAt,
-        authentication: res.locals.authentication,
-        holdSlot: res.locals.holdSlot,
-        operation,
-        consistencyToken: req.get('consistency-token'),
-      },
-      async (context) => {
-        if (bareGet(req)) throw badRequest(bareGetHint(options.developerPages));
-        const params = graphqlParams(request);
-        return answerGraphql(core, options, context, {
-          params,
-          method: req.method,
-          mediaType,
-          idempotencyKey: req.get('idempotency-key'),
-          trusted: options.trustedDocuments.find(params, req.method),
-          executeText: options.executeText,
-        });
-      },
-    );
+    });
   };
 
   return [refuseUnauthenticated, options.bodyParser, (req, res, next) => void answer(req, res).then((a) => writeAnswer(req, res, a), next)];
@@ -79,8 +110,8 @@ function prefersHtml(req: Request): boolean {
  * A GET with no query string at all (curl, a link): it asks for nothing, so it gets one line on
  * what to send, not the CSRF paragraph (issue 25, F11). A GET that sends a query meets the CSRF rule.
  */
-function bareGet(req: Request): boolean {
-  return (req.method === 'GET' || req.method === 'HEAD') && !req.url.includes('?');
+function bareGet(call: GraphqlHttpRequest): boolean {
+  return (call.method === 'GET' || call.method === 'HEAD') && call.search === '';
 }
 
 function bareGetHint(developerPages: boolean): string {

@@ -1,7 +1,8 @@
 import { execute, getNamedType, isInputObjectType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import type { RequestAuthentication } from '../auth/authenticate.js';
 import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
 import { badUserInput, notFound, type FieldError } from '../errors/errors.js';
-import type { AuthenticatedContext, RequestContext } from '../graphql/context.js';
+import { assertAuthenticated, type AuthenticatedContext, type RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { readBackDocument } from '../idempotency/read-back.js';
 import { inputErrors } from '../input/check-input.js';
@@ -29,6 +30,31 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
   const bodyType = variableTypes(schema, prepared.operation).find((variable) => variable.name === route.bodyVariable)?.type;
   if (!bodyType) throw new Error(`REST document for ${route.method} ${route.path} declares no $${route.bodyVariable}`);
   return { ...route, ...prepared, bodyType };
+}
+
+/** A REST request as its host hands it to the operation core: what the route reads, who asks, and since when. Nothing of Express in it. */
+export interface RestCall extends RestRequest {
+  requestId: string;
+  /** When the request arrived (performance.now()): its deadline counts from then. */
+  startedAt: number;
+  authentication: RequestAuthentication;
+  /** Holds the caller's in-flight slot until the work settles (limits/rate-limits.ts). */
+  holdSlot?: (work: Promise<unknown>) => void;
+}
+
+/**
+ * A route's answer as the operation core makes it, for any host: the host has refused a request
+ * without a principal (its 401) and read the body. Every method but GET writes.
+ */
+export function answerRoute(core: OperationCore, schema: GraphQLSchema, route: PreparedRoute, call: RestCall): Promise<Answer> {
+  const { requestId, startedAt, authentication, holdSlot } = call;
+  const write = route.method !== 'GET';
+  const consistencyToken = call.header('consistency-token');
+  return core.run({ surface: REST, requestId, startedAt, authentication, holdSlot, write, consistencyToken }, (context) => {
+    // The host has answered a request without a principal: this only narrows the type.
+    assertAuthenticated(context);
+    return answerRest(core, schema, route, context, call);
+  });
 }
 
 /**

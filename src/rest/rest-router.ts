@@ -1,14 +1,12 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { requireAuthentication } from '../http/authentication-gate.js';
-import { REST } from '../errors/answer.js';
 import { ServiceError } from '../errors/errors.js';
 import { passes } from '../http/rate-limit-gate.js';
 import { sendError, writeAnswer } from '../http/write-answer.js';
 import type { RateLimits } from '../limits/rate-limits.js';
-import { assertAuthenticated } from '../graphql/context.js';
 import type { OperationCore } from '../operations/operation-core.js';
-import { answerRest, hasBody, prepareRoute, type PreparedRoute } from './rest-operation.js';
+import { answerRoute, hasBody, prepareRoute, type RestCall } from './rest-operation.js';
 import { REST_ROUTES } from './routes.js';
 
 /** The media types a body is parsed as: JSON, and for a change also a JSON merge patch (RFC 7396). */
@@ -37,7 +35,7 @@ export function mountRestRoutes(
   for (const route of REST_ROUTES.map((route) => prepareRoute(schema, route))) {
     paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
     const handler = (req: Request, res: Response, next: NextFunction) =>
-      void answer(core, schema, route, req, res).then((result) => writeAnswer(req, res, result), next);
+      void answerRoute(core, schema, route, restCall(req, res)).then((result) => writeAnswer(req, res, result), next);
     if (!hasBody(route)) router[route.method === 'GET' ? 'get' : 'delete'](route.path, requirePrincipal, handler);
     else {
       const bodyType = route.method === 'PATCH' ? requireMergePatchBody : requireJsonBody;
@@ -59,20 +57,19 @@ export function mountRestRoutes(
   }
 }
 
-function answer(core: OperationCore, schema: GraphQLSchema, route: PreparedRoute, req: Request, res: Response) {
+/** The request as the operation core reads it (rest-operation.ts), from Express's request and what the steps before put on `res.locals`. */
+function restCall(req: Request, res: Response): RestCall {
   const { authentication, requestId, startedAt, holdSlot } = res.locals;
-  const write = route.method !== 'GET';
-  const consistencyToken = req.get('consistency-token');
-  return core.run({ surface: REST, requestId, startedAt, authentication, holdSlot, write, consistencyToken }, (context) => {
-    // requirePrincipal has answered a request without one: this only narrows the type.
-    assertAuthenticated(context);
-    return answerRest(core, schema, route, context, {
-      params: req.params as Record<string, string>,
-      query: req.query,
-      body: req.body as unknown,
-      header: (name) => req.get(name),
-    });
-  });
+  return {
+    requestId,
+    startedAt,
+    authentication,
+    holdSlot,
+    params: req.params as Record<string, string>,
+    query: req.query,
+    body: req.body as unknown,
+    header: (name) => req.get(name),
+  };
 }
 
 /** Every REST route needs a principal: without one, the 401 comes before the body is read. */

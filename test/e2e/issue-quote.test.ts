@@ -1,31 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CREATE_POLICY } from '../../src/rest/operations.js';
 import { policyBody } from '../support/fixtures.js';
-import { request, type TestResponse } from '../support/http.js';
-import { createRootOrganization, useTestService } from '../support/test-service.js';
+import { request } from '../support/http.js';
+import { quoteIssuing } from '../support/issue-quote.js';
+import { clientOf, createRootOrganization, useTestService } from '../support/test-service.js';
 
 /**
- * Contract section 14: issuing a quote, `POST /api/v1/policy` and `createPolicy` with `quoteId`.
- * Each case runs on both surfaces; GraphQL answers are read as REST's (status from the code).
+ * Contract section 14: issuing a quote, `POST /api/v1/policy` and `createPolicy` with `quoteId`,
+ * over HTTP: the policy made of the quote, its number and price, the OpenAPI document, a lost
+ * number race. Each case runs on both surfaces. Refusals, races and replays, through the
+ * operation core: test/in-process/issue-quote.
  */
-
-const STATUS: Record<string, number> = {
-  BAD_USER_INPUT: 400,
-  NOT_FOUND: 404,
-  INVALID_STATE: 409,
-  CONFLICT: 409,
-  IDEMPOTENCY_KEY_REUSED: 422,
-};
-
-interface Answer {
-  status: number;
-  code?: string;
-  errors?: Array<{ path: string; message: string }>;
-  policy?: Record<string, any>;
-  replayed: boolean;
-}
 
 // A quote's charges are the schedule without ids; a policy's also name their ledger transaction.
 const withoutIds = (charges: Array<Record<string, unknown>>) =>
@@ -39,42 +24,9 @@ describe('issuing a quote', () => {
     ({ token } = await createRootOrganization(service));
   });
 
-  const quote = async (overrides: Record<string, unknown> = {}) => {
-    const created = await request(service.url, 'POST', '/api/v1/quote', { token, body: policyBody(overrides) });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    return created.body;
-  };
-  const readQuote = async (id: string) => (await request(service.url, 'GET', `/api/v1/quote/${id}`, { token })).body;
-  const policiesOf = (quoteId: string) =>
-    service.sql<{ number: string }>('select p.number::text as number from policy p join quote q on q.policy_id = p.id where q.id = $1', [
-      quoteId,
-    ]);
-  const policyCount = async () => Number((await service.sql<{ n: string }>('select count(*) as n from policy'))[0].n);
+  const { surfaces, quote, readQuote, policiesOf } = quoteIssuing({ ...clientOf(service), sql: service.sql }, () => token);
 
-  const SURFACES = {
-    REST: async (body: Record<string, unknown>, options: { as?: string; key?: string } = {}): Promise<Answer> => {
-      const headers = options.key ? { 'idempotency-key': options.key } : undefined;
-      const response: TestResponse = await request(service.url, 'POST', '/api/v1/policy', { token: options.as ?? token, body, headers });
-      const replayed = response.headers.get('idempotent-replayed') === 'true';
-      if (response.status === 200) return { status: 200, policy: response.body, replayed };
-      return { status: response.status, code: response.body.code, errors: response.body.errors, replayed };
-    },
-    GraphQL: async (body: Record<string, unknown>, options: { as?: string; key?: string } = {}): Promise<Answer> => {
-      const headers = options.key ? { 'idempotency-key': options.key } : undefined;
-      const response = await request(service.url, 'POST', '/graphql', {
-        token: options.as ?? token,
-        body: { query: CREATE_POLICY, variables: { input: body } },
-        headers,
-      });
-      const replayed = response.headers.get('idempotent-replayed') === 'true';
-      const [error] = response.body.errors ?? [];
-      if (!error) return { status: 200, policy: response.body.data.createPolicy, replayed };
-      const code = error.extensions.code as string;
-      return { status: STATUS[code] ?? 500, code, errors: error.extensions.errors, replayed };
-    },
-  };
-
-  describe.each(Object.entries(SURFACES))('over %s', (_surface, issue) => {
+  describe.each(Object.entries(surfaces))('over %s', (_surface, issue) => {
     it("makes a policy of the quote's fields, coverage and charges (amounts, periods), then the quote reads issued with its number", async () => {
       const quoted = await quote({
         ownerDOB: '1990-05-05',
@@ -143,92 +95,6 @@ describe('issuing a quote', () => {
         );
       }
     });
-
-    it('answers 409 INVALID_STATE for a quote already issued, writing nothing more', async () => {
-      const quoted = await quote();
-      const first = await issue({ quoteId: quoted.id });
-      expect(first.status).toBe(200);
-      const before = await policyCount();
-      const second = await issue({ quoteId: quoted.id });
-      expect(second).toMatchObject({ status: 409, code: 'INVALID_STATE' });
-      expect(await policyCount()).toBe(before);
-      expect(await readQuote(quoted.id)).toMatchObject({ status: 'issued', policyNumber: first.policy!.number });
-    });
-
-    it('answers 409 INVALID_STATE for an expired quote, which stays expired and unissued', async () => {
-      const quoted = await quote();
-      await service.sql(`update quote set expires_at = now() - interval '1 second' where id = $1`, [quoted.id]);
-      const before = await policyCount();
-      expect(await issue({ quoteId: quoted.id })).toMatchObject({ status: 409, code: 'INVALID_STATE' });
-      expect(await policyCount()).toBe(before);
-      expect(await readQuote(quoted.id)).toMatchObject({ status: 'expired', policyNumber: null });
-    });
-
-    it('answers 400 naming each quoted field sent again, organizationId included, with the other broken rules, writing nothing', async () => {
-      const quoted = await quote();
-      const before = await policyCount();
-      const answer = await issue({
-        quoteId: quoted.id,
-        petName: 'Other',
-        organizationId: quoted.organizationId,
-        ownerDOB: null,
-        cvc: '12',
-      });
-      expect(answer).toMatchObject({ status: 400, code: 'BAD_USER_INPUT' });
-      expect(answer.errors!.map((error) => error.path).sort()).toEqual(['cvc', 'organizationId', 'ownerDOB', 'petName']);
-      expect(answer.errors!.find((error) => error.path === 'petName')!.message).toMatch(/quoted/);
-      expect(await policyCount()).toBe(before);
-      expect((await readQuote(quoted.id)).status).toBe('open');
-    });
-
-    it('still requires the fields of a new policy without quoteId', async () => {
-      const answer = await issue({ petName: 'No quote' });
-      expect(answer).toMatchObject({ status: 400, code: 'BAD_USER_INPUT' });
-      expect(answer.errors!.map((error) => error.path).sort()).toEqual([
-        'coverageSlug',
-        'effectiveDate',
-        'expirationDate',
-        'ownerFirstname',
-        'ownerLastname',
-      ]);
-    });
-
-    it('lets one of 10 racing issues of a quote win: one 200, nine 409 INVALID_STATE, one policy', async () => {
-      const quoted = await quote();
-      const answers = await Promise.all(Array.from({ length: 10 }, () => issue({ quoteId: quoted.id })));
-      const statuses = answers.map((answer) => `${answer.status} ${answer.code ?? ''}`.trim()).sort();
-      expect(statuses).toEqual(['200', ...Array(9).fill('409 INVALID_STATE')]);
-      const policies = await policiesOf(quoted.id);
-      expect(policies).toHaveLength(1);
-      expect(Number(policies[0].number)).toBe(answers.find((answer) => answer.status === 200)!.policy!.number);
-    });
-
-    it("answers 404 for a stranger's quote exactly as for a missing one, and the quote stays open", async () => {
-      const quoted = await quote();
-      const stranger = await service.token({ sub: `stranger-${randomUUID()}` });
-      const forbidden = await issue({ quoteId: quoted.id }, { as: stranger });
-      expect(forbidden).toMatchObject({ status: 404, code: 'NOT_FOUND' });
-      for (const missing of [randomUUID(), 'not-a-uuid']) expect(await issue({ quoteId: missing }, { as: stranger })).toEqual(forbidden);
-      expect((await readQuote(quoted.id)).status).toBe('open');
-    });
-
-    it('replays an Idempotency-Key: the same answer, one policy, one event; another body is 422', async () => {
-      const quoted = await quote();
-      const key = `issue-${randomUUID()}`;
-      const first = await issue({ quoteId: quoted.id }, { key });
-      expect(first.status).toBe(200);
-      const again = await issue({ quoteId: quoted.id }, { key });
-      expect(again).toMatchObject({ status: 200, replayed: true });
-      expect(again.policy).toEqual(first.policy);
-      expect(await policiesOf(quoted.id)).toHaveLength(1);
-      expect(
-        await service.sql(`select 1 from event where type = 'policy.created' and (data->'object'->>'number')::bigint = $1`, [
-          first.policy!.number,
-        ]),
-      ).toHaveLength(1);
-      const other = await issue({ quoteId: quoted.id, internalID: 'another body' }, { key });
-      expect(other).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
-    });
   });
 
   it('is in the OpenAPI document: quoteId in the create body, either a new policy or a quote to issue, and the 409', async () => {
@@ -259,7 +125,7 @@ describe('issuing a quote', () => {
       ).rows;
       await client.query('begin');
       await client.query('update policy set number = $1 where number = $2', [next, holder.body.number]);
-      const issuing = SURFACES.REST({ quoteId: quoted.id });
+      const issuing = surfaces.REST({ quoteId: quoted.id });
       // Wait until the issue is blocked on the uncommitted number, then let it fail.
       for (;;) {
         const { rows } = await client.query(

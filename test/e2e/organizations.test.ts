@@ -43,6 +43,7 @@ const FULL = organizationBody({
   ignoredTopLevelField: { anything: true },
 });
 
+/** Creating and reading organizations over HTTP, REST and GraphQL. Refused and conflicting creates: test/in-process/creates. */
 describe('organizations', () => {
   const service = useTestService();
   let token: string;
@@ -182,42 +183,5 @@ describe('organizations', () => {
         { firstname: 'Grace', ownership: 39.5 },
       ],
     });
-  });
-
-  it('answers 400 with every missing required field and writes nothing', async () => {
-    const response = await request(service.url, 'POST', '/api/v1/organization', { token, body: { name: 'x', legalType: 5 } });
-    expect(response.status).toBe(400);
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(response.body.code).toBe('BAD_USER_INPUT');
-    expect(response.body.errors).toEqual(
-      expect.arrayContaining([
-        { path: 'legalName', message: 'is required' },
-        { path: 'legalType', message: 'must be a string' },
-        { path: 'taxId', message: 'is required' },
-      ]),
-    );
-    const before = await service.sql('select id from organization');
-    const accountsBefore = await service.sql('select id from bank_account');
-    const invalidOwner = await request(service.url, 'POST', '/api/v1/organization', {
-      token,
-      body: organizationBody({
-        bankAccounts: [{ routing: '110000000', account: '123456789' }],
-        owners: [{ firstname: 'A', lastname: 'B', ownership: 0 }],
-      }),
-    });
-    expect(invalidOwner.status).toBe(400);
-    expect(invalidOwner.body.errors).toEqual([
-      { path: 'owners[0].ownership', message: 'must be a percentage greater than 0 and at most 100' },
-    ]);
-    expect(await service.sql('select id from organization')).toHaveLength(before.length);
-    expect(await service.sql('select id from bank_account')).toHaveLength(accountsBefore.length);
-  });
-
-  it('answers 400 for a body that is not a JSON object', async () => {
-    for (const body of ['[1,2]', '"text"', '42', 'null']) {
-      const response = await request(service.url, 'POST', '/api/v1/organization', { token, body });
-      expect(response.status, body).toBe(400);
-      expect(response.body.code).toBe('BAD_USER_INPUT');
-    }
   });
 });

@@ -1,62 +1,29 @@
-import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cancellationCharges } from '../../src/policies/cancellation-charges.js';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
-import { addMonthsClamped, todayUtc } from '../../src/values/calendar-date.js';
-import { organizationBody, policyBody, sumOfAmounts } from '../support/fixtures.js';
+import { sumOfAmounts } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { sessionsWaitingOnLocks, waitUntil } from '../support/lock-waits.js';
-import { createRootOrganization, useTestService } from '../support/test-service.js';
-
-/** Today (UTC) plus `offset` days. Status and the windows are judged against today, so dates are relative to it. */
-const day = (offset: number) => new Date(Date.parse(`${todayUtc()}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+import { CANCEL, REINSTATE, day, policyLifecycle } from '../support/policy-lifecycle.js';
+import { clientOf, createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** accident-illness-plus: 4200 cents a month. */
 const PLUS = 4200;
-const POLICY_FIELDS = `number status cancellation { effectiveDate reason method credited fee createdAt }
-  charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }`;
-const CANCEL = `mutation ($number: SafeInt!, $input: CancelPolicyInput!) { cancelPolicy(number: $number, input: $input) { ${POLICY_FIELDS} } }`;
-const REINSTATE = `mutation ($number: SafeInt!, $input: ReinstatePolicyInput!) { reinstatePolicy(number: $number, input: $input) { ${POLICY_FIELDS} } }`;
 
-/** Contract section 14, "Cancel" and "Reinstate", over REST and GraphQL. */
+/**
+ * Contract section 14, "Cancel" and "Reinstate", over REST and GraphQL: the credits, fees and
+ * reversals, status and reads. Refusals, races, replays and reach, through the operation core:
+ * test/in-process/policy-cancellation.
+ */
 describe('cancelling and reinstating a policy', () => {
-  // The race below sends one caller's 20 requests at once: its in-flight limit is off here
-  // (tested in rate-limits.test.ts), as in concurrency.test.ts.
-  const service = useTestService({ RATE_LIMIT_CONCURRENT_REQUESTS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1000' });
+  const service = useTestService();
   let token: string;
-  let organizationId: string;
-  let nextNumber = 7000;
-
-  /** A one-year accident-illness-plus policy starting `startOffset` days from today. */
-  async function policy(
-    startOffset: number,
-    overrides: Record<string, unknown> = {},
-  ): Promise<{ number: number; effectiveDate: string; expirationDate: string }> {
-    const effectiveDate = day(startOffset);
-    const expirationDate = addMonthsClamped(effectiveDate, 12);
-    const number = nextNumber++;
-    const created = await request(service.url, 'POST', '/api/v1/policy', {
-      token,
-      body: policyBody({ number, effectiveDate, expirationDate, coverageSlug: 'accident-illness-plus', ...overrides }),
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    return { number, effectiveDate, expirationDate };
-  }
-
-  const cancel = (number: number, body: object, headers: Record<string, string> = {}) =>
-    request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, { token, body, headers });
-  const reinstate = (number: number, headers: Record<string, string> = {}) =>
-    request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token, body: {}, headers });
-  const ledgerCount = async (number: number) =>
-    (
-      await service.sql<{ n: number }>('select count(*)::int as n from charge c join policy p on p.id = c.policy_id where p.number = $1', [
-        number,
-      ])
-    )[0].n;
+  const { policy, cancel, reinstate, ledgerCount } = policyLifecycle({ ...clientOf(service), sql: service.sql }, () => token, {
+    firstNumber: 7000,
+    coverageSlug: 'accident-illness-plus',
+  });
 
   beforeAll(async () => {
-    ({ token, organizationId } = await createRootOrganization(service));
+    ({ token } = await createRootOrganization(service));
   });
 
   it('cancels pro_rata over REST: a credit per running period, status cancelled, the transaction, the event, and reads agree', async () => {
@@ -178,53 +145,6 @@ describe('cancelling and reinstating a policy', () => {
     expect(await ledgerCount(late.number)).toBe(before);
   });
 
-  it('refuses bad bodies with 400 on the fields, and a missing policy with 404', async () => {
-    const { number } = await policy(-10);
-    const bad = await cancel(number, { effectiveDate: '2026-02-30', reason: 'bored' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['effectiveDate', 'reason']);
-    expect((await cancel(99_999_999, { effectiveDate: day(0), reason: 'other' })).status).toBe(404);
-    expect(
-      (
-        await request(service.url, 'POST', '/api/v1/policy/not-a-number/cancellation', {
-          token,
-          body: { effectiveDate: day(0), reason: 'other' },
-        })
-      ).status,
-    ).toBe(404);
-    const stranger = await service.token({ sub: 'mallory' });
-    const foreign = await request(service.url, 'POST', `/api/v1/policy/${number}/cancellation`, {
-      token: stranger,
-      body: { effectiveDate: day(0), reason: 'other' },
-    });
-    expect(foreign.status).toBe(404);
-    const foreignReinstate = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token: stranger, body: {} });
-    expect(foreignReinstate.status).toBe(404);
-  });
-
-  it('409 INVALID_STATE: already cancelled, expired, a date outside the term or before the latest transaction', async () => {
-    const cancelled = await policy(-50);
-    expect((await cancel(cancelled.number, { effectiveDate: day(-1), reason: 'other' })).status).toBe(200);
-    const twice = await cancel(cancelled.number, { effectiveDate: day(0), reason: 'other' });
-    expect([twice.status, twice.body.code]).toEqual([409, 'INVALID_STATE']);
-
-    const expired = await policy(-400);
-    const late = await cancel(expired.number, { effectiveDate: day(-100), reason: 'other' });
-    expect([late.status, late.body.code]).toEqual([409, 'INVALID_STATE']);
-
-    const { number, effectiveDate, expirationDate } = await policy(-10);
-    for (const effective of [day(-11), expirationDate]) {
-      const outside = await cancel(number, { effectiveDate: effective, reason: 'other' });
-      expect([outside.status, outside.body.code], effective).toEqual([409, 'INVALID_STATE']);
-    }
-    // After a cancellation on day 5 and its reinstatement (effective on day 5), day 3 is before the latest transaction.
-    expect((await cancel(number, { effectiveDate: day(5), reason: 'other' })).status).toBe(200);
-    expect((await reinstate(number)).status).toBe(200);
-    const before = await cancel(number, { effectiveDate: day(3), reason: 'other' });
-    expect([before.status, before.body.code]).toEqual([409, 'INVALID_STATE']);
-    expect(effectiveDate).toBe(day(-10));
-  });
-
   it('reinstates over REST: a reversal of each charge of the cancellation, the sum as before, no cancellation, the event', async () => {
     const { number } = await policy(-60);
     const before = sumOfAmounts((await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body.charges);
@@ -277,109 +197,5 @@ describe('cancelling and reinstating a policy', () => {
     const fraud = await policy(-10);
     expect((await cancel(fraud.number, { effectiveDate: day(5), reason: 'fraud' })).status).toBe(200);
     expect((await reinstate(fraud.number)).status).toBe(409);
-  });
-
-  it('serializes racing cancellations: of 20, exactly one 200 and 19 INVALID_STATE, one set of credits', async () => {
-    const { number } = await policy(-45);
-    // The requests are held where they write their charges (the test holds the charge table;
-    // reads stay open) until two of them wait on a lock. With the policy's row lock that is one
-    // at the charges and one at the lock; without it, both at the charges, both having read a
-    // ledger without a cancellation, and both would write one (the second fails: a 500).
-    const holder = new pg.Client({ connectionString: service.databaseUrl });
-    await holder.connect();
-    let responses: Awaited<ReturnType<typeof cancel>>[];
-    try {
-      await holder.query('begin');
-      await holder.query('lock table charge in exclusive mode');
-      let answered = false;
-      const racing = Promise.all(Array.from({ length: 20 }, (_, index) => cancel(number, { effectiveDate: day(-index), reason: 'other' })));
-      void racing.finally(() => (answered = true));
-      // (Should they all be answered first, something else refused them: the assertions below say what.)
-      await waitUntil(async () => answered || (await sessionsWaitingOnLocks(service)) >= 2);
-      await holder.query('commit');
-      responses = await racing;
-    } finally {
-      await holder.end();
-    }
-    expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
-    const refused = responses.filter((response) => response.status !== 200);
-    expect(refused.map((response) => `${response.status} ${response.body.code}`)).toEqual(Array(19).fill('409 INVALID_STATE'));
-    const transactions = await service.sql(
-      "select t.id from policy_transaction t join policy p on p.id = t.policy_id where p.number = $1 and t.type = 'cancellation'",
-      [number],
-    );
-    expect(transactions).toHaveLength(1);
-    const credits = await service.sql<{ transaction_id: string }>(
-      "select c.transaction_id from charge c join policy p on p.id = c.policy_id where p.number = $1 and c.type = 'credit'",
-      [number],
-    );
-    expect(new Set(credits.map((credit) => credit.transaction_id))).toEqual(new Set([transactions[0].id]));
-  });
-
-  it('replays an Idempotency-Key: the same answer, one cancellation; the reinstatement likewise', async () => {
-    const { number } = await policy(-30);
-    const key = randomUUID();
-    const body = { effectiveDate: day(-1), reason: 'other' };
-    const first = await cancel(number, body, { 'idempotency-key': key });
-    expect(first.status).toBe(200);
-    const again = await cancel(number, body, { 'idempotency-key': key });
-    expect(again.status).toBe(200);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body).toEqual(first.body);
-    const other = await cancel(number, { ...body, reason: 'underwriting' }, { 'idempotency-key': key });
-    expect(other.status).toBe(422);
-
-    const reinstateKey = randomUUID();
-    const reinstated = await reinstate(number, { 'idempotency-key': reinstateKey });
-    expect(reinstated.status).toBe(200);
-    const replayed = await reinstate(number, { 'idempotency-key': reinstateKey });
-    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-    expect(replayed.body).toEqual(reinstated.body);
-    // The same key on another policy is another request, not a replay of this one.
-    const another = await policy(-30);
-    await cancel(another.number, body);
-    const elsewhere = await reinstate(another.number, { 'idempotency-key': reinstateKey });
-    expect(elsewhere.status).toBe(200);
-    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
-    expect(elsewhere.body.number).toBe(another.number);
-    const counts = await service.sql<{ type: string; n: number }>(
-      'select t.type, count(*)::int as n from policy_transaction t join policy p on p.id = t.policy_id where p.number = $1 group by t.type order by t.type',
-      [number],
-    );
-    expect(counts).toEqual([
-      { type: 'cancellation', n: 1 },
-      { type: 'issuance', n: 1 },
-      { type: 'reinstatement', n: 1 },
-    ]);
-  });
-
-  it('replays an Idempotency-Key on cancelPolicy through GraphQL', async () => {
-    const { number } = await policy(-30);
-    const body = { query: CANCEL, variables: { number, input: { effectiveDate: day(-2), reason: 'other' } } };
-    const headers = { 'idempotency-key': randomUUID() };
-    const first = await request(service.url, 'POST', '/graphql', { token, body, headers });
-    expect(first.body.errors).toBeUndefined();
-    const again = await request(service.url, 'POST', '/graphql', { token, body, headers });
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body).toEqual(first.body);
-    expect(await ledgerCount(number)).toBe(first.body.data.cancelPolicy.charges.length);
-  });
-
-  it("a descendant's token cannot cancel its ancestor's policy (404), the ancestor's can cancel the descendant's", async () => {
-    const child = await request(service.url, 'POST', '/api/v1/organization', {
-      token,
-      body: organizationBody({ parentId: organizationId }),
-    });
-    expect(child.status).toBe(200);
-    const childToken = await service.token({ sub: 'someone', org: child.body.id });
-    const parentPolicy = await policy(-10);
-    const refused = await request(service.url, 'POST', `/api/v1/policy/${parentPolicy.number}/cancellation`, {
-      token: childToken,
-      body: { effectiveDate: day(0), reason: 'other' },
-    });
-    expect(refused.status).toBe(404);
-    expect(await ledgerCount(parentPolicy.number)).toBe(12);
-    const childPolicy = await policy(-10, { organizationId: child.body.id });
-    expect((await cancel(childPolicy.number, { effectiveDate: day(0), reason: 'other' })).status).toBe(200);
   });
 });

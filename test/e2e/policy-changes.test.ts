@@ -1,69 +1,32 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
-import { addDays, addMonthsClamped, todayUtc } from '../../src/values/calendar-date.js';
-import { policyBody, sumOfAmounts } from '../support/fixtures.js';
+import { addMonthsClamped } from '../../src/values/calendar-date.js';
+import { sumOfAmounts } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
-import { createRootOrganization, useTestService } from '../support/test-service.js';
-
-/** Today (UTC) plus `offset` days: what reads show is judged against today. */
-const day = (offset: number) => addDays(todayUtc(), offset);
+import { CHANGE, day, policyLifecycle } from '../support/policy-lifecycle.js';
+import { clientOf, createRootOrganization, useTestService } from '../support/test-service.js';
 
 /** accident-illness-basic 2900, accident-illness-plus 4200 cents a month. */
 const BASIC = 2900;
 const PLUS = 4200;
 
-const POLICY_FIELDS = `number petName petDOB ownerFirstname ownerLastname ownerDOB coverageSlug status
-  coverage { slug monthlyPremium }
-  charges { id type periodStart periodEnd dueDate amount transactionId }
-  transactions(first: 50) { edges { node { type effectiveDate changes } } }`;
-const CHANGE = `mutation ($number: SafeInt!, $input: ChangePolicyInput!) { changePolicy(number: $number, input: $input) { ${POLICY_FIELDS} } }`;
-
-/** Contract section 14, "Change", over REST and GraphQL. */
+/**
+ * Contract section 14, "Change", over REST and GraphQL: what a change sets and charges, when it is
+ * in effect, racing changes, a renewal's successor. Refusals and replays, through the operation
+ * core: test/in-process/policy-changes.
+ */
 describe('changing a policy mid-term', () => {
   // The race below sends one caller's requests at once: its in-flight limit is off here (as in policy-cancellation.test.ts).
   const service = useTestService({ RATE_LIMIT_CONCURRENT_REQUESTS: '0', MAX_CONNECTIONS_PER_ADDRESS: '1000' });
   let token: string;
   let organizationId: string;
-  let nextNumber = 9100;
-
-  /** A one-year accident-illness-basic policy starting `startOffset` days from today (a year ending 12 billing dates on). */
-  async function policy(startOffset: number, overrides: Record<string, unknown> = {}) {
-    const effectiveDate = day(startOffset);
-    const expirationDate = addMonthsClamped(effectiveDate, 12);
-    const number = nextNumber++;
-    const created = await request(service.url, 'POST', '/api/v1/policy', {
-      token,
-      body: policyBody({ number, effectiveDate, expirationDate, ...overrides }),
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    return { number, effectiveDate, expirationDate };
-  }
-  const change = (number: number, body: object, headers: Record<string, string> = {}) =>
-    request(service.url, 'POST', `/api/v1/policy/${number}/changes`, { token, body, headers });
+  const { policy, change, fields, written } = policyLifecycle({ ...clientOf(service), sql: service.sql }, () => token, {
+    firstNumber: 9100,
+    coverageSlug: 'accident-illness-basic',
+  });
   const read = async (number: number) => (await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body;
-  /** The policy's own fields as GraphQL reads them (the REST read carries the same, contract section 18). */
-  const fields = async (number: number) =>
-    (
-      await graphql(
-        service.url,
-        `{ policy(number: ${number}) { petName petDOB ownerFirstname ownerLastname ownerDOB coverageSlug coverage { slug monthlyPremium } } }`,
-        {},
-        token,
-      )
-    ).body.data.policy;
   const transactions = async (number: number) =>
     (await request(service.url, 'GET', `/api/v1/policy/${number}/transactions`, { token })).body.data;
-  /** What a refused request must leave as it was: the policy's charges, transactions and events. */
-  const written = async (number: number) =>
-    (
-      await service.sql<{ charges: number; transactions: number; events: number }>(
-        `select (select count(*)::int from charge c where c.policy_id = p.id) as charges,
-          (select count(*)::int from policy_transaction t where t.policy_id = p.id) as transactions,
-          (select count(*)::int from event e where (e.data->'object'->>'number')::bigint = p.number) as events
-         from policy p where p.number = $1`,
-        [number],
-      )
-    )[0];
 
   beforeAll(async () => {
     ({ token, organizationId } = await createRootOrganization(service));
@@ -197,117 +160,6 @@ describe('changing a policy mid-term', () => {
     expect(await fields(number)).toMatchObject({ coverageSlug: 'accident-illness-basic', coverage: { slug: 'accident-illness-basic' } });
     expect(await read(number)).toEqual(response.body);
     expect(sumOfAmounts(response.body.charges)).toBe(BASIC + 11 * 1200);
-  });
-
-  it('refuses a plan change off a billing date, and an unknown plan, with 400 and nothing written', async () => {
-    const { number, effectiveDate } = await policy(-20);
-    const before = await written(number);
-    const off = await change(number, { effectiveDate: addDays(effectiveDate, 35), coverageSlug: 'accident-illness-plus' });
-    expect(off.status).toBe(400);
-    expect(off.body.errors.map((error: { path: string }) => error.path)).toEqual(['effectiveDate']);
-    const unknown = await change(number, { effectiveDate: addMonthsClamped(effectiveDate, 1), coverageSlug: 'gold-plated' });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.errors.map((error: { path: string }) => error.path)).toEqual(['coverageSlug']);
-    expect(await written(number)).toEqual(before);
-  });
-
-  it("checks the body as the create does: every error at once, at least one field, no nulls; unknown fields ignored as on the policy's other routes", async () => {
-    const { number, effectiveDate } = await policy(-20, { petDOB: day(-400) });
-    const before = await written(number);
-    const bad = await change(number, { effectiveDate: '2026-02-30', petName: '  ', ownerDOB: day(3), petDOB: 'yesterday' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe('BAD_USER_INPUT');
-    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['effectiveDate', 'ownerDOB', 'petDOB', 'petName']);
-    const nothing = await change(number, { effectiveDate });
-    expect(nothing.status).toBe(400);
-    expect(nothing.body.errors).toEqual([{ path: '', message: expect.stringContaining('at least one of') }]);
-    // The summary names the body when the error is about no one field.
-    expect(nothing.body.detail).toBe(
-      'Invalid body: must change at least one of petName, petDOB, ownerFirstname, ownerLastname, ownerDOB, coverageSlug',
-    );
-    const nulls = await change(number, { effectiveDate, petName: null });
-    expect(nulls.status).toBe(400);
-    expect(nulls.body.errors.map((error: { path: string }) => error.path)).toEqual(['petName']);
-    // A pet born after the policy began: the create's rule, against the policy's effectiveDate.
-    const unborn = await change(number, { effectiveDate: day(0), petDOB: addDays(effectiveDate, 1) });
-    expect(unborn.status).toBe(400);
-    expect(unborn.body.errors.map((error: { path: string }) => error.path)).toEqual(['petDOB']);
-    expect(await written(number)).toEqual(before);
-    // An unknown field is refused (contract section 18), listed with the others, with the field it is near.
-    const extra = await change(number, { effectiveDate: day(0), petDob: day(-300), petName: ' ', colour: 'brown' });
-    expect(extra.status, JSON.stringify(extra.body)).toBe(400);
-    expect(extra.body.errors).toEqual([
-      { path: 'petDob', message: 'is not a field of this request; did you mean "petDOB"?' },
-      { path: 'colour', message: 'is not a field of this request' },
-      { path: 'petName', message: expect.any(String) },
-    ]);
-    expect(await written(number)).toEqual(before);
-    const fixed = await change(number, { effectiveDate: day(0), petDOB: day(-300) });
-    expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
-    expect((await fields(number)).petDOB).toBe(day(-300));
-  });
-
-  it('refuses with 409 INVALID_STATE, writing nothing: a cancellation in force or scheduled, expired, a date outside the term or before the latest transaction', async () => {
-    const cancelled = await policy(-20);
-    expect(
-      (
-        await request(service.url, 'POST', `/api/v1/policy/${cancelled.number}/cancellation`, {
-          token,
-          body: { effectiveDate: day(10), reason: 'other' },
-        })
-      ).status,
-    ).toBe(200);
-    const expired = await policy(-400);
-    const dated = await policy(-20);
-    expect((await change(dated.number, { effectiveDate: day(3), petName: 'Three' })).status).toBe(200);
-    const cases: Array<[number, object]> = [
-      [cancelled.number, { effectiveDate: day(11), petName: 'Nope' }],
-      [expired.number, { effectiveDate: day(-390), petName: 'Nope' }],
-      [dated.number, { effectiveDate: day(2), petName: 'Nope' }],
-      [dated.number, { effectiveDate: addMonthsClamped(dated.effectiveDate, 12), petName: 'Nope' }],
-    ];
-    for (const [number, body] of cases) {
-      const before = await written(number);
-      const response = await change(number, body);
-      expect(response.status, JSON.stringify(body)).toBe(409);
-      expect(response.body.code).toBe('INVALID_STATE');
-      expect(await written(number)).toEqual(before);
-    }
-    // Reinstated, the policy can be changed again (from the cancellation's date on).
-    expect((await request(service.url, 'POST', `/api/v1/policy/${cancelled.number}/reinstatement`, { token, body: {} })).status).toBe(200);
-    expect((await change(cancelled.number, { effectiveDate: day(10), petName: 'Back' })).status).toBe(200);
-  });
-
-  it('changes through GraphQL, replays an Idempotency-Key with one transaction, and scopes the key to the policy in the path', async () => {
-    const { number, effectiveDate } = await policy(-3);
-    const input = { effectiveDate: addMonthsClamped(effectiveDate, 1), coverageSlug: 'accident-illness-unlimited', ownerDOB: '1990-04-01' };
-    const headers = { 'idempotency-key': `change-${number}` };
-    const response = await request(service.url, 'POST', '/graphql', {
-      token,
-      body: { query: CHANGE, variables: { number, input } },
-      headers,
-    });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const answer = response.body.data.changePolicy;
-    expect(answer.ownerDOB).toBeNull();
-    expect(answer.transactions.edges.at(-1).node).toMatchObject({
-      type: 'change',
-      changes: { ownerDOB: { from: null, to: '1990-04-01' } },
-    });
-    const replay = await request(service.url, 'POST', '/graphql', {
-      token,
-      body: { query: CHANGE, variables: { number, input } },
-      headers,
-    });
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body.data.changePolicy).toEqual(answer);
-    // The same key on another policy is that policy's change, not a replay.
-    const other = await policy(-3);
-    const elsewhere = await change(other.number, input, { 'idempotency-key': `change-${number}` });
-    expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
-    expect(elsewhere.body.number).toBe(other.number);
-    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
-    expect((await written(number)).transactions).toBe(2);
   });
 
   it("serializes racing changes on one policy: each is written, and each one's from is the value the one before it left", async () => {

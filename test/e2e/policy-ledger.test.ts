@@ -5,13 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ormSettings } from '../../src/database/orm-settings.js';
 import { createLogger } from '../../src/logger.js';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
-import { MAX_LEDGER_CHARGES } from '../../src/policies/policy-ledger.js';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { insertOrganizations, insertPolicies } from '../support/rows.js';
 import { createRootOrganization, createTestDatabase, startTestService, useTestService, type TestService } from '../support/test-service.js';
 
-/** Contract section 14, "Charges are a ledger": transactions own charges, and charges never change. */
+/**
+ * Contract section 14, "Charges are a ledger": transactions own charges, and charges never change.
+ * A ledger past its length, and its cost to GraphQL, through the operation core:
+ * test/in-process/policy-ledger.
+ */
 describe('the charge ledger', () => {
   const service = useTestService();
   let token: string;
@@ -84,68 +87,6 @@ describe('the charge ledger', () => {
     await expect(insert('reversal', -5, null)).rejects.toMatchObject({ code: '23514' });
     await expect(insert('premium', 5, charge.id)).rejects.toMatchObject({ code: '23514' });
     await expect(insert('refund', 5, null)).rejects.toMatchObject({ code: '23514' });
-  });
-
-  /** Premiums for the policy's issuance, numbered after its last charge, written straight to the table (as cycles of cancellations would). */
-  const lengthenLedger = (number: number, count: number) =>
-    service.sql(
-      `insert into charge (id, policy_id, transaction_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
-       select gen_random_uuid(), c.policy_id, c.transaction_id, c.sequence + i, 'premium', '2026-01-01', '2026-02-01', '2026-01-01', 0, 'USD', 'scheduled'
-       from (select c.* from charge c join policy p on p.id = c.policy_id where p.number = $1 order by c.sequence desc limit 1) c,
-         generate_series(1, $2::int) i`,
-      [number, count],
-    );
-
-  it(`refuses with 409 a transaction that would take a ledger past ${MAX_LEDGER_CHARGES} charges, writing nothing`, async () => {
-    const created = await request(service.url, 'POST', '/api/v1/policy', {
-      token,
-      body: policyBody({ number: 102, effectiveDate: '2026-01-01', expirationDate: '2027-01-01' }),
-    });
-    expect(created.status).toBe(200);
-    // 12 premiums + 980 = 992; a cancellation in the middle of the year credits more than 8.
-    await lengthenLedger(102, MAX_LEDGER_CHARGES - 20);
-    const count = async () =>
-      (
-        await service.sql<{ n: number }>('select count(*)::int as n from charge c join policy p on p.id = c.policy_id where p.number = 102')
-      )[0].n;
-    const cancelled = await request(service.url, 'POST', '/api/v1/policy/102/cancellation', {
-      token,
-      body: { effectiveDate: '2026-03-01', reason: 'other' },
-    });
-    expect(cancelled.status, cancelled.text).toBe(409);
-    expect(cancelled.body).toMatchObject({ code: 'INVALID_STATE' });
-    expect(cancelled.body.detail).toContain(`over the ${MAX_LEDGER_CHARGES} a policy holds`);
-    expect(await count()).toBe(MAX_LEDGER_CHARGES - 8);
-    expect(
-      await service.sql(
-        "select 1 from policy_transaction t join policy p on p.id = t.policy_id where p.number = 102 and t.type <> 'issuance'",
-      ),
-    ).toEqual([]);
-    expect(await service.sql("select 1 from event where type = 'policy.cancelled' and (data->'object'->>'number')::bigint = 102")).toEqual(
-      [],
-    );
-  });
-
-  it('charges a GraphQL query for a ledger longer than its schedule as it reads it: within the limit all of it, past it a 400', async () => {
-    await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ number: 103 }) });
-    await lengthenLedger(103, 600 - 12);
-    // Counted before it runs at 61 charges, each 1 + 1 field; read, 539 more at 2 each: 1,078 of the 5,000.
-    const one = await graphql(service.url, '{ policy(number: 103) { charges { id } } }', {}, token);
-    expect(one.body.errors).toBeUndefined();
-    expect(one.body.data.policy.charges).toHaveLength(600);
-    // Five of it are 5,390 more: refused as a query over the limit is, with no data.
-    const aliases = [1, 2, 3, 4, 5].map((i) => `p${i}: policy(number: 103) { charges { id } }`).join(' ');
-    const five = await request(service.url, 'POST', '/graphql', {
-      token,
-      body: { query: `{ ${aliases} }` },
-      headers: { accept: 'application/graphql-response+json' },
-    });
-    expect(five.status, five.text).toBe(400);
-    expect(five.body.data).toBeUndefined();
-    expect(five.body.errors[0]).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
-    expect(five.body.errors[0].message).toContain('Query cost limit of 5000 exceeded while reading: a list held 600 items');
-    // REST runs the service's own documents, without the limit: the read has every charge.
-    expect((await request(service.url, 'GET', '/api/v1/policy/103', { token })).body.charges).toHaveLength(600);
   });
 });
 

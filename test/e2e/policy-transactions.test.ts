@@ -2,18 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
+import { TRANSACTIONS } from '../support/policy-lifecycle.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
 
-const TRANSACTIONS = `query ($number: SafeInt!, $first: Int!, $after: String) {
-  policy(number: $number) {
-    transactions(first: $first, after: $after) {
-      edges { cursor node { id type effectiveDate createdAt createdBy changes } }
-      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-    }
-  }
-}`;
-
-/** Contract section 14, "Transactions": a policy's transactions, oldest first, on both surfaces. */
+/**
+ * Contract section 14, "Transactions": a policy's transactions, oldest first, on both surfaces.
+ * Out of reach and bad parameters, through the operation core: test/in-process/policy-ledger.
+ */
 describe("a policy's transactions", () => {
   const service = useTestService();
   let token: string;
@@ -103,25 +98,5 @@ describe("a policy's transactions", () => {
       [300, 3],
       [301, 1],
     ]);
-  });
-
-  it('answers 404 for a policy out of reach or missing, and 400 for a bad limit or cursor', async () => {
-    const stranger = await service.token({ sub: 'mallory' });
-    const outOfReach = await request(service.url, 'GET', '/api/v1/policy/300/transactions', { token: stranger });
-    const missing = await request(service.url, 'GET', '/api/v1/policy/99999/transactions', { token });
-    const notANumber = await request(service.url, 'GET', '/api/v1/policy/abc/transactions', { token });
-    for (const response of [outOfReach, missing, notANumber]) {
-      expect(response.status).toBe(404);
-      expect(response.body.code).toBe('NOT_FOUND');
-    }
-    expect(outOfReach.text).toBe(missing.text);
-    const viaGraphql = await graphql(service.url, TRANSACTIONS, { number: 300, first: 5 }, stranger);
-    expect(viaGraphql.body.data.policy).toBeNull();
-    expect(viaGraphql.body.errors[0].extensions.code).toBe('NOT_FOUND');
-    for (const query of ['?limit=0', '?limit=101', '?after=bm90LWEtY3Vyc29y', `?after=${Buffer.from('policy:1').toString('base64url')}`]) {
-      const response = await request(service.url, 'GET', `/api/v1/policy/300/transactions${query}`, { token });
-      expect(response.status, query).toBe(400);
-      expect(response.body.code).toBe('BAD_USER_INPUT');
-    }
   });
 });

@@ -3,32 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request, type TestResponse } from '../support/http.js';
+import { expectRateLimited, rateLimit } from '../support/rate-limit-fields.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
-
-/** `"requests";r=9;t=2` items of a RateLimit field, by policy. */
-function rateLimit(response: TestResponse): Record<string, { r: number; t?: number }> {
-  const items = (response.headers.get('ratelimit') ?? '').split(',').filter(Boolean);
-  return Object.fromEntries(
-    items.map((item) => {
-      const [name, ...parameters] = item.trim().split(';');
-      const values = Object.fromEntries(parameters.map((parameter) => parameter.split('=')).map(([key, value]) => [key, Number(value)]));
-      return [JSON.parse(name), values as { r: number; t?: number }];
-    }),
-  );
-}
-
-function expectRateLimited(response: TestResponse, policy: string) {
-  expect(response.status).toBe(429);
-  expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-  expect(response.headers.get('ratelimit-policy')).toContain(`"${policy}"`);
-  expect(rateLimit(response)[policy].r).toBe(0);
-}
 
 /**
  * Per-caller limits of contract section 12, over HTTP: each budget answers 429 with
  * `Retry-After` and the IETF `RateLimit` fields once spent, recovers when its window resets,
  * and never touches another caller. Windows are 2 s here (RATE_LIMIT_WINDOW_SECONDS), so a
- * per-minute budget of 300 allows 10 a window.
+ * per-minute budget of 300 allows 10 a window. The budgets the operation core charges (GraphQL
+ * cost, a GraphQL create's) in process: test/in-process/rate-limits.
  */
 describe('rate limits', () => {
   describe('requests per sub and unauthenticated requests per address', () => {
@@ -148,17 +131,6 @@ describe('rate limits', () => {
       const other = await first.token({ sub: 'carol' });
       expect((await request(first.url, 'POST', '/api/v1/organization', { token: other, body: organizationBody() })).status).toBe(200);
     });
-
-    it('does not keep a 429 for an Idempotency-Key: the retry runs once the budget allows', async () => {
-      // A GraphQL create learns it is over the budget inside its idempotent run.
-      const key = { 'idempotency-key': 'over-the-limit' };
-      const body = { query: 'mutation ($i: CreatePolicyInput!) { createPolicy(input: $i) { number } }', variables: { i: policyBody() } };
-      const refused = await request(first.url, 'POST', '/graphql', { token, body, headers: key });
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      const kept = await first.sql("select 1 from idempotency_key where key = 'over-the-limit'");
-      expect(kept).toEqual([]);
-    });
   });
 
   describe('creates window reset', () => {
@@ -175,35 +147,6 @@ describe('rate limits', () => {
       expectRateLimited(response, 'creates');
       await sleep(Number(response.headers.get('retry-after')) * 1000 + 100);
       expect((await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() })).status).toBe(200);
-    });
-  });
-
-  describe('GraphQL cost per sub', () => {
-    const service = useTestService({ RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '1000' });
-    let token: string;
-    let organizationId: string;
-    beforeAll(async () => {
-      ({ token, organizationId } = await createRootOrganization(service));
-    });
-
-    it('spends each operation’s computed cost and refuses the one that would go over', async () => {
-      // organization 1 + children(first: 10) x (1 + edges (1 + node (1 + id 1 + name 1))) = 51 points
-      const query = `{ organization(id: "${organizationId}") { children(first: 10) { edges { node { id name } } } } }`;
-      const costs: number[] = [];
-      let response = await graphql(service.url, query, {}, token);
-      while (response.status === 200) {
-        costs.push(rateLimit(response)['graphql-cost'].r);
-        response = await graphql(service.url, query, {}, token);
-      }
-      expect(costs.length).toBeGreaterThan(1);
-      expect(costs[0]).toBe(1000 - 51);
-      expect(costs[1]).toBe(1000 - 2 * 51);
-      expect(costs).toHaveLength(Math.floor(1000 / 51));
-      expectRateLimited(response, 'graphql-cost');
-      expect(response.body.errors[0].extensions.code).toBe('RATE_LIMITED');
-      expect(response.body.data).toBeUndefined();
-      // REST reads are not charged GraphQL cost.
-      expect((await request(service.url, 'GET', `/api/v1/organization/${organizationId}`, { token })).status).toBe(200);
     });
   });
 

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { todayUtc } from '../../src/values/calendar-date.js';
+import { organizationBody, policyBody } from './fixtures.js';
+import type { Client } from './http.js';
 
 /** The test tree: A is the root; B and B2 its children; C under B, D under C, E under D; C2 under B2. */
 export const ALL = ['A', 'B', 'C', 'D', 'E', 'B2', 'C2'];
@@ -80,4 +83,37 @@ export async function buildTestTree(create: Create, org: Record<string, string>)
   await create('D', { sub: 'dave', org: org.C });
   await create('E', { sub: 'dave', org: org.D });
   await create('C2', { sub: 'cara', org: org.B2 });
+}
+
+/** The test tree as made through REST: each organization's id, its policy's number and its quote's id, by name. */
+export interface RestTree {
+  org: Record<string, string>;
+  policy: Record<string, number>;
+  quote: Record<string, string>;
+}
+
+/**
+ * Builds the test tree through REST on `client` (a started service or in process): each
+ * organization created by its principal, with a policy numbered after it and a quote. Fills the
+ * records of `tree` in place (a matrix built while the tests are collected holds them).
+ */
+export function buildRestTree(client: Client, tree: RestTree): Promise<void> {
+  const { org, policy, quote } = tree;
+  const create: Create = async (name, claims, parentId) => {
+    const token = await client.token(claims);
+    const body = organizationBody({ legalName: `Org ${name}`, ...(parentId ? { parentId } : {}) });
+    const response = await client.request('POST', '/api/v1/organization', { token, body });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    org[name] = response.body.id;
+    policy[name] = 1000 + ALL.indexOf(name);
+    const created = await client.request('POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: org[name], number: policy[name] }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const quoted = await client.request('POST', '/api/v1/quote', { token, body: policyBody({ organizationId: org[name] }) });
+    expect(quoted.status, JSON.stringify(quoted.body)).toBe(200);
+    quote[name] = quoted.body.id;
+  };
+  return buildTestTree(create, org);
 }

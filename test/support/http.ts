@@ -1,5 +1,6 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
+import { expect } from 'vitest';
 import { openApiChecker } from './openapi.js';
 
 /** A response as the tests read it: status, headers and the parsed JSON body (or text). */
@@ -10,17 +11,26 @@ export interface TestResponse<T = any> {
   text: string;
 }
 
+/** Who the suite's requests go to: a started service over HTTP, or the operation core in process (in-process.ts). */
+export interface Client {
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  token(claims: { sub: string; org?: string }): Promise<string>;
+}
+
 export interface RequestOptions {
   token?: string;
   body?: unknown;
   headers?: Record<string, string>;
 }
 
-/** Plain HTTP against the running server, as an integrator's client would send it. */
-export async function request(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+/**
+ * What a request of the suite sends besides its method and path: the caller's headers, an Accept
+ * on `/graphql` as GraphQL clients send it, the token, and a body as JSON text.
+ */
+export function outgoing(path: string, options: RequestOptions): { headers: Record<string, string>; body: string | undefined } {
   const headers: Record<string, string> = { ...options.headers };
   // As GraphQL clients send it today (Apollo Client 4, graphql-http): the status then tells a
-  // refused request from an answered one. test/e2e/graphql-statuses covers application/json.
+  // refused request from an answered one. test/graphql/graphql-statuses covers application/json.
   if (path.toLowerCase().startsWith('/graphql') && !Object.keys(headers).some((name) => name.toLowerCase() === 'accept')) {
     headers.accept = 'application/graphql-response+json, application/json;q=0.9';
   }
@@ -30,15 +40,24 @@ export async function request(baseUrl: string, method: string, path: string, opt
     headers['content-type'] ??= 'application/json';
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   }
+  return { headers, body };
+}
+
+/** A response body as the tests read it: parsed JSON, or the text when it is not JSON. */
+export function parsedBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // not JSON: keep the text
+  }
+}
+
+/** Plain HTTP against the running server, as an integrator's client would send it. */
+export async function request(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const { headers, body } = outgoing(path, options);
   const response = await fetch(new URL(path, baseUrl), { method, headers, body });
   const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON: keep the text
-  }
-  const result = { status: response.status, headers: response.headers, body: parsed, text };
+  const result = { status: response.status, headers: response.headers, body: parsedBody(text), text };
   // Every REST response the suite sees must match the served OpenAPI document.
   if (path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json') (await openApiChecker(baseUrl))(method, path, result);
   return result;
@@ -67,4 +86,13 @@ export function execute<Result, Variables>(
   token?: string,
 ): Promise<TestResponse<{ data?: Result | null; errors?: Array<{ message: string; extensions: Record<string, any> }> }>> {
   return request(baseUrl, 'POST', '/graphql', { token, body: { query: print(document), variables } });
+}
+
+/** An RFC 9457 problem of this status and code (contract section 6), with its title and detail. */
+export function expectProblem(response: TestResponse, status: number, code: string): void {
+  expect(response.status, response.text).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(response.body).toMatchObject({ type: 'about:blank', status, code });
+  expect(typeof response.body.title).toBe('string');
+  expect(typeof response.body.detail).toBe('string');
 }

@@ -10,20 +10,21 @@ import type { TestResponse } from './http.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const validators = new Map<string, Promise<ResponseChecker>>();
 
-type ResponseChecker = (method: string, path: string, response: TestResponse) => void;
+export type ResponseChecker = (method: string, path: string, response: TestResponse) => void;
 
 export function openApiChecker(baseUrl: string): Promise<ResponseChecker> {
   let checker = validators.get(baseUrl);
   if (!checker) {
     checker = fetch(new URL('/api/v1/openapi.json', baseUrl))
       .then((response) => response.json())
-      .then(build);
+      .then(openApiCheckerOf);
     validators.set(baseUrl, checker);
   }
   return checker;
 }
 
-function build(document: any): ResponseChecker {
+/** A checker of responses against this OpenAPI document (the in-process tests make it from the service's own). */
+export function openApiCheckerOf(document: any): ResponseChecker {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema(document, 'openapi');

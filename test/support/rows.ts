@@ -114,3 +114,11 @@ export async function insertPolicies(db: Database, rows: PolicyRow[]): Promise<v
   }));
   await insertRows(db, 'policy', POLICY_COLUMNS, full);
 }
+
+/** root ← child ← grandchild, named after and owned by `sub`; returns their ids. */
+export async function insertTree(db: Database, sub: string): Promise<{ root: string; child: string; grandchild: string }> {
+  const [root] = await insertOrganizations(db, [{ name: `${sub} root`, ownerSub: sub }]);
+  const [child] = await insertOrganizations(db, [{ name: `${sub} child`, parentId: root, ownerSub: sub }]);
+  const [grandchild] = await insertOrganizations(db, [{ name: `${sub} grandchild`, parentId: child, ownerSub: sub }]);
+  return { root, child, grandchild };
+}

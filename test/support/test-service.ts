@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { organizationBody } from './fixtures.js';
-import { request } from './http.js';
+import { request, type Client } from './http.js';
 
 export const JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
 export const JWT_ISSUER = 'https://issuer.test';
@@ -46,34 +46,56 @@ export async function startTestService(env: Record<string, string> = {}, options
   const shared = options.sameDatabaseAs;
   // Another instance may share a database that already exists.
   const databaseUrl = new URL(options.databaseUrl ?? shared?.databaseUrl ?? (await createTestDatabase(options.adminUrl)));
-  const environment: Record<string, string> = {
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl.toString(),
-    DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-data-')),
-    DATA_ENCRYPTION_KEY: shared?.env.DATA_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
-    JWT_SECRET,
-    JWT_ISSUER,
-    JWT_AUDIENCE,
-    LOG_LEVEL: 'silent',
-    ...env,
-  };
+  const environment = serviceEnvironment(
+    databaseUrl.toString(),
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-data-')),
+      ...env,
+    },
+    shared,
+  );
   const config = loadConfig(environment);
   const service = await startService(config, options.logger ?? createLogger('silent'));
   const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 2 });
   pool.on('error', () => undefined);
-  const secret = new TextEncoder().encode(JWT_SECRET);
   return {
     ...service,
     env: environment,
-    token: (claims) => mintToken(secret, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, ...claims }),
+    token: testToken,
     sql: async (text, values) => (await pool.query(text, values)).rows,
     async stop() {
       await pool.end();
       await service.stop();
     },
   };
+}
+
+/**
+ * The environment of a test service on `databaseUrl` (started, or in process): the test tokens'
+ * keys, a new data key or the one of the instance whose database it shares, silent logs, then `env`.
+ */
+export function serviceEnvironment(
+  databaseUrl: string,
+  env: Record<string, string>,
+  sameDatabaseAs?: Pick<TestService, 'env'>,
+): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DATA_ENCRYPTION_KEY: sameDatabaseAs?.env.DATA_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+    JWT_SECRET,
+    JWT_ISSUER,
+    JWT_AUDIENCE,
+    LOG_LEVEL: 'silent',
+    ...env,
+  };
+}
+
+/** A valid token for these claims, with the issuer and audience a test service is configured with. */
+export function testToken(claims: Omit<TokenClaims, 'issuer' | 'audience'>): Promise<string> {
+  return mintToken(new TextEncoder().encode(JWT_SECRET), { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, ...claims });
 }
 
 /** A new, empty database on the run's PostgreSQL (or on `adminUrl`); returns its URL. */
@@ -137,12 +159,18 @@ export function useTestService(env: Record<string, string> = {}, options: TestSe
   };
 }
 
-/** Creates a root organization as alice on `service`; returns it and a token of alice acting for it. */
-export async function createRootOrganization(service: Pick<TestService, 'url' | 'token'>) {
-  const root = await request(service.url, 'POST', '/api/v1/organization', {
-    token: await service.token({ sub: 'alice' }),
+/** A started service as the suite's requests see it (test/support/http.ts `Client`), like the in-process one. */
+export function clientOf(service: Pick<TestService, 'url' | 'token'>): Client {
+  return { request: (method, path, options) => request(service.url, method, path, options), token: (claims) => service.token(claims) };
+}
+
+/** Creates a root organization as alice, on a started `service` or in process; returns it and a token of alice acting for it. */
+export async function createRootOrganization(service: Pick<TestService, 'url' | 'token'> | Client) {
+  const client = 'request' in service ? service : clientOf(service);
+  const root = await client.request('POST', '/api/v1/organization', {
+    token: await client.token({ sub: 'alice' }),
     body: organizationBody(),
   });
   const organizationId = root.body.id as string;
-  return { organizationId, token: await service.token({ sub: 'alice', org: organizationId }) };
+  return { organizationId, token: await client.token({ sub: 'alice', org: organizationId }) };
 }

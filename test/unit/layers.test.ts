@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * Folders of one layer may import each other, but never in a loop (the last test).
  */
 const LAYERS = [
-  ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'welcome.ts'],
+  ['main.ts', 'cluster-primary.ts', 'service-process.ts', 'service.ts', 'app.ts', 'service-core.ts', 'welcome.ts'],
   ['graphql-server', 'rest'],
   // The Express host's own steps, beneath both adapters and app.ts: the one writer, the
   // authentication and rate-limit gates, the access log. They are the framework halves of

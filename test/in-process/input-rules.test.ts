@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { todayUtc } from '../../src/values/calendar-date.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
-import { createRootOrganization, useTestService } from '../support/test-service.js';
+import { useInProcessService } from '../support/in-process.js';
+import { createRootOrganization } from '../support/test-service.js';
 
 // Two days ahead, so a run that crosses midnight UTC still sends a date in the future.
 const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
@@ -12,7 +12,10 @@ const account = (fields: Record<string, unknown> = {}) => ({ routing: '110000000
 
 type Case = [rule: string, passing: Record<string, unknown>, failing: Record<string, unknown>, path: string];
 
-/** Contract section 4: one passing and one failing body per rule, and the path the failure names. */
+/**
+ * Contract section 4: one passing and one failing body per rule, and the path the failure names,
+ * on REST and GraphQL, through the operation core in process.
+ */
 const ORGANIZATION_RULES: Case[] = [
   ['legalName is required', { legalName: 'A' }, { legalName: undefined }, 'legalName'],
   ['legalName is not blank', { legalName: 'A' }, { legalName: '   ' }, 'legalName'],
@@ -130,7 +133,7 @@ const POLICY_RULES: Case[] = [
 const QUOTE_RULES: Case[] = POLICY_RULES.filter(([, , , path]) => !['number', 'cvc', 'internalID'].includes(path));
 
 describe('input rules', () => {
-  const service = useTestService();
+  const service = useInProcessService();
   let token: string;
 
   beforeAll(async () => {
@@ -152,10 +155,10 @@ describe('input rules', () => {
     ['quote', '/api/v1/quote', 'CreateQuoteInput', 'createQuote { id }', QUOTE_RULES, policyBody],
   ] as const)('%s', (_kind, path, inputType, selection, rules, body) => {
     it.each(rules)('%s (REST)', async (_rule, passing, failing, errorPath) => {
-      const ok = await request(service.url, 'POST', path, { token, body: body(passing) });
+      const ok = await service.request('POST', path, { token, body: body(passing) });
       expect(ok.status, JSON.stringify(ok.body)).toBe(200);
       const before = await rows();
-      const refused = await request(service.url, 'POST', path, { token, body: body(failing) });
+      const refused = await service.request('POST', path, { token, body: body(failing) });
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe('BAD_USER_INPUT');
       expect(refused.body.errors.map((error: { path: string }) => error.path)).toContain(errorPath);
@@ -166,9 +169,9 @@ describe('input rules', () => {
       const [field, fields] = selection.split(' { ');
       const mutation = `mutation ($input: ${inputType}!) { ${field}(input: $input) { ${fields} }`;
       const strip = (value: Record<string, unknown>) => (value.number !== undefined ? { ...value, number: undefined } : value);
-      const ok = await graphql(service.url, mutation, { input: body(strip(passing)) }, token);
+      const ok = await service.graphql(mutation, { input: body(strip(passing)) }, token);
       expect(ok.body.errors, JSON.stringify(ok.body)).toBeUndefined();
-      const refused = await graphql(service.url, mutation, { input: body(failing) }, token);
+      const refused = await service.graphql(mutation, { input: body(failing) }, token);
       expect(refused.body.data ?? null).toBeNull();
       expect(refused.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
       expect(refused.body.errors[0].extensions.errors.map((error: { path: string }) => error.path)).toContain(errorPath);
@@ -176,7 +179,7 @@ describe('input rules', () => {
   });
 
   it('reports three broken rules at once, each with its path', async () => {
-    const response = await request(service.url, 'POST', '/api/v1/organization', {
+    const response = await service.request('POST', '/api/v1/organization', {
       token,
       body: organizationBody({
         email: 'not-an-email',
@@ -194,7 +197,7 @@ describe('input rules', () => {
   });
 
   it('reports type errors and broken rules together', async () => {
-    const response = await request(service.url, 'POST', '/api/v1/policy', {
+    const response = await service.request('POST', '/api/v1/policy', {
       token,
       body: policyBody({ ownerFirstname: 42, cvc: '1', expirationDate: '2025-01-01' }),
     });

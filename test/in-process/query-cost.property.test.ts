@@ -11,11 +11,10 @@ import {
 } from 'graphql';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { queryCost } from '../../src/operations/query-cost.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
-import { createRootOrganization, useTestService } from '../support/test-service.js';
+import { useInProcessService } from '../support/in-process.js';
+import { createRootOrganization } from '../support/test-service.js';
 
 const MAX_COST = 5000;
 const DEADLINE_MS = 10_000;
@@ -32,10 +31,11 @@ function answeredFields(value: unknown): number {
  * inline fragments, named fragments spread anywhere (reused, so they multiply), nested
  * connections of any page size and sometimes the fragment "padding" of the security review, is
  * either refused before it runs, or accepted with a computed cost within the limit that bounds
- * the fields it really answers, and finishes within the deadline.
+ * the fields it really answers, and finishes within the deadline. Through the operation core in
+ * process: Apollo Server's parse and validation, the cost check, execution.
  */
 describe('query cost (property-based)', () => {
-  const service = useTestService({
+  const service = useInProcessService({
     RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
     RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
   });
@@ -46,11 +46,11 @@ describe('query cost (property-based)', () => {
 
   beforeAll(async () => {
     ({ token, organizationId } = await createRootOrganization(service));
-    schema = await buildServiceSchema();
+    schema = service.schema;
     // Data for the walks to find: children with owners, accounts and policies with charges.
-    await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody() });
+    await service.request('POST', '/api/v1/policy', { token, body: policyBody() });
     for (let i = 0; i < 4; i++) {
-      const child = await request(service.url, 'POST', '/api/v1/organization', {
+      const child = await service.request('POST', '/api/v1/organization', {
         token,
         body: organizationBody({
           owners: [{ firstname: 'A', lastname: 'B', ownership: 50 }],
@@ -58,7 +58,7 @@ describe('query cost (property-based)', () => {
         }),
       });
       for (let j = 0; j < 3; j++) {
-        const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: child.body.id }) });
+        const policy = await service.request('POST', '/api/v1/policy', { token, body: policyBody({ organizationId: child.body.id }) });
         policyNumber = policy.body.number;
       }
     }
@@ -123,7 +123,7 @@ describe('query cost (property-based)', () => {
       fc.asyncProperty(fc.gen(), async (g) => {
         const document = randomDocument(g);
         const started = performance.now();
-        const response = await graphql(service.url, document, {}, token);
+        const response = await service.graphql(document, {}, token);
         const elapsed = performance.now() - started;
         expect(elapsed).toBeLessThan(DEADLINE_MS);
         expect(response.status, response.text.slice(0, 300)).toBeLessThan(500);

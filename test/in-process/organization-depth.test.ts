@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
-import { graphql, request } from '../support/http.js';
 import { insertOrganizations } from '../support/rows.js';
-import { useTestService } from '../support/test-service.js';
+import { useInProcessService } from '../support/in-process.js';
 
 const MAX_DEPTH = 3;
 const CREATE = 'mutation ($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }';
@@ -15,10 +14,11 @@ const TOO_DEEP = {
 /**
  * Bounded trees (contract section 12; security review 2, H2): a tree has at most
  * ORGANIZATION_MAX_DEPTH levels, a root being level 1, and what an organization, policy or
- * event stores grows at most linearly with its depth.
+ * event stores grows at most linearly with its depth. Through the operation core in process, on
+ * REST and GraphQL, and in the database itself.
  */
 describe('organization depth', () => {
-  const service = useTestService({
+  const service = useInProcessService({
     ORGANIZATION_MAX_DEPTH: String(MAX_DEPTH),
     RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
     RATE_LIMIT_CREATES_PER_MINUTE: '0',
@@ -43,8 +43,8 @@ describe('organization depth', () => {
       const parentId = chain.at(-1) ?? null;
       const id =
         depth % 2 === 1
-          ? (await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId }) })).body.id
-          : (await graphql(service.url, CREATE, { input: organizationBody({ parentId }) }, token)).body.data?.createOrganization.id;
+          ? (await service.request('POST', '/api/v1/organization', { token, body: organizationBody({ parentId }) })).body.id
+          : (await service.graphql(CREATE, { input: organizationBody({ parentId }) }, token)).body.data?.createOrganization.id;
       expect(id, `level ${depth}`).toEqual(expect.any(String));
       chain.push(id);
     }
@@ -55,7 +55,7 @@ describe('organization depth', () => {
       { depth: MAX_DEPTH },
     ]);
     const before = await written();
-    const refused = await request(service.url, 'POST', '/api/v1/organization', {
+    const refused = await service.request('POST', '/api/v1/organization', {
       token,
       body: organizationBody({ parentId: chain.at(-1) }),
     });
@@ -64,7 +64,7 @@ describe('organization depth', () => {
     expect(refused.body).toMatchObject({ code: 'BAD_USER_INPUT', errors: [TOO_DEEP] });
     // The parent taken from the token's org is refused the same way.
     const leafToken = await service.token({ sub: 'alice', org: chain.at(-1) });
-    const fromToken = await request(service.url, 'POST', '/api/v1/organization', { token: leafToken, body: organizationBody() });
+    const fromToken = await service.request('POST', '/api/v1/organization', { token: leafToken, body: organizationBody() });
     expect(fromToken.status).toBe(400);
     expect(fromToken.body.errors).toEqual([TOO_DEEP]);
     expect(await written()).toEqual(before);
@@ -72,7 +72,7 @@ describe('organization depth', () => {
 
   it('refuses the same create over GraphQL with 400 BAD_USER_INPUT on parentId, writing nothing', async () => {
     const before = await written();
-    const refused = await graphql(service.url, CREATE, { input: organizationBody({ parentId: chain.at(-1) }) }, token);
+    const refused = await service.graphql(CREATE, { input: organizationBody({ parentId: chain.at(-1) }) }, token);
     expect(refused.status).toBe(400);
     expect(refused.body.data?.createOrganization ?? null).toBeNull();
     expect(refused.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: [TOO_DEEP] });
@@ -108,16 +108,16 @@ describe('organization depth', () => {
     for (let depth = 2; depth <= MAX_DEPTH + 2; depth++)
       deep.push(...(await insertOrganizations(service, [{ ownerSub: 'alice', parentId: deep.at(-1) }])));
     const deepest = deep.at(-1)!;
-    expect((await request(service.url, 'GET', `/api/v1/organization/${deepest}`, { token })).status).toBe(200);
-    const refused = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationBody({ parentId: deepest }) });
+    expect((await service.request('GET', `/api/v1/organization/${deepest}`, { token })).status).toBe(200);
+    const refused = await service.request('POST', '/api/v1/organization', { token, body: organizationBody({ parentId: deepest }) });
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toEqual([TOO_DEEP]);
-    const policy = await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: deepest }) });
+    const policy = await service.request('POST', '/api/v1/policy', { token, body: policyBody({ organizationId: deepest }) });
     expect(policy.status).toBe(200);
   });
 
   it('stores per organization, event and policy one ancestry entry per level, never more', async () => {
-    await request(service.url, 'POST', '/api/v1/policy', { token, body: policyBody({ organizationId: chain.at(-1) }) });
+    await service.request('POST', '/api/v1/policy', { token, body: policyBody({ organizationId: chain.at(-1) }) });
     // Each organization of the chain: its path, its created event's ancestor rows, and the
     // ancestor rows of the policies filed under it, against its depth.
     const rows = await service.sql<{

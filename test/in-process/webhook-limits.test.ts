@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { organizationBody } from '../support/fixtures.js';
+import { useInProcessService } from '../support/in-process.js';
+
+/**
+ * Contract section 12, "Webhooks are fair between trees": what one tree may register, through
+ * the operation core of two instances on one database (403 QUOTA_EXCEEDED, REST and GraphQL).
+ * What a receiver and an event's deliveries may cost: test/e2e/webhook-limits.
+ */
+const CREATE_ENDPOINT = `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id } }`;
+
+describe('webhook endpoints per tree (WEBHOOK_ENDPOINTS_PER_TREE)', () => {
+  const env = { WEBHOOK_ENDPOINTS_PER_TREE: '3' };
+  const first = useInProcessService(env);
+  const second = useInProcessService(env, { sameDatabaseAs: first });
+  const url = 'http://127.0.0.1:9/hooks';
+
+  const liveEndpoints = async (organizationIds: string[]) =>
+    (
+      await first.sql<{ n: number }>(
+        'select count(*)::int as n from webhook_endpoint where organization_id = any($1::uuid[]) and deleted_at is null',
+        [organizationIds],
+      )
+    )[0].n;
+
+  it('refuses the endpoint over the quota with 403 QUOTA_EXCEEDED, over REST and GraphQL, anywhere in the tree; a delete frees a place', async () => {
+    const token = await first.token({ sub: 'endpoint-quota-owner' });
+    const root = (await first.request('POST', '/api/v1/organization', { token, body: organizationBody() })).body.id as string;
+    const child = (await first.request('POST', '/api/v1/organization', { token, body: organizationBody({ parentId: root }) })).body
+      .id as string;
+    const rest = (organizationId: string, on = first) =>
+      on.request('POST', '/api/v1/webhook-endpoints', { token, body: { url, organizationId } });
+    const viaGraphql = (organizationId: string) => second.graphql(CREATE_ENDPOINT, { input: { url, organizationId } }, token);
+
+    const created = [await rest(root), await rest(child, second), await viaGraphql(child)];
+    expect(created.map((response) => response.status)).toEqual([200, 200, 200]);
+
+    const overRest = await rest(child);
+    expect(overRest.status).toBe(403);
+    expect(overRest.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(overRest.body).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      detail: 'This organization tree already has its quota of 3 webhook endpoints.',
+    });
+    const overGraphql = await viaGraphql(root);
+    expect(overGraphql.status).toBe(403);
+    expect(overGraphql.body.errors[0].extensions.code).toBe('QUOTA_EXCEEDED');
+    expect(await liveEndpoints([root, child])).toBe(3);
+
+    // Another tree has its own quota.
+    const stranger = await first.token({ sub: 'endpoint-quota-other' });
+    const elsewhere = (await first.request('POST', '/api/v1/organization', { token: stranger, body: organizationBody() })).body
+      .id as string;
+    expect(
+      (await first.request('POST', '/api/v1/webhook-endpoints', { token: stranger, body: { url, organizationId: elsewhere } })).status,
+    ).toBe(200);
+
+    // A deleted endpoint no longer counts.
+    const deleted = await first.request('DELETE', `/api/v1/webhook-endpoints/${created[0].body.id}`, { token });
+    expect(deleted.status).toBe(204);
+    expect((await rest(root)).status).toBe(200);
+    expect((await rest(root)).status).toBe(403);
+  });
+
+  it('holds exactly under concurrent creates on two instances', async () => {
+    const token = await first.token({ sub: 'endpoint-quota-racer' });
+    const root = (await first.request('POST', '/api/v1/organization', { token, body: organizationBody() })).body.id as string;
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 3 === 0
+          ? first.graphql(CREATE_ENDPOINT, { input: { url, organizationId: root } }, token)
+          : (i % 2 ? first : second).request('POST', '/api/v1/webhook-endpoints', { token, body: { url, organizationId: root } }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(9);
+    expect(await liveEndpoints([root])).toBe(3);
+    const [usage] = await first.sql<{ n: number }>('select webhook_endpoints::int as n from tree_usage where root_id = $1', [root]);
+    expect(usage.n).toBe(3);
+  });
+});
