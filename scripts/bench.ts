@@ -69,6 +69,11 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // The table alone (issue 14), without the webhook, limits, fairness and observability sections.
     table: { type: 'boolean', default: false },
+    // Only the tracing settings (TRACED, bench-support.ts) whose label contains this text, in the
+    // table and the observability section (e.g. `--only observability --sampler every`).
+    sampler: { type: 'string' },
+    // Rounds of each pair compared (observability, --against, --node, --v8-flags).
+    rounds: { type: 'string', default: '6' },
     // Another Node binary (e.g. /usr/bin/node, the machine's Node 20): the build (--against's when
     // given, since this build refuses a Node older than 24) on it against the same build on the
     // Node running the bench, on fresh pairs, instead of the limits and fairness sections.
@@ -149,9 +154,10 @@ const collector = createServer((req, res) =>
 );
 await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
 const TRACING = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}` };
-// Started once the service has migrated the database, one process per sampler (TRACED, bench-scenarios.ts).
+// Started once the service has migrated the database, one process per sampler (TRACED, bench-support.ts).
+const tracedSettings = TRACED.filter(({ label }) => !values.sampler || label.includes(values.sampler));
 const tracedServers = await Promise.all(
-  TRACED.map(async (setting) => ({ ...setting, port: await freePort(), child: undefined as ChildProcess | undefined })),
+  tracedSettings.map(async (setting) => ({ ...setting, port: await freePort(), child: undefined as ChildProcess | undefined })),
 );
 let unprotected: ChildProcess | undefined;
 let serviceCluster: ChildProcess | undefined;
@@ -541,6 +547,7 @@ try {
       off: number;
     };
     type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
+    const pairRounds = Number(values.rounds);
     // The pair's ports while it runs (the observability rows scrape their /metrics).
     const scrapedPorts = new Set<number>();
     // Each side's highest peak RSS over the pairs compared so far (MB).
@@ -596,7 +603,7 @@ try {
     };
     /** Six rounds of two sides as a table: its columns named `columns`, its ratios `ratio[0] / ratio[1]`. */
     const printPairs = (title: string, columns: [string, string], ratio: [string, string], rounds: Map<string, Round[]>) => {
-      console.log(`\n${title}, 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
+      console.log(`\n${title}, ${pairRounds} rounds, each on a fresh pair loaded at the same time with half the connections each:\n`);
       console.log(
         `| scenario | ${columns[0]} | ${columns[1]} | throughput ${ratio[0]} / ${ratio[1]} (each round) | CPU per request ${ratio[0]} / ${ratio[1]}: capacity |`,
       );
@@ -627,14 +634,14 @@ try {
             .catch(() => undefined);
       }, 5000);
       const reads = scenarios.filter(([name]) => !name.includes('POST') && !name.includes('list'));
-      const rounds = await comparePair([traced, untraced], reads, 6);
+      const rounds = await comparePair([traced, untraced], reads, pairRounds);
       clearInterval(scraper);
       collector.close();
       return { rows: reads.map(([name]) => compareRow(name, rounds.get(name)!)), exported };
     };
     const allObservability = async () => {
       const results = [];
-      for (const { label, sampler } of TRACED) results.push({ label, ...(await observability(sampler)) });
+      for (const { label, sampler } of tracedSettings) results.push({ label, ...(await observability(sampler)) });
       return results;
     };
     const printObservability = (results: Array<{ label: string; rows: string[]; exported: number }>) => {
@@ -647,7 +654,7 @@ try {
       );
       for (const { label, rows: observed, exported } of results) {
         console.log(
-          `\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), 6 rounds, each on a fresh pair loaded at the same time with half the connections each:\n`,
+          `\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), ${pairRounds} rounds, each on a fresh pair loaded at the same time with half the connections each:\n`,
         );
         console.log(
           '| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off |',
@@ -666,7 +673,7 @@ try {
       const byRuntime = await comparePair(
         [LIMITS_HIGH, LIMITS_HIGH],
         scenarios.filter(([name]) => !name.includes('list')),
-        6,
+        pairRounds,
         [
           [...START_FLAGS, build],
           [...START_FLAGS, build],
@@ -684,7 +691,10 @@ try {
       // value; main.ts sets none the command line gives), same build, on fresh pairs.
       const flags = values['v8-flags'].split(/\s+/).filter(Boolean);
       const reads = scenarios.filter(([name]) => !name.includes('list'));
-      const byFlags = await comparePair([LIMITS_HIGH, LIMITS_HIGH], reads, 6, [SERVICE, [...START_FLAGS, ...flags, 'dist/src/main.js']]);
+      const byFlags = await comparePair([LIMITS_HIGH, LIMITS_HIGH], reads, pairRounds, [
+        SERVICE,
+        [...START_FLAGS, ...flags, 'dist/src/main.js'],
+      ]);
       printPairs(
         `The service as npm start runs it against the same with ${flags.join(' ')}`,
         ['as npm start runs it', 'with the flags'],
@@ -700,7 +710,7 @@ try {
       const sameSchema = migrations('.') === migrations(against);
       const compared = scenarios.filter(([name]) => (sameSchema || !name.includes('POST')) && (!values.only || name.includes(values.only)));
       if (!sameSchema) console.log(`\n${against} predates this build's migrations: reads only.`);
-      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], compared, 6, [
+      const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], compared, pairRounds, [
         SERVICE,
         [...START_FLAGS, join(against, 'dist/src/main.js')],
       ]);
