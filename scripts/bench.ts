@@ -546,7 +546,8 @@ try {
       on: number;
       off: number;
     };
-    type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number };
+    /** One round of a pair: at saturation, and (when asked) both at half of that rate, for latency. */
+    type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number; half?: [Measured, Measured] };
     const pairRounds = Number(values.rounds);
     // The pair's ports while it runs (the observability rows scrape their /metrics).
     const scrapedPorts = new Set<number>();
@@ -558,6 +559,7 @@ try {
       count: number,
       commands: [string[], string[]] = [SERVICE, SERVICE],
       nodes: [string, string] = ['node', 'node'],
+      halfLoad = false,
     ) => {
       const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
       for (let round = 0; round < count; round++) {
@@ -580,7 +582,16 @@ try {
           const before = pair.map(({ child }) => cpuMillis(child.pid!));
           const [a, b] = await Promise.all(pair.map((server) => load(server.port, next, connections / 2)));
           const [aCpu, bCpu] = pair.map(({ child }, index) => (cpuMillis(child.pid!) - before[index]) / ([a, b][index].rps * duration));
-          rounds.get(name)!.push({ a, b, aCpu, bCpu });
+          // Latency where neither side is saturated (at saturation a closed loop's latency is only
+          // connections over throughput): both at half the slower side's rate, at the same time.
+          const rate = Math.max(1, Math.floor(Math.min(a.rps, b.rps) / 2));
+          const half = halfLoad
+            ? ((await Promise.all(pair.map((server) => load(server.port, next, connections / 2, { overallRate: rate })))) as [
+                Measured,
+                Measured,
+              ])
+            : undefined;
+          rounds.get(name)!.push({ a, b, aCpu, bCpu, half });
         }
         for (const [index, { child, port }] of pair.entries()) {
           scrapedPorts.delete(port);
@@ -599,7 +610,11 @@ try {
       const ratios = measured.map(({ a, b }) => a.rps / b.rps);
       const [aCpu, bCpu] = [medianOf(measured.map((round) => round.aCpu)), medianOf(measured.map((round) => round.bCpu))];
       const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
-      return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |`;
+      const halves = measured.flatMap(({ half }) => (half ? [half] : []));
+      const latency = halves.length
+        ? ` ${medianOf(halves.map(([x]) => x.rps)).toFixed(0)} req/s each: p50 ${medianOf(halves.map(([x]) => x.p50))} / ${medianOf(halves.map(([, y]) => y.p50))} ms, p99 ${medianOf(halves.map(([x]) => x.p99))} / ${medianOf(halves.map(([, y]) => y.p99))} ms, p99 added **${medianOf(halves.map(([x, y]) => x.p99 - y.p99))} ms** (${halves.map(([x, y]) => x.p99 - y.p99).join(', ')}) |`
+        : '';
+      return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |${latency}`;
     };
     /** Six rounds of two sides as a table: its columns named `columns`, its ratios `ratio[0] / ratio[1]`. */
     const printPairs = (title: string, columns: [string, string], ratio: [string, string], rounds: Map<string, Round[]>) => {
@@ -634,7 +649,7 @@ try {
             .catch(() => undefined);
       }, 5000);
       const reads = scenarios.filter(([name]) => !name.includes('POST') && !name.includes('list'));
-      const rounds = await comparePair([traced, untraced], reads, pairRounds);
+      const rounds = await comparePair([traced, untraced], reads, pairRounds, [SERVICE, SERVICE], ['node', 'node'], true);
       clearInterval(scraper);
       collector.close();
       return { rows: reads.map(([name]) => compareRow(name, rounds.get(name)!)), exported };
@@ -657,9 +672,9 @@ try {
           `\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), ${pairRounds} rounds, each on a fresh pair loaded at the same time with half the connections each:\n`,
         );
         console.log(
-          '| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off |',
+          '| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off | both at half the rate: latency on / off (medians; p99 added each round) |',
         );
-        console.log('|---|---|---|---|---|');
+        console.log('|---|---|---|---|---|---|');
         for (const row of observed) console.log(row);
       }
     };
