@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMain, stopMain, type Started } from '../support/service-process.js';
+import { freePort } from '../../src/database/embedded-postgres.js';
 
 const GUIDE = 'docs/api-guide.md';
 
@@ -76,14 +76,6 @@ async function bash(
   const [code] = (await once(child, 'close')) as [number | null];
   await drained;
   return { code, stdout, stderr };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
 }
 
 /** Splits an output at the markers put between the blocks: the lines of each block, by index. */

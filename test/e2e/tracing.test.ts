@@ -19,6 +19,24 @@ const { account: ACCOUNT, ownerTaxId: OWNER_TAX_ID, organizationTaxId: ORG_TAX_I
 const CVC = '8642';
 const INLINE_CVC = '5317';
 
+/** The service as `npm start` starts it, exporting OTLP/JSON to `otlp` with only the standard OTEL_* variables, and `env`. */
+async function startTraced(otlp: OtlpReceiver, env: Record<string, string>): Promise<Started> {
+  return startMain({
+    DATABASE_URL: await createTestDatabase(),
+    DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-tracing-')),
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    JWT_SECRET,
+    JWT_ISSUER,
+    JWT_AUDIENCE,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    ...env,
+  });
+}
+
 /**
  * OpenTelemetry as an operator runs it (spec section 13): the service started as `npm start`
  * does, with only the standard OTEL_* variables, exporting OTLP/JSON to a local receiver.
@@ -39,18 +57,7 @@ describe('tracing', () => {
       req.on('end', () => res.end());
     });
     await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
-    service = await startMain({
-      DATABASE_URL: await createTestDatabase(),
-      DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-tracing-')),
-      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      JWT_SECRET,
-      JWT_ISSUER,
-      JWT_AUDIENCE,
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '50',
+    service = await startTraced(otlp, {
       OTEL_SERVICE_NAME: 'tracing-test',
       // Every request, so that every span the service makes is checked (the default samples one in ten: below).
       OTEL_TRACES_SAMPLER: 'always_on',
@@ -301,20 +308,7 @@ describe('tracing with the default sampler', () => {
 
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
-    service = await startMain({
-      DATABASE_URL: await createTestDatabase(),
-      DATA_DIR: await mkdtemp(join(tmpdir(), 'org-policy-tracing-')),
-      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      JWT_SECRET,
-      JWT_ISSUER,
-      JWT_AUDIENCE,
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-      WEB_CONCURRENCY: '1',
-    });
+    service = await startTraced(otlp, { WEB_CONCURRENCY: '1' });
     token = await mintToken(new TextEncoder().encode(JWT_SECRET), { sub: 'sampled', issuer: JWT_ISSUER, audience: JWT_AUDIENCE });
     const organization = await request(service.url, 'POST', '/api/v1/organization', { token, body: organizationWithSecrets() });
     expect(organization.status).toBe(200);

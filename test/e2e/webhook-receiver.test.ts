@@ -1,8 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../../src/database/embedded-postgres.js';
 
 /**
  * `npm run webhook-receiver` as a developer runs it (issue 25, F18): the secret from
@@ -14,14 +13,6 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!('WEBHOOK_SECRET' in env)) delete result.WEBHOOK_SECRET;
   return result;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
 }
 
 describe('npm run webhook-receiver', () => {
