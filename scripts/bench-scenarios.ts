@@ -4,6 +4,8 @@ import { parse, print } from 'graphql';
 import pg from 'pg';
 import { POLICY_QUERY } from './bench-support.js';
 import type { SeedTree } from './seed.js';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 
 /**
  * The requests the benchmark sends (scripts/bench.ts), in one place so that the baseline's
@@ -20,6 +22,48 @@ export interface BenchRequest {
 export type Scenario = [name: string, next: () => BenchRequest];
 
 /** autocannon's request that sends `next()`'s request each time, with its bearer token. */
+/**
+ * Latency with one request at a time (no queue in front of the server, so what each request
+ * costs shows, not connections over throughput): `next`'s requests sent back to back on one
+ * kept-alive connection for `seconds`, each timed to its last byte, in µs.
+ */
+export async function sequentialLatencies(port: number, next: () => BenchRequest, seconds: number): Promise<number[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  try {
+    while (performance.now() < end) {
+      const { method, path, token, body } = next();
+      const started = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const sent = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method,
+            path,
+            agent,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          },
+          (answer) => answer.resume().once('end', resolve).once('error', reject),
+        );
+        sent.once('error', reject);
+        sent.end(body);
+      });
+      times.push((performance.now() - started) * 1000);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return times;
+}
+
+/** The `share` quantile (0.5, 0.99) of `values`. */
+export function quantile(values: number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
+}
+
 export function asRequest(next: () => BenchRequest): autocannon.Request {
   return {
     setupRequest: (request) => {

@@ -14,7 +14,16 @@ import { createLogger } from '../src/logger.js';
 import { START_FLAGS } from '../src/v8-flags.js';
 import { cpuMillis, JWT_SECRET, LIMITS_HIGH, peakRss, ready, TRACED } from './bench-support.js';
 import type { SeedTree } from './seed.js';
-import { asRequest, benchScenarios, byDocumentId, deepParentsOf, roundRobin, trustedPolicyDocument } from './bench-scenarios.js';
+import {
+  asRequest,
+  benchScenarios,
+  byDocumentId,
+  deepParentsOf,
+  quantile,
+  roundRobin,
+  sequentialLatencies,
+  trustedPolicyDocument,
+} from './bench-scenarios.js';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
 import {
   policyFromDatabase,
@@ -546,8 +555,8 @@ try {
       on: number;
       off: number;
     };
-    /** One round of a pair: at saturation, and (when asked) both at half of that rate, for latency. */
-    type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number; half?: [Measured, Measured] };
+    /** One round of a pair: at saturation, and (when asked) one request at a time on each, for latency (µs). */
+    type Round = { a: Measured; b: Measured; aCpu: number; bCpu: number; latency?: [number[], number[]] };
     const pairRounds = Number(values.rounds);
     // The pair's ports while it runs (the observability rows scrape their /metrics).
     const scrapedPorts = new Set<number>();
@@ -559,7 +568,7 @@ try {
       count: number,
       commands: [string[], string[]] = [SERVICE, SERVICE],
       nodes: [string, string] = ['node', 'node'],
-      halfLoad = false,
+      sequential = false,
     ) => {
       const rounds = new Map<string, Round[]>(reads.map(([name]) => [name, []]));
       for (let round = 0; round < count; round++) {
@@ -582,16 +591,13 @@ try {
           const before = pair.map(({ child }) => cpuMillis(child.pid!));
           const [a, b] = await Promise.all(pair.map((server) => load(server.port, next, connections / 2)));
           const [aCpu, bCpu] = pair.map(({ child }, index) => (cpuMillis(child.pid!) - before[index]) / ([a, b][index].rps * duration));
-          // Latency where neither side is saturated (at saturation a closed loop's latency is only
-          // connections over throughput): both at half the slower side's rate, at the same time.
-          const rate = Math.max(1, Math.floor(Math.min(a.rps, b.rps) / 2));
-          const half = halfLoad
-            ? ((await Promise.all(pair.map((server) => load(server.port, next, connections / 2, { overallRate: rate })))) as [
-                Measured,
-                Measured,
-              ])
+          // Latency where nothing queues (at saturation a closed loop's latency is only connections
+          // over throughput, and autocannon's overallRate sends each second's requests at once):
+          // one request at a time on each side, both at once.
+          const latency = sequential
+            ? ((await Promise.all(pair.map((server) => sequentialLatencies(server.port, next, duration)))) as [number[], number[]])
             : undefined;
-          rounds.get(name)!.push({ a, b, aCpu, bCpu, half });
+          rounds.get(name)!.push({ a, b, aCpu, bCpu, latency });
         }
         for (const [index, { child, port }] of pair.entries()) {
           scrapedPorts.delete(port);
@@ -610,9 +616,12 @@ try {
       const ratios = measured.map(({ a, b }) => a.rps / b.rps);
       const [aCpu, bCpu] = [medianOf(measured.map((round) => round.aCpu)), medianOf(measured.map((round) => round.bCpu))];
       const [a, b] = [mean(measured.map((round) => round.a)), mean(measured.map((round) => round.b))];
-      const halves = measured.flatMap(({ half }) => (half ? [half] : []));
-      const latency = halves.length
-        ? ` ${medianOf(halves.map(([x]) => x.rps)).toFixed(0)} req/s each: p50 ${medianOf(halves.map(([x]) => x.p50))} / ${medianOf(halves.map(([, y]) => y.p50))} ms, p99 ${medianOf(halves.map(([x]) => x.p99))} / ${medianOf(halves.map(([, y]) => y.p99))} ms, p99 added **${medianOf(halves.map(([x, y]) => x.p99 - y.p99))} ms** (${halves.map(([x, y]) => x.p99 - y.p99).join(', ')}) |`
+      const timed = measured.flatMap(({ latency }) => (latency ? [latency] : []));
+      const ms = (µs: number) => (µs / 1000).toFixed(2);
+      const of = (side: 0 | 1, share: number) => medianOf(timed.map((pair) => quantile(pair[side], share)));
+      const added = timed.map(([x, y]) => quantile(x, 0.99) - quantile(y, 0.99));
+      const latency = timed.length
+        ? ` p50 ${ms(of(0, 0.5))} / ${ms(of(1, 0.5))} ms, p99 ${ms(of(0, 0.99))} / ${ms(of(1, 0.99))} ms; p99 added **${ms(medianOf(added))} ms** (${added.map(ms).join(', ')}) |`
         : '';
       return `| ${name} | ${fmt(a)} | ${fmt(b)} | **${medianOf(ratios).toFixed(2)}x** (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${(aCpu * 1000).toFixed(0)} / ${(bCpu * 1000).toFixed(0)} µs: **${(bCpu / aCpu).toFixed(2)}x** |${latency}`;
     };
@@ -672,7 +681,7 @@ try {
           `\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), ${pairRounds} rounds, each on a fresh pair loaded at the same time with half the connections each:\n`,
         );
         console.log(
-          '| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off | both at half the rate: latency on / off (medians; p99 added each round) |',
+          '| read | tracing on: req/s, p50/p99 ms, errors, non-2xx | tracing off | throughput on / off (each round) | CPU per request on / off: capacity on / off | one request at a time on each: latency on / off (medians of the rounds; p99 added each round) |',
         );
         console.log('|---|---|---|---|---|---|');
         for (const row of observed) console.log(row);
