@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BoundedLabels } from '../../src/observability/bounded-labels.js';
 import { routeNamer } from '../../src/observability/route-names.js';
 import { withoutLiterals } from '../../src/database/statement-spans.js';
-import { tracingRequested } from '../../src/observability/tracing.js';
+import { defaultSampler, tracingRequested } from '../../src/observability/tracing.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('BoundedLabels', () => {
@@ -110,5 +110,19 @@ describe('LOG_FORMAT', () => {
     expect(loadConfig({ NODE_ENV: 'test', LOG_FORMAT: 'pretty' }, false).logFormat).toBe('pretty');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be one of pretty, json/);
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+  });
+});
+
+describe('defaultSampler', () => {
+  it('samples parent-based, one trace in ten, when OTEL_TRACES_SAMPLER is not set (contract section 13)', () => {
+    expect(String(defaultSampler({}))).toBe(
+      'ParentBased{root=TraceIdRatioBased{0.1}, remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}',
+    );
+    expect(String(defaultSampler({ OTEL_TRACES_SAMPLER: ' ' }))).toContain('TraceIdRatioBased{0.1}');
+  });
+
+  it('leaves a set OTEL_TRACES_SAMPLER to the SDK', () => {
+    expect(defaultSampler({ OTEL_TRACES_SAMPLER: 'always_on' })).toBeUndefined();
+    expect(defaultSampler({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' })).toBeUndefined();
   });
 });
