@@ -676,6 +676,10 @@ try {
       console.log(
         `\nThe metrics' own work, in-process: ${own.request.toFixed(2)} µs to count and time a request, ${own.operation.toFixed(2)} µs to count a GraphQL operation.`,
       );
+      const tracing = JSON.parse(spawnSync('node', ['dist/scripts/bench-tracing.js'], { encoding: 'utf8' }).stdout) as { unsampled: number };
+      console.log(
+        `Tracing's work for a request it does not sample, in-process (the sampling decision, always_off): ${tracing.unsampled.toFixed(2)} µs.`,
+      );
       for (const { label, rows: observed, exported } of results) {
         console.log(
           `\nTracing on (OTLP to a local receiver, ${label}; ${exported} exports received) and metrics scraped every 5 s, against tracing off (scraped alike), ${pairRounds} rounds, each on a fresh pair loaded at the same time with half the connections each:\n`,
