@@ -676,7 +676,9 @@ try {
       console.log(
         `\nThe metrics' own work, in-process: ${own.request.toFixed(2)} µs to count and time a request, ${own.operation.toFixed(2)} µs to count a GraphQL operation.`,
       );
-      const tracing = JSON.parse(spawnSync('node', ['dist/scripts/bench-tracing.js'], { encoding: 'utf8' }).stdout) as { unsampled: number };
+      const tracing = JSON.parse(spawnSync('node', ['dist/scripts/bench-tracing.js'], { encoding: 'utf8' }).stdout) as {
+        unsampled: number;
+      };
       console.log(
         `Tracing's work for a request it does not sample, in-process (the sampling decision, always_off): ${tracing.unsampled.toFixed(2)} µs.`,
       );
