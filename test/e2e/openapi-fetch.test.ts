@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,9 +67,16 @@ describe('openapi-typescript + openapi-fetch against the served document', () =>
         include: ['*.ts'],
       }),
     );
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
-      encoding: 'utf8',
-      cwd: dir,
+    // Asynchronously: tsc takes seconds (tens on a loaded machine), and a test process blocked
+    // that long misses the service closing its idle keep-alive connection, so the next test's
+    // first request went out on a closed socket ("other side closed", UND_ERR_SOCKET).
+    const tsc = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
+        { cwd: dir },
+        (_, stdout, stderr) => resolve({ stdout, stderr }),
+      );
     });
     const diagnostics = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
     // Exactly one error, in the misspelt file, naming the field and the right spelling; the right file compiles.
