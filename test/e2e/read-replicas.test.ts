@@ -220,7 +220,7 @@ describe('reads from a streaming replica', () => {
       await stopMain(cluster.child);
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 90_000); // a cluster of three processes and a replica to find healthy: past 30 s at load 15 on 2 cores (.ci/run beside other work)
 
   it('a replica behind where the primary was at start serves nothing until it has replayed that far', async () => {
     await pair.standby.pauseReplay();
