@@ -68,7 +68,11 @@ export class EventResolver {
     const { first, after } = pagePosition('event', args);
     const types = checkedTypes(args.types);
     ctx.deadline.assertOpen();
-    return toConnection('event', eventPageWithinMeter(ctx, info, await accessibleEventsPage(ctx.db, principal, types, first, after)), after);
+    return toConnection(
+      'event',
+      eventPageWithinMeter(ctx, info, await accessibleEventsPage(ctx.db, principal, types, first, after)),
+      after,
+    );
   }
 
   // Charged as the most it shows: MAX_EVENT_DELIVERIES (the default endpoint quota per tree).

@@ -84,7 +84,11 @@ export function pageWithinMeter<P extends MeteredPage>(meter: CostMeter, page: P
  */
 export function nodeListWeight(info: GraphQLResolveInfo, listField: string): number {
   let weight = 0;
-  for (const edges of fieldsNamed(info.fieldNodes.map((node) => node.selectionSet), 'edges', info)) {
+  for (const edges of fieldsNamed(
+    info.fieldNodes.map((node) => node.selectionSet),
+    'edges',
+    info,
+  )) {
     for (const node of fieldsNamed([edges.selectionSet], 'node', info)) {
       for (const list of fieldsNamed([node.selectionSet], listField, info)) weight += 1 + selectedFields(list.selectionSet, info);
     }

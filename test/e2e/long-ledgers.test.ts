@@ -32,7 +32,11 @@ describe('reads pay for the ledgers they return (issue 37, M2)', () => {
       );
       expect(page.status, page.text.slice(0, 300)).toBe(200);
       pages++;
-      const { data, hasMore, nextCursor } = page.body as { data: Array<{ number: number; charges: unknown[] }>; hasMore: boolean; nextCursor: string | null };
+      const { data, hasMore, nextCursor } = page.body as {
+        data: Array<{ number: number; charges: unknown[] }>;
+        hasMore: boolean;
+        nextCursor: string | null;
+      };
       // Counted at 744 charges of 11 points each, a policy is over the 5,000 a page may cost: one per page.
       expect(data.length).toBeGreaterThanOrEqual(1);
       expect(Buffer.byteLength(page.text)).toBeLessThan(1024 * 1024);

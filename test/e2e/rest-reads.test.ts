@@ -179,15 +179,27 @@ describe('integrators read back what they write (contract section 18)', () => {
     const access = accessPredicate('parent', { sub: 'reads-carol', org: null });
     let position = 0;
     const statement = POLICIES_BY_INTERNAL_ID(access.sql).replace(/\?/g, () => `$${++position}`);
-    const [{ 'QUERY PLAN': [plan] }] = await service.sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `explain (analyze, format json) ${statement}`,
-      [null, 'reads-carol', ...access.params, 'crm-42', 0, 21, 21],
-    );
+    const [
+      {
+        'QUERY PLAN': [plan],
+      },
+    ] = await service.sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${statement}`, [
+      null,
+      'reads-carol',
+      ...access.params,
+      'crm-42',
+      0,
+      21,
+      21,
+    ]);
     const scans = planNodes(plan.Plan).filter((node) => node['Relation Name'] === 'policy' || node['Relation Name'] === 'policy_ancestor');
     expect(scans.map((node) => node['Index Name'])).toContain('policy_ancestor_internal_id_index');
     expect(scans.filter((node) => node['Node Type'] === 'Seq Scan')).toEqual([]);
     // Rows read from the policies' tables: the caller's two with the key, not the other tenant's 20,000.
-    const rowsRead = scans.reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0), 0);
+    const rowsRead = scans.reduce(
+      (sum, node) => sum + node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0),
+      0,
+    );
     expect(rowsRead).toBeLessThanOrEqual(4);
     const again = await request(service.url, 'GET', '/api/v1/policy?internalID=crm-42', { token: owner });
     expect(again.body.data.map((policy: { number: number }) => policy.number)).toEqual([inRoot.number, inChild.number]);

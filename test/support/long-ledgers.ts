@@ -36,4 +36,3 @@ export async function organizationWithLongLedgers(
   await lengthenLedgers(service, id, length);
   return { id, numbers };
 }
-
