@@ -65,8 +65,12 @@ try {
       SUBTREE_POLICIES_PAGE(PolicyStatus.active)(access.sql),
       [uuidArray([tree.rootId]), ...access.params, ...page],
     ],
-    // Contract section 18: by the integrator's own key, walked by policy_internal_id_index.
-    ['policies by internalID', POLICIES_BY_INTERNAL_ID(access.sql), ['ext-1', 0, ...access.params, 21]],
+    // Contract section 18: by the integrator's own key, one range of policy_ancestor_internal_id_index per entry point.
+    [
+      'policies by internalID',
+      POLICIES_BY_INTERNAL_ID(accessPredicate('parent', principal).sql),
+      [principal.org, principal.sub, ...accessPredicate('parent', principal).params, 'ext-1', 0, 21, 21],
+    ],
   ] as const) {
     const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [...params]);
     console.log(`-- ${name}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);

@@ -111,6 +111,7 @@ export async function createServiceCore(deps: CoreDependencies): Promise<Service
     limits: rateLimits,
     idempotency,
     responseMaxBytes: limits.responseMaxBytes,
+    maxCost: graphql.limits.cost,
     database: deps.database,
     replicas: deps.replicas,
   });

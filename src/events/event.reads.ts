@@ -24,7 +24,11 @@ export const EVENT_SELECT = `e.id, e.type, '${EVENT_API_VERSION}'::text as "apiV
 export const EVENT_BODY = `json_build_object('id', e.id, 'type', e.type, 'apiVersion', '${EVENT_API_VERSION}'::text,
   'createdAt', ${rfc3339('e.created_at')}, 'organizationId', e.organization_id, 'actor', ${EVENT_ACTOR}, 'data', e.data)::text`;
 
-export type EventRead = Event;
+/** A page's events carry the size of their `data` as stored (json keeps its text): what the page pays for it (event.resolver.ts). */
+export type EventRead = Event & { dataBytes?: number };
+
+/** An event's `data` size in bytes, selected with a page (over `e`). */
+const DATA_BYTES = `octet_length(e.data::text) as "dataBytes"`;
 
 /** The event by id if its organization is accessible: one statement. */
 export async function findAccessibleEvent(db: SqlClient, principal: Principal, id: string): Promise<EventRead | null> {
@@ -63,7 +67,7 @@ export async function subtreeEventsPage(
   ]);
   if (!top) return null;
   const rows = await db.query<EventRead & { seq: string }>(
-    `select ${EVENT_SELECT}, e.seq from event_ancestor a join event e on e.seq = a.event_seq
+    `select ${EVENT_SELECT}, ${DATA_BYTES}, e.seq from event_ancestor a join event e on e.seq = a.event_seq
      where (a.ancestor_id, a.event_seq) > (?::uuid, ?::bigint) and a.ancestor_id <= ?::uuid
        and (?::text[] is null or e.type = any(?::text[]))
      order by a.ancestor_id, a.event_seq limit ?`,
@@ -92,7 +96,7 @@ export const ACCESSIBLE_EVENTS_PAGE = perAccess(
   select o.id from organization o left join organization parent on parent.id = o.parent_id
   where (o.id = ?::uuid or o.owner_sub = ?) and (parent.id is null or not coalesce(${parentAccess}, false))
 ), position as (select ?::bigint as after, ?::text[] as types, ?::int as size)
-select ${EVENT_SELECT}, e.seq from entry cross join position cross join lateral (
+select ${EVENT_SELECT}, ${DATA_BYTES}, e.seq from entry cross join position cross join lateral (
   select e.id, e.type, e.created_at, e.organization_id, e.actor_sub, e.data, e.seq from event_ancestor a join event e on e.seq = a.event_seq
   where (a.ancestor_id, a.event_seq) > (entry.id, position.after) and a.ancestor_id <= entry.id
     and (position.types is null or e.type = any(position.types))

@@ -1,4 +1,7 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { Page } from '../graphql/batch.js';
+import { jsonCostBeyondEstimate, nodeSelects, pageWithinMeter } from '../graphql/cost-meter.js';
 import type { Principal } from '../auth/principal.js';
 import { badUserInput } from '../errors/errors.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
@@ -59,12 +62,17 @@ export class EventResolver {
     @Args(() => AccessibleEventsArgs) args: AccessibleEventsArgs,
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<Connection<EventRead>> {
-    if (args.organizationId != null) return subtreeEvents(ctx, principal, args.organizationId, args);
+    if (args.organizationId != null) return subtreeEvents(ctx, info, principal, args.organizationId, args);
     const { first, after } = pagePosition('event', args);
     const types = checkedTypes(args.types);
     ctx.deadline.assertOpen();
-    return toConnection('event', await accessibleEventsPage(ctx.db, principal, types, first, after), after);
+    return toConnection(
+      'event',
+      eventPageWithinMeter(ctx, info, await accessibleEventsPage(ctx.db, principal, types, first, after)),
+      after,
+    );
   }
 
   // Charged as the most it shows: MAX_EVENT_DELIVERIES (the default endpoint quota per tree).
@@ -86,14 +94,16 @@ export class OrganizationEventsResolver {
     @Args(() => EventsArgs) args: EventsArgs,
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<Connection<EventRead>> {
-    return subtreeEvents(ctx, principal, organization.id, args);
+    return subtreeEvents(ctx, info, principal, organization.id, args);
   }
 }
 
 /** A page of an organization's subtree's events; the organization out of reach is NOT_FOUND. */
 async function subtreeEvents(
   ctx: RequestContext,
+  info: GraphQLResolveInfo,
   principal: Principal,
   organizationId: string,
   args: EventsArgs,
@@ -103,5 +113,16 @@ async function subtreeEvents(
   ctx.deadline.assertOpen();
   const page = await subtreeEventsPage(ctx.db, principal, organizationId, types, first, after);
   if (!page) throw organizationNotFound();
-  return toConnection('event', page, after);
+  return toConnection('event', eventPageWithinMeter(ctx, info, page), after);
+}
+
+/**
+ * A page of events as the request's cost meter allows it: each event's `data` at its stored
+ * size (graphql/cost-meter.ts, JSON_BYTES_PER_POINT) when the page selects it. Events written
+ * before they stayed small carry a policy with its whole ledger: a page of those stops early
+ * rather than pass the response cap.
+ */
+function eventPageWithinMeter<P extends Page<EventRead>>(ctx: RequestContext, info: GraphQLResolveInfo, page: P): P {
+  if (!nodeSelects(info, 'data')) return page;
+  return pageWithinMeter(ctx.cost, page, (event) => jsonCostBeyondEstimate(event.dataBytes ?? 0));
 }

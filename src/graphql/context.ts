@@ -48,7 +48,7 @@ export interface RequestContext {
    * them; Apollo's copy of the context shares this list): the operation core answers from these.
    */
   readonly errorsMet: GraphQLError[];
-  /** A query's cost limit, less its static cost (set by the operation checks); else unmetered. */
+  /** What is left of the operation's cost limit as it reads (graphql/cost-meter.ts): set by the operation core and the checks; else unmetered. */
   cost: CostMeter;
   /** Charges the caller's per-minute budgets (GraphQL cost, creates); throws 429 when over. */
   spend: {

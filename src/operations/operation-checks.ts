@@ -2,6 +2,7 @@ import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNo
 import { authenticationRefusal } from '../auth/authenticate.js';
 import { badUserInput } from '../errors/errors.js';
 import type { RequestContext } from '../graphql/context.js';
+import { answerMeter, queryMeter } from '../graphql/cost-meter.js';
 import { inputErrors } from '../input/check-input.js';
 import { assertQueryCost } from './query-cost.js';
 
@@ -54,7 +55,8 @@ export async function checkOperation(
   const errors = await inputErrors(schema, operation, variables);
   if (errors.length > 0) throw badUserInput(errors);
   const cost = assertQueryCost(schema, document, { variables, operationName: request.operationName }, settings.maxCost);
-  if (operation.operation === 'query') context.cost = { limit: settings.maxCost, left: settings.maxCost - cost };
+  // A query over its limit while reading is refused; a mutation's answer, read after its write, only has its lists cut short.
+  context.cost = operation.operation === 'query' ? queryMeter(settings.maxCost, cost) : answerMeter(settings.maxCost, cost);
   if (!context.principal) return;
   await context.spend.graphqlCost(cost);
   if (operation.operation === 'mutation') await context.spend.creates(createFields(operation.selectionSet, document));

@@ -6,6 +6,7 @@ import { parseLsn, type ReadReplicas } from '../database/replicas.js';
 import { WalPosition } from '../database/wal-position.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
 import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
+import { answerMeter } from '../graphql/cost-meter.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
 import type { RateLimitDecision, RateLimitField, RateLimits } from '../limits/rate-limits.js';
 import type { OperationOutcome } from '../observability/metrics.js';
@@ -19,6 +20,8 @@ export interface OperationCoreSettings {
   idempotency: IdempotencyKeys;
   /** RESPONSE_MAX_BYTES: a larger answer is refused (spec section 12). */
   responseMaxBytes: number;
+  /** GRAPHQL_MAX_COST: what one operation's answer may cost, REST documents' too (graphql/cost-meter.ts). */
+  maxCost: number;
 }
 
 /** What the host knows of a request before its operation runs: nothing of Express in it. */
@@ -99,6 +102,9 @@ export class OperationCore {
         creates: (count) => (sub ? charge(limits.spendCreates(sub, count)) : Promise.resolve()),
       },
     });
+    // Every answer pays for what it returns (contract section 14): a REST document's lists stop
+    // early at the limit; `/graphql`'s checks count a document's static cost first (operation-checks.ts).
+    context.cost = answerMeter(this.settings.maxCost);
     // A REST read's statements may go to a replica (contract section 17); `/graphql` says so once its document is known (operation-checks.ts).
     if (request.write === false) context.readsOnly();
     const failed = (error: unknown) => errorAnswer(request.surface, [asGraphQLError(error)], context);

@@ -1,4 +1,5 @@
-import { Args, ArgsType, Ctx, Field, FieldResolver, Resolver, Root } from 'type-graphql';
+import { Args, ArgsType, Ctx, Field, FieldResolver, Info, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../graphql/context.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { Organization } from '../organizations/organization.entity.js';
@@ -6,6 +7,7 @@ import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { Policy } from './policy.entity.js';
 import { policyPages, subtreePolicyPages, type PolicyRead } from './policy.reads.js';
 import { PolicyStatus } from './policy-status.js';
+import { policyPageWithinMeter } from './policy-page-cost.js';
 
 /** A page of policies, optionally the whole subtree's (spec section 10): one args class, so the arguments keep one order in the schema. */
 @ArgsType()
@@ -35,9 +37,11 @@ export class OrganizationPoliciesResolver {
     @Root() organization: OrganizationRead,
     @Args(() => PoliciesArgs) args: PoliciesArgs,
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
     const batch = args.includeDescendants ? subtreePolicyPages : policyPages;
-    return toConnection('policy', await ctx.load(batch, { ownerId: organization.id, first, after, filter: args.status ?? null }), after);
+    const page = await ctx.load(batch, { ownerId: organization.id, first, after, filter: args.status ?? null });
+    return toConnection('policy', policyPageWithinMeter(ctx.cost, info, page), after);
   }
 }

@@ -11,7 +11,8 @@ import type { Policy } from './policy.entity.js';
 import { POLICY_WRITE } from './policy.writes.js';
 import { CURRENT_CANCELLATION, STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
 import { pageOf } from '../graphql/connection.js';
-import { pages, rowsByParent } from '../graphql/batch.js';
+import { pages, type Batch } from '../graphql/batch.js';
+import { uuidArray } from '../database/sql.js';
 
 /** The policy's reads (see organization.reads.ts for why plain rows). */
 
@@ -52,6 +53,8 @@ export type PolicyRead = ReadOf<Policy, HiddenPolicy> & {
   /** Selected with every read (RENEWAL_LINKS): the numbers of the policy this one renews and of its successor. */
   renewalOf?: number | null;
   renewedBy?: number | null;
+  /** Selected with a page's policies (LEDGER_LENGTH): what the page pays for their charges, and the rows the charges loader reads. */
+  ledgerLength?: number;
 };
 
 /**
@@ -101,6 +104,14 @@ export const RENEWAL_LINKS = `(select r.number::text from policy r where r.id = 
 
 export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${CANCELLATION_JSON} as cancellation, ${RENEWAL_LINKS}, ${FIELDS_IN_EFFECT} as "inEffect"`;
 export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
+
+/**
+ * How many charges the policy's ledger holds (over `p`): charges are numbered from 0 with no gap
+ * (policy-ledger.ts writes them under the policy's row lock), so the last one's number plus one,
+ * one probe of `charge_sequence_unique` whatever the ledger's length. A page counts each ledger
+ * at this length (contract section 14, "Bounded ledgers") before any charge is read.
+ */
+export const LEDGER_LENGTH = `coalesce((select c.sequence + 1 from charge c where c.policy_id = p.id order by c.sequence desc limit 1), 0)`;
 
 /** A policy's charges as one JSON array, in period order (a correlated subquery over `p`). */
 export const CHARGES_JSON = `(select coalesce(json_agg(${jsonObject(CHARGE_COLUMNS)} order by c.sequence), '[]') from charge c where c.policy_id = p.id)`;
@@ -172,7 +183,7 @@ const policiesPage = (range: keyof typeof RANGES) =>
       (access) => `with ${ACCESSIBLE_OWNERS(access)},
   position as (select ?::bigint as after, ?::int as size)
 select page.* from top cross join position cross join lateral (
-  select ${POLICY_SELECT}, top.id as owner, p.seq
+  select ${POLICY_SELECT}, ${LEDGER_LENGTH} as "ledgerLength", top.id as owner, p.seq
   from ${
     status
       ? `(select p.* from ${RANGES[range].from} limit ${STATUS_FILTER_WALK}) p where ${STATUS_PREDICATE[status]} order by p.seq`
@@ -204,9 +215,22 @@ select top.id as owner, walked.seq from top cross join position cross join later
 export const POLICIES_WALK_END = walkEnd('own');
 export const SUBTREE_POLICIES_WALK_END = walkEnd('subtree');
 
-/** Charges are only reached through a policy that passed the access rule. */
-export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, c.policy_id as parent from charge c
-  where c.policy_id = any(?::uuid[]) order by c.policy_id, c.sequence`;
+/**
+ * Charges are only reached through a policy that passed the access rule, from a page that
+ * counted its ledger (LEDGER_LENGTH): each policy's first `length` charges, so the statement
+ * reads no more rows than the page paid for (a charge written since is in the next read, with
+ * the version it made). Parameters: the policy ids, their lengths.
+ */
+export const CHARGES_BY_POLICY = `select ${CHARGE_SELECT}, k.id as parent
+  from unnest(?::uuid[], ?::int[]) k(id, length) cross join lateral (
+    select c.* from charge c where c.policy_id = k.id order by c.sequence limit k.length
+  ) c order by k.id, c.sequence`;
+
+/** A policy's charges, at most `length` of them. */
+export interface LedgerKey {
+  id: string;
+  length: number;
+}
 
 /** The policies' batched reads (`ctx.load(batch, key)`, graphql/batch.ts): an organization's own policies, filtered by status. */
 export const policyPages = pages<PolicyRead, PolicyStatus>({
@@ -220,7 +244,19 @@ export const subtreePolicyPages = pages<PolicyRead, PolicyStatus>({
   view: policyRead,
   walkEnd: SUBTREE_POLICIES_WALK_END,
 });
-export const chargesOf = rowsByParent<ChargeRead>(CHARGES_BY_POLICY);
+/** The charges of a page's policies, batched (`ctx.load(chargesOf, { id, length })`). */
+export const chargesOf: Batch<LedgerKey, ChargeRead[]> = {
+  cacheKey: (key) => key.id,
+  async read(keys, { db }) {
+    const rows = await db.query<ChargeRead & { parent: string }>(CHARGES_BY_POLICY, [
+      uuidArray(keys.map((key) => key.id)),
+      `{${keys.map((key) => Math.max(0, Math.trunc(key.length))).join(',')}}`,
+    ]);
+    const groups = new Map<string, ChargeRead[]>(keys.map((key) => [key.id, []]));
+    for (const { parent, ...charge } of rows) groups.get(parent)?.push(charge);
+    return keys.map((key) => groups.get(key.id) ?? []);
+  },
+};
 
 /**
  * A row selected with POLICY_SELECT: the bigints (the number and the renewal links) converted,
@@ -268,16 +304,30 @@ async function findOne(
 
 /**
  * A page of the policies with this `internalID` (the integrator's own key, contract section 18)
- * among those the caller may access, in creation order. Walked by `policy_internal_id_index`
- * (internal_id, seq): only the policies carrying that key are read, and the access rule is
- * checked on each one's organization row, found by primary key; the others are not listed.
- * Parameters: the key, the position to continue after, the access rule's, the page size + 1.
+ * among those the caller may access, in creation order, looked up per entry point (issue 37,
+ * L4): the caller's entry points (its org claim's organization and the ones its `sub` created
+ * whose parent it may not access, as the unfiltered events list finds them), then per entry
+ * point one range of `policy_ancestor_internal_id_index` (ancestor_id, internal_id, policy_seq),
+ * at most a page long, merged by sequence. Every accessible policy lies under exactly one entry
+ * point, so nothing out of reach is read: another tenant's policies with the same key are never
+ * touched, and the lookup's time says nothing of them. The range is a row comparison over the
+ * whole key (why: ACCESSIBLE_EVENTS_PAGE in events/event.reads.ts).
+ * Parameters: org, sub, the parent's access rule's, the key, the position to continue after,
+ * the page size + 1 (twice).
  */
 export const POLICIES_BY_INTERNAL_ID = perAccess(
-  (access) => `select ${POLICY_SELECT}, p.seq
-  from policy p join organization o on o.id = p.organization_id
-  where p.internal_id = ? and p.seq > ?::bigint and ${access}
-  order by p.seq limit ?`,
+  (parentAccess) => `with entry as (
+  select o.id from organization o left join organization parent on parent.id = o.parent_id
+  where (o.id = ?::uuid or o.owner_sub = ?) and (parent.id is null or not coalesce(${parentAccess}, false))
+), position as (select ?::text as key, ?::bigint as after, ?::int as size)
+select ${POLICY_SELECT}, ${LEDGER_LENGTH} as "ledgerLength", p.seq
+from entry cross join position cross join lateral (
+  select a.policy_seq from policy_ancestor a
+  where (a.ancestor_id, a.internal_id, a.policy_seq) > (entry.id, position.key, position.after)
+    and (a.ancestor_id, a.internal_id) <= (entry.id, position.key) and a.internal_id is not null
+  order by a.ancestor_id, a.internal_id, a.policy_seq limit position.size
+) found join policy p on p.seq = found.policy_seq
+order by p.seq limit ?`,
 );
 
 export async function policiesByInternalId(
@@ -287,11 +337,14 @@ export async function policiesByInternalId(
   first: number,
   after: string,
 ): Promise<{ items: Array<{ node: PolicyRead; seq: string }>; hasNextPage: boolean }> {
-  const { sql, params } = accessPredicate('o', principal);
+  const { sql, params } = accessPredicate('parent', principal);
   const rows = await db.query<Record<string, unknown> & { seq: string }>(POLICIES_BY_INTERNAL_ID(sql), [
+    principal.org,
+    principal.sub,
+    ...params,
     internalID,
     after,
-    ...params,
+    first + 1,
     first + 1,
   ]);
   const page = pageOf(rows, first);

@@ -26,6 +26,7 @@ import { cancelPolicy } from './cancel-policy.js';
 import { changePolicy } from './change-policy.js';
 import { reinstatePolicy } from './reinstate-policy.js';
 import { renewPolicy } from './renew-policy.js';
+import { MAX_LEDGER_CHARGES } from './policy-ledger.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 
@@ -112,17 +113,21 @@ export class PolicyResolver {
     return renewPolicy({ db, principal, deadline, idempotency }, policyRules, number, input);
   }
 
-  // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate).
+  // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate),
+  // unless the page that listed the policy paid for it already (policy-page-cost.ts).
   @FieldResolver(() => [Charge], {
     description: 'The ledger: the premium schedule, then what each later transaction added, in order',
     complexity: listCost(MAX_CHARGES),
   })
   charges(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext, @Info() info: GraphQLResolveInfo): ChargeRead[] | Promise<ChargeRead[]> {
     const metered = (charges: ChargeRead[]) => {
-      chargeBeyondEstimate(ctx.cost, charges.length, MAX_CHARGES, info);
+      chargeBeyondEstimate(ctx.cost, policy, charges.length, MAX_CHARGES, info);
       return charges;
     };
-    return policy.charges ? metered(policy.charges) : ctx.load(chargesOf, policy.id).then(metered);
+    // Loaded for a page's policy: no more rows than the page counted (policy.reads.ts, CHARGES_BY_POLICY).
+    return policy.charges
+      ? metered(policy.charges)
+      : ctx.load(chargesOf, { id: policy.id, length: policy.ledgerLength ?? MAX_LEDGER_CHARGES }).then(metered);
   }
 
   @FieldResolver(() => PolicyStatus, { description: 'Where the policy stands today (UTC)' })

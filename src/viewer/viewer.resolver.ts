@@ -1,8 +1,10 @@
-import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Info, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { OrganizationConnection } from '../organizations/organization.resolver.js';
 import { PolicyConnection } from '../policies/organization-policies.resolver.js';
 import { policiesByInternalId, type PolicyRead } from '../policies/policy.reads.js';
+import { policyPageWithinMeter } from '../policies/policy-page-cost.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
@@ -46,10 +48,12 @@ export class ViewerResolver {
     @Args(() => PoliciesByInternalIdArgs) args: PoliciesByInternalIdArgs,
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
     ctx.deadline.assertOpen();
-    return toConnection('policy', await policiesByInternalId(ctx.db, principal, args.internalID, first, after), after);
+    const page = await policiesByInternalId(ctx.db, principal, args.internalID, first, after);
+    return toConnection('policy', policyPageWithinMeter(ctx.cost, info, page), after);
   }
 
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })

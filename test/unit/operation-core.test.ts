@@ -51,6 +51,7 @@ function core(options: { deadlineSeconds?: number; responseMaxBytes?: number; gr
     database: { query: () => Promise.resolve([{ lsn: '0/16B3748' }]) } as never,
     replicas: { wrote: () => undefined } as never,
     responseMaxBytes: options.responseMaxBytes ?? 1_000_000,
+    maxCost: 5000,
   });
   return { operations, logged };
 }
