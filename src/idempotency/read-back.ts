@@ -15,7 +15,10 @@ export interface GuardedWrite {
  * write declaration (graphql/write.ts) names a read-back. A key guards one write, so that its
  * answer can always be rebuilt from the one record it made.
  */
-export function guardedWrite(operation: OperationDefinitionNode, readBackOf: (field: string) => ReadBackResource | null): GuardedWrite | null {
+export function guardedWrite(
+  operation: OperationDefinitionNode,
+  readBackOf: (field: string) => ReadBackResource | null,
+): GuardedWrite | null {
   if (operation.operation !== 'mutation' || operation.selectionSet.selections.length !== 1) return null;
   const [field] = operation.selectionSet.selections;
   const readBack = field.kind === Kind.FIELD ? readBackOf(field.name.value) : null;
