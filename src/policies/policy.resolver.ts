@@ -105,7 +105,7 @@ export class PolicyResolver {
   @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
-      "Renews a policy: a successor (same organization, owner and pet) from its expirationDate for one year, on coverageSlug or the current plan at today's catalog price; answers the new policy. From POLICY_RENEWAL_WINDOW_DAYS before expirationDate onwards, for a policy not cancelled, with none scheduled and not renewed; else 409 INVALID_STATE",
+      "Renews a policy: a successor (same organization, owner and pet) from its expirationDate for one year, on coverageSlug or the current plan at today's catalog price; answers the new policy. From POLICY_RENEWAL_WINDOW_DAYS before expirationDate until POLICY_RENEWAL_LATE_DAYS after it, for a policy not cancelled, with none scheduled and not renewed; else 409 INVALID_STATE",
   })
   renewPolicy(
     @Arg('number', () => GraphQLSafeInt) number: number,
