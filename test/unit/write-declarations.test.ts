@@ -1,7 +1,7 @@
-import { GraphQLObjectType, GraphQLSchema, GraphQLString, Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { GraphQLObjectType, GraphQLSchema, GraphQLString, Kind, parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
-import { createsSpent, declaredWrites } from '../../src/graphql/write.js';
+import { createsSpent, declaredWrites, writtenRecord } from '../../src/graphql/write.js';
 
 /**
  * Every mutation declares its write on its field (graphql/write.ts, issue 37 item 2): the budget
@@ -53,5 +53,23 @@ describe('write declarations', () => {
     `);
     const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode;
     expect(createsSpent(schema, operation.selectionSet, document)).toBe(4);
+  });
+
+  it('names the record a write declares, the same from a literal, a variable or REST variables', async () => {
+    const schema = await buildServiceSchema();
+    const field = (text: string) => {
+      const operation = parse(text).definitions[0] as OperationDefinitionNode;
+      return operation.selectionSet.selections[0] as FieldNode;
+    };
+    const literal = field('mutation { cancelPolicy(number: 5, input: { effectiveDate: "2030-01-01", reason: other }) { number } }');
+    const variable = field(
+      'mutation ($n: SafeInt!) { cancelPolicy(number: $n, input: { effectiveDate: "2030-01-01", reason: other }) { number } }',
+    );
+    expect(writtenRecord(schema, 'cancelPolicy', { node: literal, variables: {} })).toEqual({ number: 5 });
+    expect(writtenRecord(schema, 'cancelPolicy', { node: variable, variables: { n: 5 } })).toEqual({ number: 5 });
+    expect(writtenRecord(schema, 'cancelPolicy', { variables: { number: 5, input: {} } })).toEqual({ number: 5 });
+    expect(writtenRecord(schema, 'updateOrganization', { variables: { id: 'x', input: {} } })).toEqual({ id: 'x' });
+    // A create names no record: its key is scoped to the field (or route) alone.
+    expect(writtenRecord(schema, 'createPolicy', { variables: { input: {} } })).toEqual({});
   });
 });
