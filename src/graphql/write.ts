@@ -1,11 +1,11 @@
 import {
-  getArgumentValues,
   Kind,
   type DocumentNode,
   type FieldNode,
   type GraphQLField,
   type GraphQLSchema,
   type SelectionSetNode,
+  valueFromAST,
 } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { badUserInput } from '../errors/errors.js';
@@ -93,12 +93,13 @@ export function writtenRecord(
   const record = declaredWrites(schema).get(field)?.record;
   if (record === undefined) return {};
   if (!('node' in values)) return { [record]: values.variables[record] };
-  const definition = schema.getMutationType()?.getFields()[field];
-  if (!definition) return {};
-  try {
-    return { [record]: getArgumentValues(definition, values.node, values.variables)[record] };
-  } catch {
-    // The executor would refuse the argument too: answered before the key is claimed.
-    throw badUserInput([{ path: record, message: 'is not a valid value of this argument' }]);
-  }
+  const argument = schema
+    .getMutationType()
+    ?.getFields()
+    [field]?.args.find((definition) => definition.name === record);
+  const node = values.node.arguments?.find((given) => given.name.value === record);
+  const value = argument && node ? valueFromAST(node.value, argument.type, values.variables) : undefined;
+  // The executor would refuse the argument too: answered before the key is claimed.
+  if (value === undefined) throw badUserInput([{ path: record, message: 'is required and must be a valid value of this argument' }]);
+  return { [record]: value };
 }

@@ -49,7 +49,7 @@ describe('write declarations', () => {
         ... on Mutation { deleteWebhookEndpoint(id: "z") }
         __typename
       }
-      fragment More on Mutation { cancelPolicy(number: 1, input: { effectiveDate: "2030-01-01", reason: other }) { number } }
+      fragment More on Mutation { cancelPolicy(number: 1, input: { effectiveDate: "2030-01-01", reason: "other" }) { number } }
     `);
     const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode;
     expect(createsSpent(schema, operation.selectionSet, document)).toBe(4);
@@ -61,13 +61,16 @@ describe('write declarations', () => {
       const operation = parse(text).definitions[0] as OperationDefinitionNode;
       return operation.selectionSet.selections[0] as FieldNode;
     };
-    const literal = field('mutation { cancelPolicy(number: 5, input: { effectiveDate: "2030-01-01", reason: other }) { number } }');
+    const literal = field('mutation { cancelPolicy(number: 5, input: { effectiveDate: "2030-01-01", reason: "other" }) { number } }');
     const variable = field(
-      'mutation ($n: SafeInt!) { cancelPolicy(number: $n, input: { effectiveDate: "2030-01-01", reason: other }) { number } }',
+      'mutation ($n: SafeInt!) { cancelPolicy(number: $n, input: { effectiveDate: "2030-01-01", reason: "other" }) { number } }',
     );
     expect(writtenRecord(schema, 'cancelPolicy', { node: literal, variables: {} })).toEqual({ number: 5 });
     expect(writtenRecord(schema, 'cancelPolicy', { node: variable, variables: { n: 5 } })).toEqual({ number: 5 });
     expect(writtenRecord(schema, 'cancelPolicy', { variables: { number: 5, input: {} } })).toEqual({ number: 5 });
+    // An argument the executor would refuse is a 400 before the key is claimed.
+    const text = field('mutation { cancelPolicy(number: "five", input: { effectiveDate: "2030-01-01", reason: "other" }) { number } }');
+    expect(() => writtenRecord(schema, 'cancelPolicy', { node: text, variables: {} })).toThrow(/number/);
     expect(writtenRecord(schema, 'updateOrganization', { variables: { id: 'x', input: {} } })).toEqual({ id: 'x' });
     // A create names no record: its key is scoped to the field (or route) alone.
     expect(writtenRecord(schema, 'createPolicy', { variables: { input: {} } })).toEqual({});
