@@ -56,8 +56,9 @@ const SAMPLES: Record<string, (setup: Setup, surface: Surface) => Sample> = {
 
 /** The one root field a REST route's document runs. */
 function rootField(route: RestRoute): string | null {
-  const operation = parse(route.document).definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION) as
-    OperationDefinitionNode | undefined;
+  const operation = parse(route.document).definitions.find(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
   const [field] = operation?.selectionSet.selections ?? [];
   return operation?.operation === 'mutation' && field?.kind === Kind.FIELD ? field.name.value : null;
 }
