@@ -82,7 +82,7 @@ export interface DatabaseSettings {
   preparedStatements: boolean;
 }
 
-/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60). */
+/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60), POLICY_RENEWAL_LATE_DAYS (30). */
 export interface PolicyRules {
   /** A free_look cancellation may take effect at most this many days after the policy's effectiveDate. */
   freeLookDays: number;
@@ -92,6 +92,8 @@ export interface PolicyRules {
   reinstatementDays: number;
   /** A policy can be renewed from this many days before its expirationDate onwards. */
   renewalWindowDays: number;
+  /** ... and until this many days after it: then it has lapsed, and a new policy is new business. */
+  renewalLateDays: number;
 }
 
 export interface WebhookSettings {
@@ -121,7 +123,7 @@ export interface WebhookSettings {
 export interface CallerLimits {
   /** Requests a minute per `sub`. */
   requestsPerMinute: number;
-  /** Creates (REST POSTs, GraphQL create mutations) a minute per `sub`, across instances. */
+  /** Writes (every mutation and the REST route that runs it) a minute per `sub`, across instances. */
   createsPerMinute: number;
   /** GraphQL cost points a minute per `sub`. */
   graphqlCostPerMinute: number;
@@ -358,6 +360,7 @@ function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
     shortRatePercent: bounded('POLICY_SHORT_RATE_PERCENT', env.POLICY_SHORT_RATE_PERCENT, 10, 100),
     reinstatementDays: bounded('POLICY_REINSTATEMENT_DAYS', env.POLICY_REINSTATEMENT_DAYS, 30, 3650),
     renewalWindowDays: bounded('POLICY_RENEWAL_WINDOW_DAYS', env.POLICY_RENEWAL_WINDOW_DAYS, 60, 3650),
+    renewalLateDays: bounded('POLICY_RENEWAL_LATE_DAYS', env.POLICY_RENEWAL_LATE_DAYS, 30, 3650),
   };
 }
 

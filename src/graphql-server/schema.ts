@@ -12,13 +12,15 @@ import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
 import { callerOf, type RequestContext } from '../graphql/context.js';
+import { declaredWrites } from '../graphql/write.js';
 
 /**
  * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the
- * request's 401 when there is no principal; input rules run through `validateInput`.
+ * request's 401 when there is no principal; input rules run through `validateInput`; every
+ * mutation declares its write.
  */
-export function buildServiceSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+export async function buildServiceSchema(): Promise<GraphQLSchema> {
+  const schema = await buildSchema({
     resolvers: [
       ViewerResolver,
       NodeResolver,
@@ -38,4 +40,7 @@ export function buildServiceSchema(): Promise<GraphQLSchema> {
     },
     validateFn: (argValue) => validateInput(argValue),
   });
+  // Every mutation declares its write (graphql/write.ts): one without refuses the start, before any request.
+  declaredWrites(schema);
+  return schema;
 }

@@ -1,29 +1,28 @@
 import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import type { CreatedRecord } from './idempotency.js';
 
-/** The root fields an Idempotency-Key may guard, and the read that serves what each created. */
-const READ_OF: Record<string, CreatedRecord['type']> = {
-  createPolicy: 'policy',
-  createOrganization: 'organization',
-  createQuote: 'quote',
-  // A change, cancellation or reinstatement answers the policy: a replay reads it back.
-  changePolicy: 'policy',
-  cancelPolicy: 'policy',
-  reinstatePolicy: 'policy',
-  // A change answers the organization: a replay after a crash reads it back.
-  updateOrganization: 'organization',
-  // A renewal answers the successor, the policy it records as created.
-  renewPolicy: 'policy',
-};
+/** The query fields that read back what a write recorded on its key: `policy(number:)`, `organization(id:)`, `quote(id:)`. */
+export type ReadBackResource = 'policy' | 'organization' | 'quote';
+
+/** The one write of a mutation that an Idempotency-Key may guard, with the read that rebuilds its answer. */
+export interface GuardedWrite {
+  field: FieldNode;
+  readBack: ReadBackResource;
+}
 
 /**
- * The one create field of a mutation that may carry an Idempotency-Key, or null. A key guards
- * one create, so that its answer can always be rebuilt from the one record it made.
+ * The one root field of a mutation that may carry an Idempotency-Key, or null: a field whose
+ * write declaration (graphql/write.ts) names a read-back. A key guards one write, so that its
+ * answer can always be rebuilt from the one record it made.
  */
-export function guardedCreate(operation: OperationDefinitionNode): FieldNode | null {
+export function guardedWrite(
+  operation: OperationDefinitionNode,
+  readBackOf: (field: string) => ReadBackResource | null,
+): GuardedWrite | null {
   if (operation.operation !== 'mutation' || operation.selectionSet.selections.length !== 1) return null;
   const [field] = operation.selectionSet.selections;
-  return field.kind === Kind.FIELD && Object.hasOwn(READ_OF, field.name.value) ? field : null;
+  const readBack = field.kind === Kind.FIELD ? readBackOf(field.name.value) : null;
+  return field.kind === Kind.FIELD && readBack !== null ? { field, readBack } : null;
 }
 
 /**
@@ -31,9 +30,13 @@ export function guardedCreate(operation: OperationDefinitionNode): FieldNode | n
  * (so the answer has the same shape), `policy(number:)`, `organization(id:)` or `quote(id:)` instead of the
  * create, as a query. Fragments stay as they are.
  */
-export function readBackDocument(document: DocumentNode, operation: OperationDefinitionNode, created: CreatedRecord): DocumentNode {
-  const create = guardedCreate(operation);
-  if (!create) throw new Error('a read-back needs a single guarded create');
+export function readBackDocument(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  guarded: GuardedWrite,
+  created: CreatedRecord,
+): DocumentNode {
+  const { field: create, readBack } = guarded;
   const argument =
     created.type === 'policy'
       ? { name: 'number', value: { kind: Kind.INT, value: String(created.number) } as const }
@@ -41,7 +44,7 @@ export function readBackDocument(document: DocumentNode, operation: OperationDef
   const read: FieldNode = {
     ...create,
     alias: create.alias ?? { kind: Kind.NAME, value: create.name.value },
-    name: { kind: Kind.NAME, value: READ_OF[create.name.value] },
+    name: { kind: Kind.NAME, value: readBack },
     arguments: [{ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: argument.name }, value: argument.value }],
   };
   const query: OperationDefinitionNode = {

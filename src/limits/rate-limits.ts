@@ -193,7 +193,7 @@ export class RateLimits {
     };
   }
 
-  /** Charges a `sub` for creates (REST POSTs and PATCHes, GraphQL create mutations); refused (429) when over. */
+  /** Charges a `sub` for writes (every mutation, as its field declares: graphql/write.ts); refused (429) when over. */
   spendCreates(sub: string, count: number): Promise<RateLimitDecision> {
     return this.creates && count > 0 ? this.spend(this.creates, sub, count) : Promise.resolve(UNCOUNTED);
   }

@@ -11,7 +11,8 @@ import {
 import { graphqlAnswer, type Answer } from '../errors/answer.js';
 import { badUserInput } from '../errors/errors.js';
 import type { RequestContext } from '../graphql/context.js';
-import { guardedCreate, readBackDocument } from '../idempotency/read-back.js';
+import { readBackOf, writtenRecord } from '../graphql/write.js';
+import { guardedWrite, readBackDocument } from '../idempotency/read-back.js';
 import { inputErrors } from '../input/check-input.js';
 import { inOperationSpan } from '../observability/operation-span.js';
 import type { GraphqlParams } from './graphql-request.js';
@@ -71,8 +72,8 @@ export function answerGraphql(
   // A replay runs nothing, and is still a write's answer (its Consistency-Token).
   context.operation.operationType ??= 'mutation';
   return core.idempotently(context, key, async () => {
-    const create = guardedCreate(mutation.operation);
-    if (!create) {
+    const guarded = guardedWrite(mutation.operation, readBackOf(settings.schema));
+    if (!guarded) {
       throw badUserInput([{ path: 'Idempotency-Key', message: 'can only be sent with a mutation of exactly one create field' }]);
     }
     const { variables = {}, operationName } = run.params;
@@ -80,13 +81,16 @@ export function answerGraphql(
     // (the operation's own checks look at them again, unchanged).
     const invalid = await inputErrors(settings.schema, mutation.operation, variables);
     if (invalid.length > 0) throw badUserInput(invalid);
+    const name = guarded.field.name.value;
+    const record = writtenRecord(settings.schema, name, { node: guarded.field, variables });
     return {
-      operation: `graphql ${create.name.value}`,
+      // The field and the record it writes to, as REST's route and the record in its path (docs/decisions.md, issue 37).
+      operation: Object.keys(record).length === 0 ? `graphql ${name}` : `graphql ${name} ${JSON.stringify(record)}`,
       // The request as compared between retries: the query's formatting does not matter.
       request: { query: print(mutation.document), variables, operationName: operationName ?? null },
       execute: once,
       rebuild: async (created) => {
-        const readBack = readBackDocument(mutation.document, mutation.operation, created);
+        const readBack = readBackDocument(mutation.document, mutation.operation, guarded, created);
         // A rebuilt answer runs its selection again: it spends the caller's cost budget like any query.
         await context.spend.graphqlCost(queryCost(settings.schema, readBack, { variables }));
         const result = await execute({ schema: settings.schema, document: readBack, contextValue: context, variableValues: variables });

@@ -1,8 +1,9 @@
-import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { authenticationRefusal } from '../auth/authenticate.js';
 import { badUserInput } from '../errors/errors.js';
 import type { RequestContext } from '../graphql/context.js';
 import { answerMeter, queryMeter } from '../graphql/cost-meter.js';
+import { createsSpent } from '../graphql/write.js';
 import { inputErrors } from '../input/check-input.js';
 import { assertQueryCost } from './query-cost.js';
 
@@ -21,7 +22,7 @@ export interface OperationCheckSettings {
  * Before any resolver runs, in this order: the 401 when the operation needs a principal (the
  * same rule as REST), the variables (listed with paths, in time linear in their size), the
  * cost limit (which never fails open), then the caller's budgets: the operation's cost from its
- * GraphQL cost points, and its create fields from its creates (429 when over). The operation's
+ * GraphQL cost points, and its writes from the budgets they declare (graphql/write.ts; 429 when over). The operation's
  * name and type are written for the access line first, so even a refused one is named.
  */
 export async function checkOperation(
@@ -59,21 +60,5 @@ export async function checkOperation(
   context.cost = operation.operation === 'query' ? queryMeter(settings.maxCost, cost) : answerMeter(settings.maxCost, cost);
   if (!context.principal) return;
   await context.spend.graphqlCost(cost);
-  if (operation.operation === 'mutation') await context.spend.creates(createFields(operation.selectionSet, document));
-}
-
-/** How many create fields a mutation runs, through fragments at its root too. */
-function createFields(selectionSet: SelectionSetNode, document: DocumentNode): number {
-  let count = 0;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) count += selection.name.value.startsWith('create') ? 1 : 0;
-    else if (selection.kind === Kind.INLINE_FRAGMENT) count += createFields(selection.selectionSet, document);
-    else {
-      const fragment = document.definitions.find(
-        (definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value,
-      );
-      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) count += createFields(fragment.selectionSet, document);
-    }
-  }
-  return count;
+  if (operation.operation === 'mutation') await context.spend.creates(createsSpent(schema, operation.selectionSet, document));
 }

@@ -3,6 +3,7 @@ import { findAccessibleOrganization, organizationNotFound } from './organization
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { Write } from '../graphql/write.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { BankAccount } from './bank-account.entity.js';
 import { createOrganization } from './create-organization.js';
@@ -41,6 +42,7 @@ export class OrganizationResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'organization' })
   @Mutation(() => Organization, { description: 'Creates an organization with its address, bank accounts and owners, all or nothing' })
   async createOrganization(
     @Arg('input', () => CreateOrganizationInput) input: CreateOrganizationInput,
@@ -52,6 +54,7 @@ export class OrganizationResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'organization', record: 'id' })
   @Mutation(() => Organization, {
     description:
       'Changes an organization as a merge patch (RFC 7396): null removes an optional field, address is merged, bankAccounts and owners are replaced whole. ' +

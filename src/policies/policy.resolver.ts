@@ -5,6 +5,7 @@ import { chargesOf, findAccessiblePolicy, policyNotFound } from './policy.reads.
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { Write } from '../graphql/write.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { Charge } from './charge.entity.js';
 import { CoveragePlan } from './coverage-plan.entity.js';
@@ -54,6 +55,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
       "Changes the pet's or the owner's fields, or the plan (on a billing date: a credit of -net(P) and a premium at the new price for every later period), from effectiveDate; reads show it once in effect; 409 INVALID_STATE when cancelled, scheduled to be, or expired",
@@ -69,6 +71,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
       'Cancels a policy from effectiveDate: a credit per schedule period still running (flat for free_look, short_rate with a fee for insured_request, else pro_rata); 409 INVALID_STATE when cancelled, scheduled to be, or expired',
@@ -84,6 +87,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
       'Undoes the cancellation (a reversal of each of its charges) while it lies in the future or took effect at most POLICY_REINSTATEMENT_DAYS ago, unless for fraud; else 409 INVALID_STATE',
@@ -99,9 +103,10 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
-      "Renews a policy: a successor (same organization, owner and pet) from its expirationDate for one year, on coverageSlug or the current plan at today's catalog price; answers the new policy. From POLICY_RENEWAL_WINDOW_DAYS before expirationDate onwards, for a policy not cancelled, with none scheduled and not renewed; else 409 INVALID_STATE",
+      "Renews a policy: a successor (same organization, owner and pet) from its expirationDate for one year, on coverageSlug or the current plan at today's catalog price; answers the new policy. From POLICY_RENEWAL_WINDOW_DAYS before expirationDate until POLICY_RENEWAL_LATE_DAYS after it, for a policy not cancelled, with none scheduled and not renewed; else 409 INVALID_STATE",
   })
   renewPolicy(
     @Arg('number', () => GraphQLSafeInt) number: number,

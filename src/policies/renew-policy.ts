@@ -1,14 +1,14 @@
 import type { PolicyRules } from '../config.js';
 import { invalidState } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
-import { todayUtc } from '../values/calendar-date.js';
+import { compareDates, todayUtc } from '../values/calendar-date.js';
 import { applyChanges } from './policy-change.js';
 import { draftPolicy, insertPolicy, ownFields, withNumberRetries, type PolicyFields } from './create-policy.js';
 import type { RenewPolicyInput } from './policy-lifecycle.input.js';
 import { withLockedLedger, type LedgerScope, type PolicyLedger } from './policy-ledger.js';
 import type { PolicyRead } from './policy.reads.js';
 import { priceBody, quotedFields } from './priced-body.js';
-import { inRenewalWindow, renewalTerm, renewalWindowOpens } from './renewal-term.js';
+import { inRenewalWindow, renewalTerm, renewalWindowCloses, renewalWindowOpens } from './renewal-term.js';
 
 /**
  * Renews a policy (contract section 14, "Renew"): a successor in the same organization with
@@ -75,10 +75,15 @@ function assertRenewable({ policy, cancellation }: PolicyLedger, rules: PolicyRu
     );
   }
   if (policy.renewedBy != null) throw invalidState(`Policy ${policy.number} has already been renewed by policy ${policy.renewedBy}.`);
-  if (!inRenewalWindow(policy.expirationDate, rules.renewalWindowDays, todayUtc())) {
+  const today = todayUtc();
+  if (!inRenewalWindow(policy.expirationDate, { windowDays: rules.renewalWindowDays, lateDays: rules.renewalLateDays }, today)) {
+    const closes = renewalWindowCloses(policy.expirationDate, rules.renewalLateDays);
     throw invalidState(
-      `Policy ${policy.number} can be renewed from ${renewalWindowOpens(policy.expirationDate, rules.renewalWindowDays)}, ` +
-        `${rules.renewalWindowDays} days before its expirationDate (${policy.expirationDate}).`,
+      compareDates(today, closes) > 0
+        ? `Policy ${policy.number} could be renewed until ${closes}, ${rules.renewalLateDays} days after its expirationDate ` +
+            `(${policy.expirationDate}): it has lapsed; issue a new policy instead.`
+        : `Policy ${policy.number} can be renewed from ${renewalWindowOpens(policy.expirationDate, rules.renewalWindowDays)}, ` +
+            `${rules.renewalWindowDays} days before its expirationDate (${policy.expirationDate}).`,
     );
   }
 }

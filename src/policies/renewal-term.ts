@@ -21,11 +21,25 @@ export function renewalWindowOpens(expirationDate: string, windowDays: number): 
   return addDays(expirationDate, -windowDays);
 }
 
+/** The last day a policy expiring on `expirationDate` may be renewed: `lateDays` after it (contract section 14). */
+export function renewalWindowCloses(expirationDate: string, lateDays: number): string {
+  return addDays(expirationDate, lateDays);
+}
+
+/** The renewal window's settings: POLICY_RENEWAL_WINDOW_DAYS and POLICY_RENEWAL_LATE_DAYS. */
+export interface RenewalDays {
+  windowDays: number;
+  lateDays: number;
+}
+
 /**
- * Whether `today` lies in the renewal window: from its opening onwards, with no end (the
- * contract's "from ... onwards", read literally: an expired policy may still be renewed; see
- * docs/decisions.md).
+ * Whether `today` lies in the renewal window: from `windowDays` before expirationDate to
+ * `lateDays` after it, both days included. Without an end, a policy that lapsed years ago could
+ * be renewed over and over, each time a new, backdated policy (security review 3, Info).
  */
-export function inRenewalWindow(expirationDate: string, windowDays: number, today: string): boolean {
-  return compareDates(today, renewalWindowOpens(expirationDate, windowDays)) >= 0;
+export function inRenewalWindow(expirationDate: string, days: RenewalDays, today: string): boolean {
+  return (
+    compareDates(today, renewalWindowOpens(expirationDate, days.windowDays)) >= 0 &&
+    compareDates(today, renewalWindowCloses(expirationDate, days.lateDays)) <= 0
+  );
 }

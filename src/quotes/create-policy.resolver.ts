@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { Write } from '../graphql/write.js';
 import { createPolicy } from '../policies/create-policy.js';
 import { Policy } from '../policies/policy.entity.js';
 import { CreatePolicyInput, type NewPolicyInput } from '../policies/policy.input.js';
@@ -16,6 +17,7 @@ import { issueQuote } from './issue-quote.js';
 @Resolver(() => Policy)
 export class CreatePolicyResolver {
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'policy' })
   @Mutation(() => Policy, {
     description:
       'Creates a policy with its coverage snapshot and premium schedule, all or nothing; with quoteId, issues that quote at its quoted price',

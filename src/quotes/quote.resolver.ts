@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphq
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { Write } from '../graphql/write.js';
 import { createQuote } from './create-quote.js';
 import { Quote } from './quote.entity.js';
 import { CreateQuoteInput } from './quote.input.js';
@@ -19,6 +20,7 @@ export class QuoteResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: 'quote' })
   @Mutation(() => Quote, {
     description: 'Prices a policy body: the plan and premium schedule issuing it will use, valid for QUOTE_VALID_DAYS',
   })

@@ -615,9 +615,9 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'organization with the same owner and pet fields, from the old `expirationDate` for one year (Feb 29 → Feb 28), on ' +
             '`coverageSlug` (400 when not in the catalog) or the old policy’s current plan, priced at today’s catalog price ' +
             '(contract section 5’s schedule). Its first transaction is a `renewal` owning its premiums. Allowed from ' +
-            'POLICY_RENEWAL_WINDOW_DAYS (default 60) before the old `expirationDate` onwards (also once it has expired), for a ' +
+            'POLICY_RENEWAL_WINDOW_DAYS (default 60) before the old `expirationDate` until POLICY_RENEWAL_LATE_DAYS (default 30) after it, for a ' +
             'policy that is not cancelled, has no cancellation scheduled and was not renewed; else 409 INVALID_STATE (before the ' +
-            'window, the message says when it opens). Both policies then show the link: `renewalOf` on the new one, `renewedBy` ' +
+            'window, the message says when it opens; after it, when it closed). Both policies then show the link: `renewalOf` on the new one, `renewedBy` ' +
             'on the old one. Records a `policy.renewed` event whose object is the new policy (no `policy.created`).',
           parameters: [policyNumberInPath, idempotencyKey],
           tags: ['Policies'],

@@ -1,10 +1,11 @@
-import { execute, getNamedType, isInputObjectType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { execute, getNamedType, isInputObjectType, Kind, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import type { RequestAuthentication } from '../auth/authenticate.js';
 import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
 import { badUserInput, notFound, type FieldError } from '../errors/errors.js';
 import { assertAuthenticated, type AuthenticatedContext, type RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
-import { readBackDocument } from '../idempotency/read-back.js';
+import { createsSpent, readBackOf, writtenRecord } from '../graphql/write.js';
+import { guardedWrite, readBackDocument, type GuardedWrite } from '../idempotency/read-back.js';
 import { inputErrors } from '../input/check-input.js';
 import { variableTypes } from '../input/walk-input.js';
 import { inOperationSpan } from '../observability/operation-span.js';
@@ -14,8 +15,20 @@ import { closestName } from '../values/edit-distance.js';
 import { inputFromBody } from './input-from-body.js';
 import type { GetRoute, PostRoute, RestRequest, RestRoute } from './routes.js';
 
+/**
+ * What a route's document writes, from its mutation's declaration (graphql/write.ts): the
+ * creates it spends (a route spends what its mutation spends on `/graphql`, whatever its HTTP
+ * method), the mutation field, and the read that rebuilds its answer for an Idempotency-Key.
+ */
+interface RouteWrite {
+  creates: number;
+  writeField: string | null;
+  guarded: GuardedWrite | null;
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of routes of different Data: any stands for "some Data", checked per route in routes.ts.
-export type PreparedRoute = (GetRoute<any> & PreparedDocument) | (PostRoute<any> & PreparedDocument & { bodyType: GraphQLInputType });
+export type PreparedRoute = ((GetRoute<any> & PreparedDocument) | (PostRoute<any> & PreparedDocument & { bodyType: GraphQLInputType })) &
+  RouteWrite;
 
 /** A create (POST) or a change (PATCH): its body is a variable. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- "a PostRoute of some Data", as RestRoute.
@@ -26,10 +39,21 @@ export function hasBody<R extends RestRoute>(route: R): route is Extract<R, Post
 /** The route's document parsed, validated and compiled once, at start-up, with its body's input type. */
 export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
   const prepared = prepareDocument(schema, route.document, `The REST document for ${route.method} ${route.path}`);
-  if (!hasBody(route)) return { ...route, ...prepared };
+  const write = routeWrite(schema, prepared);
+  if (!hasBody(route)) return { ...route, ...prepared, ...write };
   const bodyType = variableTypes(schema, prepared.operation).find((variable) => variable.name === route.bodyVariable)?.type;
   if (!bodyType) throw new Error(`REST document for ${route.method} ${route.path} declares no $${route.bodyVariable}`);
-  return { ...route, ...prepared, bodyType };
+  return { ...route, ...prepared, ...write, bodyType };
+}
+
+function routeWrite(schema: GraphQLSchema, { operation, parsed }: PreparedDocument): RouteWrite {
+  if (operation.operation !== 'mutation') return { creates: 0, writeField: null, guarded: null };
+  const [field] = operation.selectionSet.selections;
+  return {
+    creates: createsSpent(schema, operation.selectionSet, parsed),
+    writeField: field?.kind === Kind.FIELD ? field.name.value : null,
+    guarded: guardedWrite(operation, readBackOf(schema)),
+  };
 }
 
 /** A REST request as its host hands it to the operation core: what the route reads, who asks, and since when. Nothing of Express in it. */
@@ -76,7 +100,7 @@ export function answerRest(
   const answer = core.idempotently(context, key, async () => {
     const variables = await checkedVariables(schema, route, request, context);
     return {
-      operation: idempotencyOperation(route, request),
+      operation: idempotencyOperation(schema, route, variables),
       // A change's If-Match is part of what it asks: the same key with another precondition is another request.
       request: route.method === 'PATCH' ? { body: request.body, ifMatch: request.header('if-match') ?? null } : request.body,
       execute: () => executeRoute(route, context, variables),
@@ -92,12 +116,14 @@ function parsedBody(answer: Answer): unknown {
 }
 
 /**
- * What a key is scoped to besides the caller: the route, and the record its path names (one
- * key sent to two policies' reinstatement, both with the body `{}`, is two requests).
+ * What a key is scoped to besides the caller: the route, and the record its mutation declares it
+ * writes to (one key sent to two policies' reinstatement, both with the body `{}`, is two
+ * requests), as on `/graphql` (docs/decisions.md, issue 37).
  */
-function idempotencyOperation(route: PreparedRoute, request: RestRequest): string {
+function idempotencyOperation(schema: GraphQLSchema, route: PreparedRoute, variables: Record<string, unknown>): string {
   const operation = `${route.method} ${route.path}`;
-  return hasBody(route) && route.pathVariables ? `${operation} ${JSON.stringify(route.pathVariables(request.params))}` : operation;
+  const record = route.writeField === null ? {} : writtenRecord(schema, route.writeField, { variables });
+  return Object.keys(record).length === 0 ? operation : `${operation} ${JSON.stringify(record)}`;
 }
 
 /** The request's variables, once every input check has passed (else BAD_USER_INPUT with the list). */
@@ -140,7 +166,8 @@ async function rebuildAnswer(
     body = await route.rebuild(context, created);
     if (body === null) return errorAnswer(REST, [notFound('What this request created is gone.')], context);
   } else {
-    const document = readBackDocument(route.parsed, route.operation, created);
+    if (!route.guarded) throw new Error(`${route.method} ${route.path} declares no read-back`);
+    const document = readBackDocument(route.parsed, route.operation, route.guarded, created);
     const result = await execute({ schema, document, contextValue: context, variableValues: variables });
     if (result.errors?.length) return errorAnswer(REST, result.errors, context);
     body = route.response(result.data);

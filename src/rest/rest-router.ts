@@ -20,8 +20,8 @@ export interface RestOptions {
 
 /**
  * The `/api/v1` routes, as adapters of the operation core: before any body is read, a request
- * without a principal gets its 401, a POST or PATCH is charged to its caller's creates budget and
- * must be JSON (415); then the route's answer (rest-operation.ts) is made by the core and sent
+ * without a principal gets its 401, a write is charged to its caller's creates budget as its
+ * mutation declares, a POST or PATCH must be JSON (415); then the route's answer (rest-operation.ts) is made by the core and sent
  * by the one writer. The routes are registered on the app itself: a nested Router is one more
  * dispatch (and its closures) on every request.
  */
@@ -36,17 +36,12 @@ export function mountRestRoutes(
     paths.set(route.path, [...(paths.get(route.path) ?? []), route.method]);
     const handler = (req: Request, res: Response, next: NextFunction) =>
       void answerRoute(core, schema, route, restCall(req, res)).then((result) => writeAnswer(req, res, result), next);
-    if (!hasBody(route)) router[route.method === 'GET' ? 'get' : 'delete'](route.path, requirePrincipal, handler);
+    // A route spends the budget its mutation declares (graphql/write.ts), as the same mutation does on `/graphql`.
+    const spend = route.creates > 0 ? [spendCreates(options.limits, route.creates)] : [];
+    if (!hasBody(route)) router[route.method === 'GET' ? 'get' : 'delete'](route.path, requirePrincipal, ...spend, handler);
     else {
       const bodyType = route.method === 'PATCH' ? requireMergePatchBody : requireJsonBody;
-      router[route.method === 'PATCH' ? 'patch' : 'post'](
-        route.path,
-        requirePrincipal,
-        spendCreate(options.limits),
-        bodyType,
-        options.bodyParser,
-        handler,
-      );
+      router[route.method === 'PATCH' ? 'patch' : 'post'](route.path, requirePrincipal, ...spend, bodyType, options.bodyParser, handler);
     }
   }
   for (const [path, methods] of paths) {
@@ -75,13 +70,13 @@ function restCall(req: Request, res: Response): RestCall {
 /** Every REST route needs a principal: without one, the 401 comes before the body is read. */
 const requirePrincipal = requireAuthentication({ surface: 'rest' });
 
-/** A POST creates, a PATCH changes: each is charged to the caller's creates budget (shared by all instances). */
-function spendCreate(limits: RateLimits) {
+/** A write is charged to the caller's creates budget (shared by all instances) before its body is read. */
+function spendCreates(limits: RateLimits, count: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const { authentication } = res.locals;
     // requirePrincipal has answered a request without one: this only narrows the type.
     if (authentication.principal === null) return sendError(req, res, authentication.failure);
-    limits.spendCreates(authentication.principal.sub, 1).then((decision) => {
+    limits.spendCreates(authentication.principal.sub, count).then((decision) => {
       if (passes(req, res, decision)) next();
     }, next);
   };

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
+import { Write } from '../graphql/write.js';
 import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
 import { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
@@ -27,6 +28,7 @@ class EndpointsArgs extends PageArgs {
 @Resolver(() => WebhookEndpoint)
 export class WebhookEndpointResolver {
   @Authorized()
+  @Write({ budget: 'creates', readBack: null })
   @Mutation(() => CreatedWebhookEndpoint, {
     description: "Registers an endpoint for an organization's subtree; its secret is shown only here",
   })
@@ -40,6 +42,7 @@ export class WebhookEndpointResolver {
   }
 
   @Authorized()
+  @Write({ budget: 'creates', readBack: null })
   @Mutation(() => ID, { description: 'Deletes an endpoint: it receives nothing more; returns its id' })
   async deleteWebhookEndpoint(
     @Arg('id', () => ID) id: string,

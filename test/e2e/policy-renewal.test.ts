@@ -10,7 +10,8 @@ import { clientOf, createRootOrganization, useTestService } from '../support/tes
 const BASIC = 2900;
 const PLUS = 4200;
 /**
- * Contract section 14, "Renew", over REST and GraphQL, with the default 60-day window: the
+ * Contract section 14, "Renew", over REST and GraphQL, with the default window (60 days before
+ * expiry to 30 after): the
  * successor, its price and schedule, what it copies. Refusals, the window, races and replays,
  * through the operation core: test/in-process/policy-renewal.
  */
@@ -180,7 +181,35 @@ describe('renewing a policy', () => {
     }
   });
 
-  it('renews an expired (not cancelled) policy: the window has no end; Feb 29 gives Feb 28 a year later', async () => {
+  it('renews an expired policy until POLICY_RENEWAL_LATE_DAYS (30) after its expirationDate, then 409 INVALID_STATE over REST and GraphQL', async () => {
+    const late = await policy(-30);
+    expect((await read(late.number)).status).toBe('expired');
+    const renewed = await renew(late.number, {});
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+    expect(renewed.body).toMatchObject({ effectiveDate: late.expirationDate, renewalOf: late.number, status: 'active' });
+
+    const lapsed = await policy(-31);
+    const before = await service.sql<{ n: number }>('select count(*)::int as n from policy');
+    const refused = await renew(lapsed.number, {});
+    expect([refused.status, refused.body.code]).toEqual([409, 'INVALID_STATE']);
+    expect(refused.body.detail).toContain(`could be renewed until ${day(-1)}, 30 days after its expirationDate (${lapsed.expirationDate})`);
+    const viaGraphql = await graphql(service.url, RENEW, { number: lapsed.number, input: {} }, token);
+    expect(viaGraphql.body.errors[0].extensions.code).toBe('INVALID_STATE');
+    expect(await service.sql('select count(*)::int as n from policy')).toEqual(before);
+    expect((await read(lapsed.number)).renewedBy).toBeNull();
+  });
+});
+
+describe('renewing a policy with POLICY_RENEWAL_LATE_DAYS=3650', () => {
+  const service = useTestService({ POLICY_RENEWAL_LATE_DAYS: '3650' });
+  let token: string;
+  const { policy, read } = policyRenewals({ ...clientOf(service), sql: service.sql }, () => token, 9500);
+
+  beforeAll(async () => {
+    ({ token } = await createRootOrganization(service));
+  });
+
+  it('renews a policy that expired years ago; Feb 29 gives Feb 28 a year later', async () => {
     const old = await policy(0, { effectiveDate: '2023-03-01', expirationDate: '2024-02-29' });
     expect((await read(old.number)).status).toBe('expired');
     const response = await graphql(service.url, RENEW, { number: old.number, input: {} }, token);

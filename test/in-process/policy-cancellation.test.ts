@@ -129,9 +129,10 @@ describe('cancelling and reinstating a policy', () => {
     ]);
   });
 
-  it('replays an Idempotency-Key on cancelPolicy through GraphQL', async () => {
+  it('replays an Idempotency-Key on cancelPolicy through GraphQL; the same key on another policy cancels that one, as on REST', async () => {
     const { number } = await policy(-30);
-    const body = { query: CANCEL, variables: { number, input: { effectiveDate: day(-2), reason: 'other' } } };
+    const input = { effectiveDate: day(-2), reason: 'other' };
+    const body = { query: CANCEL, variables: { number, input } };
     const headers = { 'idempotency-key': randomUUID() };
     const first = await service.request('POST', '/graphql', { token, body, headers });
     expect(first.body.errors).toBeUndefined();
@@ -139,6 +140,19 @@ describe('cancelling and reinstating a policy', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await ledgerCount(number)).toBe(first.body.data.cancelPolicy.charges.length);
+    // A key is scoped to the write and the record it names (docs/decisions.md, issue 37): here as
+    // REST's route and the policy in its path, not a 422 for "another body".
+    const another = await policy(-30);
+    const elsewhere = await service.request('POST', '/graphql', {
+      token,
+      body: { query: CANCEL, variables: { number: another.number, input } },
+      headers,
+    });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.body.errors).toBeUndefined();
+    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
+    expect(elsewhere.body.data.cancelPolicy.cancellation).toMatchObject({ reason: 'other' });
+    expect(await ledgerCount(another.number)).toBe(elsewhere.body.data.cancelPolicy.charges.length);
   });
 
   it("a descendant's token cannot cancel its ancestor's policy (404), the ancestor's can cancel the descendant's", async () => {

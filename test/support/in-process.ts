@@ -52,7 +52,7 @@ import { createTestDatabase, serviceEnvironment, testToken, type TestService } f
  * - the authentication gate's refusal of two Authorization headers (http/authentication-gate.ts);
  * - X-Request-Id's rule and the access line (http/request-lifecycle.ts): a given id is taken as is;
  * - the requests, anonymous and in-flight budgets (the middleware of limits/rate-limits.ts), and
- *   the creates charge of a REST POST or PATCH (rest-router.ts `spendCreate`, before the body);
+ *   the creates charge of a REST write (rest-router.ts `spendCreates`, before the body);
  * - routing (404, 405 with Allow), the body parser and media types (400 for a body that is not
  *   JSON, 413, 415): a request here names a route and sends JSON;
  * - what the writer adds (http/write-answer.ts): 304 for If-None-Match, the charset;

@@ -83,20 +83,28 @@ describe('loadConfig', () => {
     }
   });
 
-  it('reads the cancellation and renewal rules: free look 15 days, short rate 10%, reinstatement 30 days, renewal window 60 days by default; 0 allowed, the percent at most 100', () => {
-    expect(loadConfig({}).policyRules).toEqual({ freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 });
+  it('reads the cancellation and renewal rules: free look 15 days, short rate 10%, reinstatement 30 days, renewal window 60 days before and 30 after expiry by default; 0 allowed, the percent at most 100', () => {
+    expect(loadConfig({}).policyRules).toEqual({
+      freeLookDays: 15,
+      shortRatePercent: 10,
+      reinstatementDays: 30,
+      renewalWindowDays: 60,
+      renewalLateDays: 30,
+    });
     expect(
       loadConfig({
         POLICY_FREE_LOOK_DAYS: '0',
         POLICY_SHORT_RATE_PERCENT: '100',
         POLICY_REINSTATEMENT_DAYS: '3650',
         POLICY_RENEWAL_WINDOW_DAYS: '0',
+        POLICY_RENEWAL_LATE_DAYS: '0',
       }).policyRules,
     ).toEqual({
       freeLookDays: 0,
       shortRatePercent: 100,
       reinstatementDays: 3650,
       renewalWindowDays: 0,
+      renewalLateDays: 0,
     });
     for (const [name, value] of [
       ['POLICY_SHORT_RATE_PERCENT', '101'],
@@ -105,6 +113,8 @@ describe('loadConfig', () => {
       ['POLICY_REINSTATEMENT_DAYS', '3651'],
       ['POLICY_RENEWAL_WINDOW_DAYS', '3651'],
       ['POLICY_RENEWAL_WINDOW_DAYS', 'soon'],
+      ['POLICY_RENEWAL_LATE_DAYS', '3651'],
+      ['POLICY_RENEWAL_LATE_DAYS', '-1'],
     ]) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inRenewalWindow, renewalTerm, renewalWindowOpens } from '../../src/policies/renewal-term.js';
+import { inRenewalWindow, renewalTerm, renewalWindowCloses, renewalWindowOpens } from '../../src/policies/renewal-term.js';
 
 describe('a renewal term (contract section 14, "Renew")', () => {
   it('runs from the old expirationDate for one year, the same day a year later', () => {
@@ -24,14 +24,28 @@ describe('a renewal term (contract section 14, "Renew")', () => {
 });
 
 describe('the renewal window', () => {
-  it('opens windowDays before expirationDate and never closes', () => {
+  const defaults = { windowDays: 60, lateDays: 30 };
+
+  it('opens windowDays before expirationDate', () => {
     expect(renewalWindowOpens('2027-01-01', 60)).toBe('2026-11-02');
-    expect(inRenewalWindow('2027-01-01', 60, '2026-11-01')).toBe(false);
-    expect(inRenewalWindow('2027-01-01', 60, '2026-11-02')).toBe(true);
-    expect(inRenewalWindow('2027-01-01', 60, '2027-01-01')).toBe(true);
-    expect(inRenewalWindow('2027-01-01', 60, '2030-06-01')).toBe(true);
+    expect(inRenewalWindow('2027-01-01', defaults, '2026-11-01')).toBe(false);
+    expect(inRenewalWindow('2027-01-01', defaults, '2026-11-02')).toBe(true);
+    expect(inRenewalWindow('2027-01-01', defaults, '2027-01-01')).toBe(true);
     // 0: only from the expirationDate on.
-    expect(inRenewalWindow('2027-01-01', 0, '2026-12-31')).toBe(false);
-    expect(inRenewalWindow('2027-01-01', 0, '2027-01-01')).toBe(true);
+    expect(inRenewalWindow('2027-01-01', { windowDays: 0, lateDays: 30 }, '2026-12-31')).toBe(false);
+    expect(inRenewalWindow('2027-01-01', { windowDays: 0, lateDays: 30 }, '2027-01-01')).toBe(true);
+  });
+
+  it('closes lateDays after expirationDate, that day included (issue 37: renewal had no end)', () => {
+    expect(renewalWindowCloses('2027-01-01', 30)).toBe('2027-01-31');
+    expect(inRenewalWindow('2027-01-01', defaults, '2027-01-31')).toBe(true);
+    expect(inRenewalWindow('2027-01-01', defaults, '2027-02-01')).toBe(false);
+    expect(inRenewalWindow('2027-01-01', defaults, '2030-06-01')).toBe(false);
+    // Across a year's end and a leap day.
+    expect(renewalWindowCloses('2027-12-15', 30)).toBe('2028-01-14');
+    expect(renewalWindowCloses('2028-02-15', 30)).toBe('2028-03-16');
+    // 0: renewable on the expirationDate itself, not the day after.
+    expect(inRenewalWindow('2027-01-01', { windowDays: 60, lateDays: 0 }, '2027-01-01')).toBe(true);
+    expect(inRenewalWindow('2027-01-01', { windowDays: 60, lateDays: 0 }, '2027-01-02')).toBe(false);
   });
 });
