@@ -64,7 +64,7 @@ const BODY_LIMIT = '100kb';
  */
 export async function createApp(deps: ServiceDependencies) {
   const { limits } = deps;
-  const { schema, core, rateLimits, apollo, graphql } = await createServiceCore({
+  const { schema, core, rateLimits, apollo, graphql, outage } = await createServiceCore({
     ...deps,
     rateLimited: (policy) => deps.metrics.observeRateLimited(policy),
   });
@@ -153,7 +153,7 @@ export async function createApp(deps: ServiceDependencies) {
     sendError(req, res, new ServiceError('INTERNAL_SERVER_ERROR', 'Internal server error.'));
   });
 
-  return { app, server, drain: http.drain, apollo, schema };
+  return { app, server, drain: http.drain, apollo, schema, outage };
 }
 
 /**
