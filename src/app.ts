@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, parse } from 'graphql';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer } from 'node:http';
 import { authenticationGate } from './http/authentication-gate.js';
@@ -36,6 +36,8 @@ export interface ServiceDependencies extends Omit<CoreDependencies, 'rateLimited
   metrics: ServiceMetrics;
   /** Spec section 13: `/metrics` needs this bearer token; unset, it is open outside production and 404 in it. */
   metricsToken: string | undefined;
+  /** METRICS_OPERATION_NAMES: operation names the operator declares, besides the manifest's and the REST documents'. */
+  metricsOperationNames: readonly string[];
   /** OpenTelemetry is on (observability/tracing.ts). */
   traced: boolean;
 }
@@ -68,7 +70,12 @@ export async function createApp(deps: ServiceDependencies) {
     ...deps,
     rateLimited: (policy) => deps.metrics.observeRateLimited(policy),
   });
-  deps.metrics.keepOperationNames(graphql.trustedDocuments.operationNames());
+  // Contract section 13: only declared operation names get a metrics label of their own.
+  deps.metrics.declareOperationNames([
+    ...graphql.trustedDocuments.operationNames(),
+    ...REST_ROUTES.flatMap((route) => getOperationAST(parse(route.document))?.name?.value ?? []),
+    ...deps.metricsOperationNames,
+  ]);
   const app = express();
   // One HTTP server for REST and GraphQL, drained on stop (see http-drain.ts). Node checks the
   // headers and request timeouts every `connectionsCheckingInterval` (30 s by default), so a

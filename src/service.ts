@@ -101,6 +101,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       corsOrigins: config.corsOrigins,
       metrics,
       metricsToken: config.metricsToken,
+      metricsOperationNames: config.metricsOperationNames,
       traced: options.traced ?? false,
     });
     await new Promise<void>((resolve, reject) => {

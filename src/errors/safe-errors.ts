@@ -11,6 +11,9 @@ const REQUEST_ERROR_CODES = new Set<string>([
   'PERSISTED_QUERY_NOT_IN_LIST',
 ]);
 
+/** Every `extensions.code` an answer can carry: safeError lets no other through (the metrics label these alone). */
+export const ANSWERED_CODES: readonly string[] = [...Object.keys(ERROR_STATUS), ...REQUEST_ERROR_CODES];
+
 export type SafeError = GraphQLFormattedError & { extensions: { code: string } };
 
 /**
