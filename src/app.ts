@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, parse } from 'graphql';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer } from 'node:http';
 import { authenticationGate } from './http/authentication-gate.js';
@@ -36,6 +36,8 @@ export interface ServiceDependencies extends Omit<CoreDependencies, 'rateLimited
   metrics: ServiceMetrics;
   /** Spec section 13: `/metrics` needs this bearer token; unset, it is open outside production and 404 in it. */
   metricsToken: string | undefined;
+  /** METRICS_OPERATION_NAMES: operation names the operator declares, besides the manifest's and the REST documents'. */
+  metricsOperationNames: readonly string[];
   /** OpenTelemetry is on (observability/tracing.ts). */
   traced: boolean;
 }
@@ -64,11 +66,16 @@ const BODY_LIMIT = '100kb';
  */
 export async function createApp(deps: ServiceDependencies) {
   const { limits } = deps;
-  const { schema, core, rateLimits, apollo, graphql } = await createServiceCore({
+  const { schema, core, rateLimits, apollo, graphql, outage } = await createServiceCore({
     ...deps,
     rateLimited: (policy) => deps.metrics.observeRateLimited(policy),
   });
-  deps.metrics.keepOperationNames(graphql.trustedDocuments.operationNames());
+  // Contract section 13: only declared operation names get a metrics label of their own.
+  deps.metrics.declareOperationNames([
+    ...graphql.trustedDocuments.operationNames(),
+    ...REST_ROUTES.flatMap((route) => getOperationAST(parse(route.document))?.name?.value ?? []),
+    ...deps.metricsOperationNames,
+  ]);
   const app = express();
   // One HTTP server for REST and GraphQL, drained on stop (see http-drain.ts). Node checks the
   // headers and request timeouts every `connectionsCheckingInterval` (30 s by default), so a
@@ -153,7 +160,7 @@ export async function createApp(deps: ServiceDependencies) {
     sendError(req, res, new ServiceError('INTERNAL_SERVER_ERROR', 'Internal server error.'));
   });
 
-  return { app, server, drain: http.drain, apollo, schema };
+  return { app, server, drain: http.drain, apollo, schema, outage };
 }
 
 /**

@@ -26,6 +26,8 @@ export interface Config {
   logFormat: LogFormat;
   /** Spec section 13: `/metrics` needs `Authorization: Bearer <token>` when set; unset in production, it is 404. */
   metricsToken?: string;
+  /** Contract section 13: METRICS_OPERATION_NAMES, operation names with a metrics label of their own besides the manifest's and the REST documents'. */
+  metricsOperationNames: string[];
   jwt: {
     secret?: Uint8Array;
     publicKey?: { key: KeyObject; algorithms: string[] };
@@ -203,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       stdoutIsTerminal && nodeEnv !== 'production' ? 'pretty' : 'json',
     ),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
+    metricsOperationNames: parseOperationNames(env.METRICS_OPERATION_NAMES),
     jwt: {
       secret: parseSecret(env.JWT_SECRET),
       publicKey: parsePublicKey(env.JWT_PUBLIC_KEY),
@@ -455,6 +458,22 @@ function parseMetricsToken(value: string | undefined): string | undefined {
   // A scraper's credential, compared in constant time; short ones are guessable.
   if (value.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
   return value;
+}
+
+/**
+ * Comma-separated GraphQL names of at most 100 characters (the access line and the metrics keep a
+ * name that long): anything else could never match an operation, so it is a typo to stop on.
+ */
+function parseOperationNames(value: string | undefined): string[] {
+  const names = (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const wrong = names.find((name) => !/^[_A-Za-z][_0-9A-Za-z]{0,99}$/.test(name));
+  if (wrong !== undefined) {
+    throw new ConfigError(`METRICS_OPERATION_NAMES must list GraphQL operation names separated by commas (got "${wrong}")`);
+  }
+  return names;
 }
 
 function parseSecret(value: string | undefined): Uint8Array | undefined {

@@ -6,6 +6,7 @@ import type { FieldCipher } from './crypto/field-cipher.js';
 import type { RequestFingerprints } from './crypto/request-fingerprint.js';
 import type { Database } from './database/database.js';
 import type { ReadReplicas } from './database/replicas.js';
+import { OutageLog } from './errors/outage-log.js';
 import { createApolloServer, textExecutor } from './graphql-server/apollo.js';
 import { documentRules } from './graphql-server/document-rules.js';
 import type { GraphqlCallSettings } from './graphql-server/graphql-route.js';
@@ -66,6 +67,8 @@ export interface ServiceCore {
   /** Started; the host stops it. */
   apollo: ApolloServer<RequestContext>;
   graphql: GraphqlCallSettings;
+  /** Refusals for a lost database, logged once per interval; the host flushes it when it stops. */
+  outage: OutageLog;
 }
 
 /**
@@ -76,7 +79,8 @@ export interface ServiceCore {
 export async function createServiceCore(deps: CoreDependencies): Promise<ServiceCore> {
   const { limits, graphql } = deps;
   const schema = await buildServiceSchema();
-  const createContext = createContextFactory({ ...deps, deadlineSeconds: limits.requestDeadlineSeconds });
+  const outage = new OutageLog(deps.logger);
+  const createContext = createContextFactory({ ...deps, outage, deadlineSeconds: limits.requestDeadlineSeconds });
   // A body's coverageSlug is judged with its other rules, against the catalog (policies/coverage-catalog.ts).
   readCatalogFrom(deps.database);
   const rateLimits = new RateLimits(limits, deps.database, deps.logger, deps.rateLimited);
@@ -121,5 +125,6 @@ export async function createServiceCore(deps: CoreDependencies): Promise<Service
     rateLimits,
     apollo,
     graphql: { schema, checks, developerPages: deps.developerPages, trustedDocuments, executeText: textExecutor(apollo) },
+    outage,
   };
 }

@@ -89,7 +89,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     metrics.watchPool('service', () => open.poolState());
     // Every statement of a sampled request gets a span.
     if (options.traced) traceStatements(database.name);
-    const { server, drain, apollo } = await createApp({
+    const { server, drain, apollo, outage } = await createApp({
       database,
       replicas,
       verifyToken: createTokenVerifier(verificationKeys(config)),
@@ -101,6 +101,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       corsOrigins: config.corsOrigins,
       metrics,
       metricsToken: config.metricsToken,
+      metricsOperationNames: config.metricsOperationNames,
       traced: options.traced ?? false,
     });
     await new Promise<void>((resolve, reject) => {
@@ -128,6 +129,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
       async stop() {
         clearInterval(cleaner);
         await drain(7_000);
+        // Refusals for a lost database since its last line are logged before the process goes.
+        outage.flush();
         await apollo.stop();
         // An attempt cut here is run again by another instance, or after the restart.
         await delivery?.stop().catch((error) => logger.warn({ err: error }, 'webhook delivery did not stop cleanly'));

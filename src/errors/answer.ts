@@ -1,6 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import { carriedHeaders, graphqlAnswerHead, headFor } from './error-head.js';
+import type { OutageLog } from './outage-log.js';
 import { PROBLEM_JSON, problemBody } from './problem.js';
 import { safeError, statusOf, type SafeError } from './safe-errors.js';
 
@@ -24,10 +25,14 @@ export type Surface = { kind: 'rest' } | { kind: 'graphql'; mediaType: string };
 
 export const REST: Surface = { kind: 'rest' };
 
-/** Who is answered: a 500 carries the request id, to match the line logged here (by a logger that names the request). */
+/**
+ * Who is answered: a 500 carries the request id, to match the line logged here (by a logger that
+ * names the request); a 503 for a lost database is counted by the service's outage log instead.
+ */
 export interface Asker {
   requestId?: string;
   logger?: Pick<Logger, 'error'>;
+  outage?: Pick<OutageLog, 'refused'>;
 }
 
 /** A 200 with a JSON body. */
@@ -38,7 +43,8 @@ export function jsonAnswer(body: unknown): Answer {
 /**
  * The one error-to-HTTP function: errors as the answer of their surface, with the status of
  * their codes (spec section 6), the headers they carry, and each unexpected error logged once,
- * here, with its cause (the client sees only what `safeError` lets through).
+ * here, with its cause (the client sees only what `safeError` lets through); an answer refused
+ * for a lost database is counted once, whatever number of its fields met it (outage-log.ts).
  */
 export function errorAnswer(surface: Surface, errors: readonly GraphQLError[], asker: Asker): Answer {
   return surface.kind === 'rest' ? problemAnswer(errors, asker) : graphqlAnswer({ errors }, surface.mediaType, asker);
@@ -83,9 +89,13 @@ function problemAnswer(errors: readonly GraphQLError[], asker: Asker): Answer {
 }
 
 function judge(errors: readonly GraphQLError[], asker: Asker): Array<{ error: GraphQLError; safe: SafeError }> {
-  return errors.map((error) => {
-    const { safe, unexpected } = safeError(error);
+  let databaseAway: GraphQLError | undefined;
+  const judged = errors.map((error) => {
+    const { safe, unexpected, databaseAway: away } = safeError(error);
     if (unexpected) asker.logger?.error({ err: error.originalError ?? error }, 'unexpected error in a request');
+    if (away) databaseAway ??= error;
     return { error, safe };
   });
+  if (databaseAway) asker.outage?.refused(databaseAway.originalError ?? databaseAway);
+  return judged;
 }

@@ -11,14 +11,18 @@ const REQUEST_ERROR_CODES = new Set<string>([
   'PERSISTED_QUERY_NOT_IN_LIST',
 ]);
 
+/** Every `extensions.code` an answer can carry: safeError lets no other through (the metrics label these alone). */
+export const ANSWERED_CODES: readonly string[] = [...Object.keys(ERROR_STATUS), ...REQUEST_ERROR_CODES];
+
 export type SafeError = GraphQLFormattedError & { extensions: { code: string } };
 
 /**
- * What a client may see of an error. Expected errors keep their message, code and field list;
- * a lost database becomes UNAVAILABLE; anything else becomes a bare INTERNAL_SERVER_ERROR (the
- * cause goes to the log, never to the client: no stack, no SQL, no values).
+ * What a client may see of an error, and what the log is told. Expected errors keep their
+ * message, code and field list; a lost database becomes UNAVAILABLE (`databaseAway`: counted by
+ * the outage log, not logged one by one); anything else becomes a bare INTERNAL_SERVER_ERROR
+ * (`unexpected`: the cause goes to the log, never to the client: no stack, no SQL, no values).
  */
-export function safeError(error: GraphQLError): { safe: SafeError; unexpected: boolean } {
+export function safeError(error: GraphQLError): { safe: SafeError; unexpected: boolean; databaseAway: boolean } {
   const cause = error.originalError;
   const code = error.extensions?.code;
   // Our own messages are written to be safe; graphql-js and Apollo quote the offending value.
@@ -27,20 +31,20 @@ export function safeError(error: GraphQLError): { safe: SafeError; unexpected: b
   if (!cause || cause instanceof GraphQLError) {
     if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
       const { errors } = error.extensions as { errors?: unknown };
-      return { safe: { ...base, extensions: errors ? { code, errors } : { code } }, unexpected: false };
+      return { safe: { ...base, extensions: errors ? { code, errors } : { code } }, unexpected: false, databaseAway: false };
     }
     if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
-      return { safe: { ...base, extensions: { code } }, unexpected: false };
+      return { safe: { ...base, extensions: { code } }, unexpected: false, databaseAway: false };
     }
     if (!cause && code === undefined && error.path === undefined) {
       // graphql-js validation and coercion errors carry no code, no cause and no path; an error
       // during execution with none (a null for a non-null field) is the service's fault: a 500.
-      return { safe: { ...base, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }, unexpected: false };
+      return { safe: { ...base, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }, unexpected: false, databaseAway: false };
     }
   }
   if (isDatabaseUnavailable(cause)) {
     const error503 = unavailable();
-    return { safe: { ...base, message: error503.message, extensions: { code: 'UNAVAILABLE' } }, unexpected: true };
+    return { safe: { ...base, message: error503.message, extensions: { code: 'UNAVAILABLE' } }, unexpected: false, databaseAway: true };
   }
   return {
     safe: {
@@ -50,6 +54,7 @@ export function safeError(error: GraphQLError): { safe: SafeError; unexpected: b
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     },
     unexpected: true,
+    databaseAway: false,
   };
 }
 
@@ -80,7 +85,7 @@ export function statusOf(code: string): number {
  * terminated ...`); no connection made within the connect timeout (pg's `timeout expired`); or
  * no free connection within the pool's wait (pg-pool's `timeout exceeded when trying to connect`).
  */
-function isDatabaseUnavailable(cause: unknown): boolean {
+export function isDatabaseUnavailable(cause: unknown): boolean {
   if (!(cause instanceof Error)) return false;
   const code = (cause as { code?: unknown }).code;
   // 57014: a statement cancelled by statement_timeout (the database is too slow right now).

@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { Deadline } from '../limits/deadline.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
+import type { OutageLog } from '../errors/outage-log.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { PolicyRules } from '../config.js';
 import { RequestBatches, type Batch } from './batch.js';
@@ -38,6 +39,8 @@ export interface RequestContext {
   /** POLICY_FREE_LOOK_DAYS, POLICY_SHORT_RATE_PERCENT, POLICY_REINSTATEMENT_DAYS, POLICY_RENEWAL_WINDOW_DAYS (contract section 14). */
   policyRules: PolicyRules;
   logger: Logger;
+  /** Counts the answers refused for a lost database, logged once per interval (errors/outage-log.ts). */
+  readonly outage: OutageLog;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: creates mark it in their own transaction. */
   idempotency?: IdempotencyRecorder;
@@ -81,6 +84,8 @@ export interface ContextDependencies {
   quoteValidDays: number;
   policyRules: PolicyRules;
   logger: Logger;
+  /** The process's one outage log: the refusals of every request count in it. */
+  outage: OutageLog;
   deadlineSeconds: number;
 }
 
@@ -126,6 +131,7 @@ class RequestScope implements RequestContext {
   readonly webhookUrls: { publicOnly: boolean };
   readonly quoteValidDays: number;
   readonly policyRules: PolicyRules;
+  readonly outage: OutageLog;
   idempotency?: IdempotencyRecorder;
   readonly errorsMet: GraphQLError[] = [];
   cost: CostMeter = UNMETERED;
@@ -148,6 +154,7 @@ class RequestScope implements RequestContext {
     this.webhookUrls = deps.webhookUrls;
     this.quoteValidDays = deps.quoteValidDays;
     this.policyRules = deps.policyRules;
+    this.outage = deps.outage;
   }
 
   get db(): Gateway {

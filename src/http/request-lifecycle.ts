@@ -54,8 +54,10 @@ export function requestLifecycle(logger: Logger, { draining, metrics, routeOf, t
       const graphql = res.locals.graphql ?? (servedByGraphql(req) ? {} : undefined);
       if (graphql) metrics.observeGraphqlOperation({ ...graphql, codes: res.locals.codes });
       if (span) endRequestSpan(span, req.method, route, status);
-      // A 5xx was logged once as an error, with its cause, where it happened; this is its access line.
-      accessLog[status >= 500 ? 'warn' : 'info'](
+      // A 5xx was logged once as an error, with its cause, where it happened; this is its access
+      // line. A 503 (the database away, a deadline) is an answer the contract expects, with its
+      // Retry-After: info, so an outage is not a warning per request (security review 3, L2).
+      accessLog[status >= 500 && status !== 503 ? 'warn' : 'info'](
         {
           // The path alone: a query string can carry a token or GraphQL variables with a cvc.
           req: { id: requestId, method: req.method, url: path },

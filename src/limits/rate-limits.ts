@@ -5,6 +5,7 @@ import type { CallerLimits } from '../config.js';
 import type { SqlClient } from '../database/database.js';
 import { performance } from 'node:perf_hooks';
 import { rateLimited, unavailable, type ServiceError } from '../errors/errors.js';
+import { isDatabaseUnavailable } from '../errors/safe-errors.js';
 import { FairAdmission } from './fair-admission.js';
 
 /** The policies of spec section 12, by the names the RateLimit header fields use. */
@@ -209,8 +210,9 @@ export class RateLimits {
       async (outcome: unknown) => {
         if (!(outcome instanceof RateLimiterRes)) {
           // The count could not be kept (the database is away): the request itself will meet the
-          // same database, so it is let through rather than refused for the limiter's sake.
-          this.logger.warn({ err: outcome, policy: budget.policy }, 'rate limit store unavailable');
+          // same database, so it is let through rather than refused for the limiter's sake. Its
+          // 503 is the outage log's to count (errors/outage-log.ts); only another failure is told here.
+          if (!isDatabaseUnavailable(outcome)) this.logger.warn({ err: outcome, policy: budget.policy }, 'rate limit store unavailable');
           return UNCOUNTED;
         }
         const fields = fieldsOf(budget, outcome);

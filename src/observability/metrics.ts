@@ -1,13 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { REPLICA_STATES, type ReplicaStatus } from '../database/replicas.js';
-import { BoundedLabels } from './bounded-labels.js';
+import { ANSWERED_CODES } from '../errors/safe-errors.js';
+import { DeclaredLabels } from './declared-labels.js';
 import { instanceScrape } from './cluster-metrics.js';
-
-/** Operation names with a series of their own; later names count under `(other)`. */
-export const OPERATION_NAME_SERIES = 100;
-
-/** The operation types a named operation can have (an operation name comes with its type). */
-const OPERATION_TYPES = ['query', 'mutation', 'subscription'];
 
 /** The methods Express routes; anything else is counted as `OTHER`. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -32,8 +27,8 @@ export interface OperationOutcome {
 /**
  * The service's Prometheus series (spec section 13), in a registry of its own (a test process
  * runs several services). Every label takes values from a bounded set: routes are Express's
- * patterns, never paths; operation names are bounded by `BoundedLabels`; error codes are the
- * service's own. Nothing a caller sends becomes a label value any other way.
+ * patterns, never paths; operation names and error codes are the declared ones
+ * (`DeclaredLabels`). Nothing a caller sends becomes a label value any other way.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -45,12 +40,10 @@ export class ServiceMetrics {
   private readonly deliveries: Counter<'result'>;
   private readonly reads: Counter<'target'>;
   private replicas: (() => ReplicaStatus[]) | undefined;
-  // An operation name that loses its place to a more frequent one takes its series with it.
-  private readonly operationNames = new BoundedLabels(OPERATION_NAME_SERIES, '(other)', (name) => this.removeOperationSeries(name));
-  /** The error codes each admitted operation name has series for, to remove them with it. */
-  private readonly codesOfName = new Map<string, Set<string>>();
-  // The service's own codes (errors.ts) and graphql-js's few: bounded already, and kept so.
-  private readonly codes = new BoundedLabels(50, 'OTHER');
+  // Contract section 13: the names declared at start-up (declareOperationNames), every other `(other)`.
+  private readonly operationNames = new DeclaredLabels('(other)');
+  // The codes an answer can carry (safe-errors.ts): a closed set already, and kept so.
+  private readonly codes = new DeclaredLabels('OTHER', ANSWERED_CODES);
   private readonly pools = new Map<string, () => PoolState>();
   private queueDepth: (() => Promise<number>) | undefined;
   /** The text `GET /metrics` answers: this registry's, or in a cluster worker the whole instance's. */
@@ -75,7 +68,7 @@ export class ServiceMetrics {
     });
     this.operations = new Counter({
       name: 'graphql_operations_total',
-      help: `GraphQL operations on /graphql by name (the trusted manifest's names, and up to ${OPERATION_NAME_SERIES} others, the most frequent; the rest are "(other)"; "(anonymous)" has none; "(none)" never got as far as an operation) and type.`,
+      help: 'GraphQL operations on /graphql by name (the declared names: the trusted manifest\'s, the REST documents\' and METRICS_OPERATION_NAMES; any other is "(other)"; "(anonymous)" has none; "(none)" never got as far as an operation) and type.',
       labelNames: ['operation_name', 'operation_type'],
       registers,
     });
@@ -183,23 +176,12 @@ export class ServiceMetrics {
           ? this.operationNames.label(outcome.operationName)
           : '(anonymous)';
     this.operations.inc({ operation_name: name, operation_type: outcome.operationType ?? '(none)' });
-    for (const code of outcome.codes ?? []) {
-      const label = this.codes.label(code);
-      this.operationErrors.inc({ operation_name: name, code: label });
-      const codes = this.codesOfName.get(name) ?? new Set<string>();
-      this.codesOfName.set(name, codes.add(label));
-    }
+    for (const code of outcome.codes ?? []) this.operationErrors.inc({ operation_name: name, code: this.codes.label(code) });
   }
 
-  /** Operation names that always have series of their own: the trusted manifest's. */
-  keepOperationNames(names: Iterable<string>): void {
-    this.operationNames.keep(names);
-  }
-
-  private removeOperationSeries(name: string): void {
-    for (const type of OPERATION_TYPES) this.operations.remove({ operation_name: name, operation_type: type });
-    for (const code of this.codesOfName.get(name) ?? []) this.operationErrors.remove({ operation_name: name, code });
-    this.codesOfName.delete(name);
+  /** Operation names with series of their own (contract section 13): the trusted manifest's, the REST documents', METRICS_OPERATION_NAMES. */
+  declareOperationNames(names: Iterable<string>): void {
+    this.operationNames.declare(names);
   }
 
   observeRateLimited(limit: string): void {

@@ -83,6 +83,24 @@ export class OperationCore {
         request,
       );
     }
+    // Contract section 17: a token ahead of the primary came from no write; honoured, it would only
+    // keep the caller's reads off the replicas (security review 3, Info). A token at or behind a
+    // position this instance has read costs no statement (WalPosition.reached).
+    if (token !== undefined && (await this.walPosition.reached(token)) === false) {
+      return errorAnswer(
+        request.surface,
+        [
+          badUserInput([
+            {
+              path: 'Consistency-Token',
+              message:
+                "is ahead of the primary's WAL position, so it is not from a write answer: send back the Consistency-Token a write answered",
+            },
+          ]),
+        ],
+        request,
+      );
+    }
     // The budgets' RateLimit fields go out with the answer, a refusal's too.
     const reported: RateLimitField[] = [];
     const charge = (spent: Promise<RateLimitDecision>) =>

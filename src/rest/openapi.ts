@@ -899,6 +899,8 @@ function withConsistencyTokens<D extends { paths: Record<string, Record<string, 
     for (const [method, operation] of Object.entries(operations)) {
       if (method === 'get') {
         operation.parameters = [...(operation.parameters ?? []), consistencyTokenParameter];
+        // A read with no 400 of its own still answers one for a token no write gave.
+        operation.responses = { 400: consistencyTokenRefused, ...operation.responses };
         continue;
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
@@ -924,11 +926,15 @@ const consistencyTokenHeader = {
   },
 };
 
+const consistencyTokenRefused = problem(
+  'The `Consistency-Token` header is not one a write answered: not a WAL position, or ahead of the primary’s (code BAD_USER_INPUT)',
+);
+
 const consistencyTokenParameter = {
   name: 'Consistency-Token',
   in: 'header',
   required: false,
   schema: consistencyTokenSchema,
   description:
-    'The Consistency-Token of a write this read must see (read replicas, contract section 17); anything else is 400. Without it, a caller’s reads within DATABASE_REPLICA_STICKY_SECONDS of its own write on the instance see it too.',
+    'The Consistency-Token of a write this read must see (read replicas, contract section 17); anything else, or a position ahead of the primary’s, is 400. Without it, a caller’s reads within DATABASE_REPLICA_STICKY_SECONDS of its own write on the instance see it too.',
 };

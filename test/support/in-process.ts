@@ -18,6 +18,7 @@ import { migrateDatabase } from '../../src/database/migrate.js';
 import { ReadReplicas } from '../../src/database/replicas.js';
 import { errorAnswer, REST, type Answer } from '../../src/errors/answer.js';
 import { graphqlMediaType } from '../../src/errors/error-head.js';
+import { OutageLog } from '../../src/errors/outage-log.js';
 import { safeError, type SafeError } from '../../src/errors/safe-errors.js';
 import { answerGraphqlCall } from '../../src/graphql-server/graphql-route.js';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
@@ -153,6 +154,7 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
       quoteValidDays: config.quoteValidDays,
       policyRules: config.policyRules,
       logger,
+      outage: new OutageLog(logger),
       deadlineSeconds: config.limits.requestDeadlineSeconds,
     });
     state = { open, schema: await buildServiceSchema(), createContext };

@@ -127,6 +127,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEB_CONCURRENCY: 'abc' })).toThrow('WEB_CONCURRENCY must be an integer from 1 to 64 (got "abc")');
   });
 
+  it('reads METRICS_OPERATION_NAMES as comma-separated GraphQL names, none by default, and stops on anything else', () => {
+    expect(loadConfig({}).metricsOperationNames).toEqual([]);
+    expect(loadConfig({ METRICS_OPERATION_NAMES: ' GetPolicy, ListOrganizations ,,_private' }).metricsOperationNames).toEqual([
+      'GetPolicy',
+      'ListOrganizations',
+      '_private',
+    ]);
+    expect(() => loadConfig({ METRICS_OPERATION_NAMES: 'GetPolicy,get-policy' })).toThrow(
+      'METRICS_OPERATION_NAMES must list GraphQL operation names separated by commas (got "get-policy")',
+    );
+  });
+
   it('takes an http JWKS_URL outside production only', () => {
     expect(loadConfig({ JWKS_URL: 'http://127.0.0.1:9/jwks' }).jwt.jwksUrl?.protocol).toBe('http:');
   });

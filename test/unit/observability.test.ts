@@ -1,67 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedLabels } from '../../src/observability/bounded-labels.js';
+import { DeclaredLabels } from '../../src/observability/declared-labels.js';
 import { routeNamer } from '../../src/observability/route-names.js';
 import { withoutLiterals } from '../../src/database/statement-spans.js';
 import { defaultSampler, tracingRequested } from '../../src/observability/tracing.js';
 import { loadConfig } from '../../src/config.js';
 
-describe('BoundedLabels', () => {
-  it('admits values while there is room, and sends one-off values to the overflow once full', () => {
-    const labels = new BoundedLabels(3, '(other)');
-    expect(['a', 'b', 'a', 'c', 'd', 'b', 'e'].map((value) => labels.label(value))).toEqual([
-      'a',
-      'b',
-      'a',
-      'c',
+describe('DeclaredLabels', () => {
+  it('labels the declared values alone, and sends every other value to the overflow', () => {
+    const labels = new DeclaredLabels('(other)', ['Trusted']);
+    labels.declare(['FromRest', 'FromSetting']);
+    expect(['Trusted', 'FromRest', 'FromSetting', 'Invented', 'trusted'].map((value) => labels.label(value))).toEqual([
+      'Trusted',
+      'FromRest',
+      'FromSetting',
       '(other)',
-      'b',
       '(other)',
     ]);
-    const distinct = new Set(Array.from({ length: 1_000_000 }, (_, i) => labels.label(`name${i}`)));
-    expect(distinct).toEqual(new Set(['(other)']));
   });
 
-  it('keeps the names a frontend really uses through 1,000 random names, whichever came first', () => {
-    const frontend = Array.from({ length: 10 }, (_, i) => `FrontendQuery${i}`);
-    const random = Array.from({ length: 1_000 }, (_, i) => `Random${i}`);
-    const evicted: string[] = [];
-    const labels = new BoundedLabels(100, '(other)', (name) => evicted.push(name));
-    // The flood first: it fills every place.
-    for (const name of random) labels.label(name);
-    // The frontend's names, each used a few times: a name seen twice beats the flood's.
-    for (let round = 0; round < 3; round++) for (const name of frontend) labels.label(name);
-    // Another flood, then the frontend again.
-    for (const name of random.map((name) => `${name}b`)) expect(labels.label(name)).toBe('(other)');
-    expect(frontend.map((name) => labels.label(name))).toEqual(frontend);
-    // Ten random names lost their places (and series), no frontend name did.
-    expect(evicted).toHaveLength(10);
-    expect(evicted.every((name) => name.startsWith('Random'))).toBe(true);
-  });
-
-  it('keeps the names it is told to keep, outside the maximum', () => {
-    const labels = new BoundedLabels(2, '(other)');
-    labels.keep(['Trusted']);
-    for (const name of ['a', 'b', 'c', 'd']) labels.label(name);
-    expect(labels.label('Trusted')).toBe('Trusted');
-    expect(labels.label('e')).toBe('(other)');
-  });
-
-  it('forgets a flood of one-off values, so a name that keeps coming still gets in', () => {
-    const labels = new BoundedLabels(2, '(other)');
-    for (let round = 0; round < 5; round++) {
-      labels.label('a');
-      labels.label('b');
-    }
-    // 'c' must be seen more often than 'a' and 'b' (5 each) while one-off names fill the table of
-    // values not admitted (20 places here) and halve it again and again.
-    const flood: string[] = [];
-    let round = 0;
-    while (labels.label('c') !== 'c' && round < 100) {
-      for (let i = 0; i < 5; i++) flood.push(labels.label(`flood${round}-${i}`));
-      round++;
-    }
-    expect(round).toBeLessThan(100);
-    expect(new Set(flood)).toEqual(new Set(['(other)']));
+  // Security review 3, L3: 20 names sent 3 times each, then 120 invented names 5 times each,
+  // evicted all 20 when labels were admitted by frequency.
+  it('keeps the declared names through 120 invented names sent 5 times each, and gives none of those a label', () => {
+    const declared = Array.from({ length: 20 }, (_, i) => `Frontend${i}`);
+    const labels = new DeclaredLabels('(other)', declared);
+    for (let round = 0; round < 3; round++) expect(declared.map((name) => labels.label(name))).toEqual(declared);
+    const invented = Array.from({ length: 120 }, (_, i) => `Invented${i}`);
+    const given = new Set<string>();
+    for (let round = 0; round < 5; round++) for (const name of invented) given.add(labels.label(name));
+    expect(given).toEqual(new Set(['(other)']));
+    expect(declared.map((name) => labels.label(name))).toEqual(declared);
   });
 });
 

@@ -20,6 +20,7 @@ describe('the request context', () => {
       quoteValidDays: 30,
       policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60, renewalLateDays: 30 },
       logger: { child } as never,
+      outage: {} as never,
       deadlineSeconds: 10,
     });
     const context = createContext({
@@ -56,6 +57,7 @@ describe('batches (graphql/batch.ts)', () => {
       quoteValidDays: 30,
       policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60, renewalLateDays: 30 },
       logger: {} as never,
+      outage: {} as never,
       deadlineSeconds: 1,
     });
     const context = createContext({

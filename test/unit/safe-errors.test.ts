@@ -54,8 +54,10 @@ describe('safeError', () => {
     );
   });
 
-  it('reports a lost database as UNAVAILABLE', () => {
+  it('reports a lost database as UNAVAILABLE, for the outage log to count rather than as an unexpected error', () => {
     const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    expect(safeError(new GraphQLError(cause.message, { originalError: cause })).safe.extensions.code).toBe('UNAVAILABLE');
+    const { safe, unexpected, databaseAway } = safeError(new GraphQLError(cause.message, { originalError: cause }));
+    expect(safe.extensions.code).toBe('UNAVAILABLE');
+    expect({ unexpected, databaseAway }).toEqual({ unexpected: false, databaseAway: true });
   });
 });

@@ -45,4 +45,31 @@ describe('WalPosition (the Consistency-Token of a write, contract section 17)', 
     state.fail = false;
     expect(await positions.afterCommit()).toBe('0/1002');
   });
+
+  it("judges a token by the furthest position read here, and reads the primary's only for a token ahead of it (contract section 17)", async () => {
+    const { state, database } = primary();
+    const positions = new WalPosition(database);
+    // A write here: its token, and any before it, are known to be behind the primary.
+    expect(await positions.afterCommit()).toBe('0/1001');
+    expect(await positions.reached(0x1001n)).toBe(true);
+    expect(await positions.reached(0x10n)).toBe(true);
+    expect(state.reads).toBe(1);
+    // Ahead of what was read (another instance's later write): one read, after the call, decides.
+    expect(await positions.reached(0x1002n)).toBe(true);
+    expect(state.reads).toBe(2);
+    // Ahead of the primary itself: no write gave it.
+    expect(await positions.reached(0xffffffffffffffffn)).toBe(false);
+    expect(state.reads).toBe(3);
+    // Tokens arriving together share one read.
+    const judged = await Promise.all([positions.reached(0x2000n), positions.reached(0x2001n), positions.reached(0x1003n)]);
+    expect(judged).toEqual([false, false, true]);
+    expect(state.reads).toBe(4);
+  });
+
+  it('a database that cannot say leaves the token unjudged (null): the request meets the database itself', async () => {
+    const { state, database } = primary();
+    const positions = new WalPosition(database);
+    state.fail = true;
+    expect(await positions.reached(0x1000n)).toBeNull();
+  });
 });
