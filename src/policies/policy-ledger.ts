@@ -20,7 +20,7 @@ import {
   type ChargeRead,
   type PolicyRead,
 } from './policy.reads.js';
-import { policyEventObject } from './policy-event.js';
+import { policyEventData } from './policy-event.js';
 import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
 import type { TransactionType } from './policy-transaction.entity.js';
 
@@ -226,10 +226,11 @@ export async function writeTransaction(
     ...charge,
     reverses: charge.reverses ?? null,
   }));
+  const added = rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead);
   const read: PolicyRead = {
     ...policy,
     ...write.shows,
-    charges: [...policy.charges, ...rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead)],
+    charges: [...policy.charges, ...added],
     cancellation: write.cancellation,
   };
   await tx.query(WRITE_TRANSACTION, [
@@ -239,7 +240,7 @@ export async function writeTransaction(
       type: write.event,
       organizationId: policy.organizationId,
       actorSub: scope.principal.sub,
-      object: policyEventObject(read),
+      ...policyEventData(read, { ...transaction, charges: added }),
     }),
   ]);
   await scope.idempotency?.recordCreated(tx, { type: 'policy', number: policy.number });
