@@ -1,3 +1,5 @@
+import { MAX_LEDGER_CHARGES } from '../../src/policies/ledger-room.js';
+import { MAX_CHARGES } from '../../src/policies/premium-schedule.js';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -84,7 +86,13 @@ describe('loadConfig', () => {
   });
 
   it('reads the cancellation and renewal rules: free look 15 days, short rate 10%, reinstatement 30 days, renewal window 60 days by default; 0 allowed, the percent at most 100', () => {
-    expect(loadConfig({}).policyRules).toEqual({ freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 });
+    expect(loadConfig({}).policyRules).toEqual({
+      freeLookDays: 15,
+      shortRatePercent: 10,
+      reinstatementDays: 30,
+      renewalWindowDays: 60,
+      maxCharges: 1000,
+    });
     expect(
       loadConfig({
         POLICY_FREE_LOOK_DAYS: '0',
@@ -97,6 +105,7 @@ describe('loadConfig', () => {
       shortRatePercent: 100,
       reinstatementDays: 3650,
       renewalWindowDays: 0,
+      maxCharges: 1000,
     });
     for (const [name, value] of [
       ['POLICY_SHORT_RATE_PERCENT', '101'],
@@ -107,6 +116,16 @@ describe('loadConfig', () => {
       ['POLICY_RENEWAL_WINDOW_DAYS', 'soon'],
     ]) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
+    }
+  });
+
+  it('reads POLICY_MAX_CHARGES: 1,000 by default, from 185 (the longest schedule with room for a cancellation and its reinstatement) to 1,000 (MAX_LEDGER_CHARGES)', () => {
+    expect(loadConfig({ POLICY_MAX_CHARGES: '185' }).policyRules.maxCharges).toBe(185);
+    expect(loadConfig({ POLICY_MAX_CHARGES: String(MAX_LEDGER_CHARGES) }).policyRules.maxCharges).toBe(MAX_LEDGER_CHARGES);
+    // The floor: 61 periods, then 62 lines of a cancellation and as many of its reinstatement.
+    expect(185).toBe(MAX_CHARGES + 2 * (MAX_CHARGES + 1));
+    for (const value of ['184', '1001', '0', 'many', '1e3']) {
+      expect(() => loadConfig({ POLICY_MAX_CHARGES: value }), value).toThrow('POLICY_MAX_CHARGES');
     }
   });
 

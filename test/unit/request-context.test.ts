@@ -18,7 +18,7 @@ describe('the request context', () => {
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
       quoteValidDays: 30,
-      policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 },
+      policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60, maxCharges: 1000 },
       logger: { child } as never,
       deadlineSeconds: 10,
     });
@@ -54,7 +54,7 @@ describe('batches (graphql/batch.ts)', () => {
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
       quoteValidDays: 30,
-      policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60 },
+      policyRules: { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60, maxCharges: 1000 },
       logger: {} as never,
       deadlineSeconds: 1,
     });
