@@ -84,7 +84,7 @@ export interface DatabaseSettings {
   preparedStatements: boolean;
 }
 
-/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60), POLICY_RENEWAL_LATE_DAYS (30). */
+/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60), POLICY_RENEWAL_LATE_DAYS (30), POLICY_MAX_CHARGES (1000). */
 export interface PolicyRules {
   /** A free_look cancellation may take effect at most this many days after the policy's effectiveDate. */
   freeLookDays: number;
@@ -96,6 +96,8 @@ export interface PolicyRules {
   renewalWindowDays: number;
   /** ... and until this many days after it: then it has lapsed, and a new policy is new business. */
   renewalLateDays: number;
+  /** POLICY_MAX_CHARGES: the most charges a policy's ledger holds (contract section 14, "Bounded ledgers"). */
+  maxCharges: number;
 }
 
 export interface WebhookSettings {
@@ -364,7 +366,20 @@ function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
     reinstatementDays: bounded('POLICY_REINSTATEMENT_DAYS', env.POLICY_REINSTATEMENT_DAYS, 30, 3650),
     renewalWindowDays: bounded('POLICY_RENEWAL_WINDOW_DAYS', env.POLICY_RENEWAL_WINDOW_DAYS, 60, 3650),
     renewalLateDays: bounded('POLICY_RENEWAL_LATE_DAYS', env.POLICY_RENEWAL_LATE_DAYS, 30, 3650),
+    maxCharges: parseMaxCharges(env.POLICY_MAX_CHARGES),
   };
+}
+
+/**
+ * POLICY_MAX_CHARGES (1,000): from 185, the longest schedule (61 periods) with room for a
+ * cancellation (62 lines) and its reinstatement, so that every new policy can be cancelled and
+ * reinstated; to 1,000, MAX_LEDGER_CHARGES (policies/ledger-room.ts), the length reads and the
+ * cost meter count a ledger at most. Numbers, not imports: config sits below every feature.
+ */
+function parseMaxCharges(value: string | undefined): number {
+  const parsed = parseLimit('POLICY_MAX_CHARGES', value, 1000);
+  if (parsed < 185 || parsed > 1000) throw new ConfigError(`POLICY_MAX_CHARGES must be from 185 to 1000 (got "${value}")`);
+  return parsed;
 }
 
 function parseLimit(name: string, value: string | undefined, fallback: number): number {

@@ -29,11 +29,15 @@ export class FieldCipher {
     return createHash('sha256').update(key).digest('hex').slice(0, 16);
   }
 
-  seal(plaintext: string, column: string): SealedValue {
+  /** Seals text (as UTF-8) or bytes (a compressed kept answer, src/idempotency). */
+  seal(plaintext: string | Buffer, column: string): SealedValue {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.currentKey, iv);
     cipher.setAAD(Buffer.from(column));
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const body = Buffer.concat([
+      typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext),
+      cipher.final(),
+    ]);
     return {
       ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'),
       keyId: this.currentKeyId,
@@ -41,13 +45,17 @@ export class FieldCipher {
   }
 
   open(sealed: SealedValue, column: string): string {
+    return this.openBytes(sealed, column).toString('utf8');
+  }
+
+  openBytes(sealed: SealedValue, column: string): Buffer {
     const key = this.keys.get(sealed.keyId);
     if (!key) throw new Error(`no data encryption key with id ${sealed.keyId}`);
     const raw = Buffer.from(sealed.ciphertext, 'base64');
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
     decipher.setAAD(Buffer.from(column));
     decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]);
   }
 }
 

@@ -64,10 +64,10 @@ export class Event {
   })
   actor!: EventActor | null;
 
-  // Charged as what it holds: a policy's object has about 130 values (12 charges of 8).
+  // Charged as what it holds: a policy's object has about 30 values, its transaction's charges 10 each (12 for an issuance).
   @Field(() => GraphQLJSONObject, {
     description:
-      "{ object }: the record as its create or change answered it; a change (organization.updated) adds previousAttributes, the changed fields' earlier values",
+      "{ object }: the record as its create or change answered it; a policy's object has no charges, and its event adds transaction: { id, type, effectiveDate, changes, charges }, the transaction it records with the charges that transaction wrote; a change (organization.updated) adds previousAttributes, the changed fields' earlier values",
     complexity: 200,
   })
   data!: Record<string, unknown>;

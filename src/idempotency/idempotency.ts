@@ -1,5 +1,6 @@
 import type { Gateway, SqlClient, Transaction } from '../database/database.js';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import stringify from 'safe-stable-stringify';
 import type { Principal } from '../auth/principal.js';
 import { badUserInput, conflict, ServiceError } from '../errors/errors.js';
@@ -45,7 +46,10 @@ export interface IdempotencySettings {
   cipher: FieldCipher;
   /** How long a key and its answer are kept (spec: 24 hours). */
   retentionSeconds: number;
-  /** A larger answer is not kept: its replay is rebuilt from the record it created. */
+  /**
+   * The most bytes a kept answer takes once compressed. A larger one is not kept: its digest is,
+   * and its replay is rebuilt from the record it created, answered only when it is the same.
+   */
   keptResponseMaxBytes: number;
   /** How long a claim holds the key before another request may take over (after a crash). */
   claimSeconds: number;
@@ -64,6 +68,8 @@ export interface IdempotentRun {
 }
 
 const SEALED = 'sealed:';
+/** A kept answer compressed with brotli, then sealed (issue 37: lifecycle answers are kept whole). */
+const SEALED_BROTLI = 'sealed-br:';
 const KEPT_BODY_COLUMN = 'idempotency_key.body';
 
 /** 1 to 255 printable ASCII characters (spec section 7). */
@@ -81,6 +87,7 @@ interface KeptRow {
   body: string | null;
   codes: string[] | null;
   created: CreatedRecord | null;
+  digest: string | null;
   locked: boolean;
   expired: boolean;
 }
@@ -108,8 +115,17 @@ export class IdempotencyKeys {
     const row = { scope, key: request.key, claim };
     const outcome = await db.transaction((tx) => this.claim(tx, row, request.request));
     if (outcome.kept) return { response: outcome.kept, replayed: true };
-    // A finished create whose answer was too large to keep: rebuilt for each replay, no claim.
-    if (outcome.created && outcome.finished) return { response: await run.rebuild(outcome.created), replayed: true };
+    // A finished create whose answer was too large to keep: rebuilt for each replay, no claim,
+    // and answered only when it is the first answer byte for byte (its digest was kept).
+    if (outcome.created && outcome.finished) {
+      const rebuilt = await run.rebuild(outcome.created);
+      if (outcome.digest && digestOf(rebuilt.body) !== outcome.digest) {
+        throw conflict(
+          'The answer to this Idempotency-Key was too large to keep, and what the request wrote has changed since: read it instead of replaying.',
+        );
+      }
+      return { response: rebuilt, replayed: true };
+    }
 
     let response: StoredResponse;
     try {
@@ -128,7 +144,7 @@ export class IdempotencyKeys {
     tx: Transaction,
     row: { scope: string; key: string; claim: string },
     body: unknown,
-  ): Promise<{ kept: StoredResponse | null; created: CreatedRecord | null; finished?: boolean }> {
+  ): Promise<{ kept: StoredResponse | null; created: CreatedRecord | null; finished?: boolean; digest?: string | null }> {
     const { fingerprints, retentionSeconds, claimSeconds } = this.settings;
     // Twice at most: a row can vanish between the insert and the select (its run failed and
     // deleted it, or it expired and was cleaned up); the second insert then takes the key.
@@ -141,7 +157,7 @@ export class IdempotencyKeys {
       );
       if (inserted.length > 0) return { kept: null, created: null };
       const [kept] = await tx.query<KeptRow>(
-        `select fingerprint, status, content_type, body, codes, created, locked_until is null as finished, locked_until > now() as locked,
+        `select fingerprint, status, content_type, body, codes, created, answer_digest as digest, locked_until is null as finished, locked_until > now() as locked,
            expires_at <= now() as expired
          from idempotency_key where scope = ? and key = ? for update`,
         [row.scope, row.key],
@@ -166,7 +182,7 @@ export class IdempotencyKeys {
         const response = { status: kept.status, contentType: kept.content_type, body: this.open(kept.body) };
         return { kept: kept.codes ? { ...response, codes: kept.codes } : response, created: null };
       }
-      if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true };
+      if (kept.finished && kept.created) return { kept: null, created: kept.created, finished: true, digest: kept.digest };
       if (kept.locked) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
       // An earlier run crashed, or its answer was too large to keep: take over the key.
       await tx.query('update idempotency_key set claim = ?, locked_until = now() + make_interval(secs => ?) where scope = ? and key = ?', [
@@ -179,12 +195,18 @@ export class IdempotencyKeys {
     }
   }
 
-  private seal(body: string): string {
-    const { ciphertext, keyId } = this.settings.cipher.seal(body, KEPT_BODY_COLUMN);
-    return `${SEALED}${keyId}:${ciphertext}`;
+  /** The answer compressed, then sealed: what the row keeps. */
+  private seal(compressed: Buffer): string {
+    const { ciphertext, keyId } = this.settings.cipher.seal(compressed, KEPT_BODY_COLUMN);
+    return `${SEALED_BROTLI}${keyId}:${ciphertext}`;
   }
 
+  /** A kept answer: compressed and sealed, sealed (kept before issue 37), or plain (before answers were sealed). */
   private open(body: string): string {
+    if (body.startsWith(SEALED_BROTLI)) {
+      const [keyId, ciphertext] = body.slice(SEALED_BROTLI.length).split(':');
+      return brotliDecompressSync(this.settings.cipher.openBytes({ keyId, ciphertext }, KEPT_BODY_COLUMN)).toString('utf8');
+    }
     if (!body.startsWith(SEALED)) return body;
     const [keyId, ciphertext] = body.slice(SEALED.length).split(':');
     return this.settings.cipher.open({ keyId, ciphertext }, KEPT_BODY_COLUMN);
@@ -203,17 +225,22 @@ export class IdempotencyKeys {
   private async finish(db: SqlClient, row: { scope: string; key: string; claim: string }, response: StoredResponse | null): Promise<void> {
     const where = 'scope = ? and key = ? and claim = ?';
     const params = [row.scope, row.key, row.claim];
-    if (response && Buffer.byteLength(response.body) <= this.settings.keptResponseMaxBytes) {
+    const compressed = response ? compress(response.body) : null;
+    if (response && compressed && compressed.length <= this.settings.keptResponseMaxBytes) {
       await db.query(`update idempotency_key set status = ?, content_type = ?, body = ?, codes = ?, locked_until = null where ${where}`, [
         response.status,
         response.contentType,
-        this.seal(response.body),
+        this.seal(compressed),
         response.codes ?? null,
         ...params,
       ]);
       return;
     }
-    await db.query(`update idempotency_key set locked_until = null where ${where} and created is not null`, params);
+    // Too large even compressed: its digest, so that a rebuilt replay is answered only when it is the same.
+    await db.query(`update idempotency_key set locked_until = null, answer_digest = ? where ${where} and created is not null`, [
+      response ? digestOf(response.body) : null,
+      ...params,
+    ]);
     await db.query(`delete from idempotency_key where ${where} and created is null`, params);
   }
 }
@@ -222,4 +249,24 @@ export class IdempotencyKeys {
 export async function deleteExpiredKeys(db: SqlClient): Promise<number> {
   const rows = await db.query<unknown>('delete from idempotency_key where expires_at <= now() returning 1');
   return rows.length;
+}
+
+/**
+ * Brotli at quality 5: a lifecycle answer on a 1,000-charge ledger (about 270 KB of JSON, the
+ * same keys and dates on every charge, the uuids random) takes a few milliseconds and keeps to
+ * well under the 64 KB cap (docs/decisions.md, "Replays answer what the first request answered").
+ */
+function compress(body: string): Buffer {
+  const bytes = Buffer.from(body, 'utf8');
+  return brotliCompressSync(bytes, {
+    params: {
+      [zlib.BROTLI_PARAM_QUALITY]: 5,
+      [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+    },
+  });
+}
+
+function digestOf(body: string): string {
+  return createHash('sha256').update(body).digest('base64');
 }

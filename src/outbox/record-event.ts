@@ -32,6 +32,11 @@ export interface RecordedEvent {
   /** The `sub` of the caller whose request made the event: its `actor` (contract section 18). */
   actorSub: string;
   object: object;
+  /**
+   * A policy step's transaction with the charges it wrote (contract section 14, "Versions and
+   * ordering"), beside `object`, which then has no charges.
+   */
+  transaction?: object;
   /** A change's earlier values of the fields it changed, masked as reads mask them (Stripe's previous_attributes). */
   previousAttributes?: object;
 }
@@ -58,8 +63,13 @@ export function eventRow(event: RecordedEvent): [string, EventType, string, stri
   ];
 }
 
+/** `{ object, transaction?, previousAttributes? }`, in that order, without the parts the event has not. */
 function eventData(event: RecordedEvent): object {
-  return event.previousAttributes ? { object: event.object, previousAttributes: event.previousAttributes } : { object: event.object };
+  return {
+    object: event.object,
+    ...(event.transaction ? { transaction: event.transaction } : {}),
+    ...(event.previousAttributes ? { previousAttributes: event.previousAttributes } : {}),
+  };
 }
 
 /**

@@ -49,6 +49,7 @@ export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: num
       changes: { cancellation: { from: null, to: { effectiveDate: input.effectiveDate, reason, method } } },
       charges: money.lines,
       event: 'policy.cancelled',
+      room: { step: { type: 'cancellation' }, maxCharges: rules.maxCharges },
       // As reads show it (CANCELLATION_JSON): what its own charges credited and charged.
       cancellation: {
         effectiveDate: input.effectiveDate,

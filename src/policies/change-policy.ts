@@ -1,3 +1,5 @@
+import type { PolicyRules } from '../config.js';
+import { mostCancellationLines } from './ledger-room.js';
 import { badUserInput, invalidState, type FieldError } from '../errors/errors.js';
 import { compareDates, todayUtc } from '../values/calendar-date.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
@@ -27,7 +29,7 @@ import { premiumSchedule } from './premium-schedule.js';
  * effectiveDate, nothing left to change); then 409 on its state (a cancellation in force or
  * scheduled, expired) and on the date (outside the term, before the latest transaction).
  */
-export async function changePolicy(scope: LedgerScope, number: number, input: ChangePolicyInput): Promise<PolicyRead> {
+export async function changePolicy(scope: LedgerScope, rules: PolicyRules, number: number, input: ChangePolicyInput): Promise<PolicyRead> {
   // The catalog is read before the lock is taken (it does not depend on the policy); an unknown
   // slug is refused only once the policy is known to be in reach, with the body's other errors.
   const plan = input.coverageSlug != null ? await currentPlan(scope.db, input.coverageSlug) : null;
@@ -83,6 +85,14 @@ export async function changePolicy(scope: LedgerScope, number: number, input: Ch
       changes,
       charges,
       event: 'policy.changed',
+      // A plan change must leave room for a cancellation from its date and that cancellation's reinstatement.
+      room: {
+        step: {
+          type: 'other',
+          cancellationAfter: mostCancellationLines(schedule, policy.effectiveDate, input.effectiveDate, rules.freeLookDays),
+        },
+        maxCharges: rules.maxCharges,
+      },
       cancellation: null,
       shows: inEffect ? Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to])) : {},
     });

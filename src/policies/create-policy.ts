@@ -8,7 +8,7 @@ import { withQuotas } from '../limits/quotas.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import type { ScheduledCharge } from './premium-schedule.js';
 import { priceBody, quotedFields } from './priced-body.js';
-import { policyEventObject } from './policy-event.js';
+import { policyEventData } from './policy-event.js';
 import { eventRowFilledIn, EVENT_INSERT, FILLED_IN_DATA, type EventType } from '../outbox/record-event.js';
 import { QUOTED_FIELDS, type CreatePolicyInput, type NewPolicyInput } from './policy.input.js';
 import { pickColumns } from '../database/read-model.js';
@@ -179,7 +179,13 @@ export function draftPolicy(
     JSON.stringify([first]),
     JSON.stringify(charges),
     ...eventRowFilledIn(
-      { type: origin.event, organizationId: organization.id, actorSub: principal.sub, object: policyEventObject(created) },
+      {
+        type: origin.event,
+        organizationId: organization.id,
+        actorSub: principal.sub,
+        // The first transaction wrote the whole schedule: the event carries it there, as every step's does.
+        ...policyEventData(created, { ...first, charges: created.charges ?? [] }),
+      },
       'number',
     ),
   ];

@@ -20,9 +20,10 @@ import {
   type ChargeRead,
   type PolicyRead,
 } from './policy.reads.js';
-import { policyEventObject } from './policy-event.js';
+import { policyEventData } from './policy-event.js';
 import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
 import type { TransactionType } from './policy-transaction.entity.js';
+import { roomToLeave, stepFits, type LedgerStep } from './ledger-room.js';
 
 /**
  * What the transactions after issuance (change, cancellation, reinstatement) share: the policy locked
@@ -164,13 +165,8 @@ export function schedulePeriods({ charges }: Pick<PolicyLedger, 'charges'>): Led
   );
 }
 
-/**
- * The most charges one policy's ledger holds. Every stored list has a bound (a five-year
- * schedule is 60 charges; one cancellation and its reinstatement add at most 122), so a read of
- * one policy, a page of a list and a GraphQL query's metered cost stay bounded however often a
- * policy is cancelled and reinstated. A transaction that would pass it is 409 INVALID_STATE.
- */
-export const MAX_LEDGER_CHARGES = 1000;
+// The ceiling lives with the rule (ledger-room.ts); importers of the ledger find it here too.
+export { MAX_LEDGER_CHARGES } from './ledger-room.js';
 
 /** A charge a transaction adds, before its ids and sequence. */
 export type NewCharge = Omit<ChargeWrite, 'id' | 'policyId' | 'transactionId' | 'sequence' | 'currency' | 'status' | 'reverses'> & {
@@ -197,13 +193,19 @@ export async function writeTransaction(
     cancellation: CancellationRead | null;
     /** Fields the answer shows otherwise than the ledger's policy (a change in effect today). */
     shows?: Partial<PolicyRead>;
+    /** What the step is to the cap (contract section 14, "Bounded ledgers"), and the cap: POLICY_MAX_CHARGES. */
+    room: { step: LedgerStep; maxCharges: number };
   },
 ): Promise<PolicyRead> {
   const { policy, charges: existing } = ledger;
-  if (existing.length + write.charges.length > MAX_LEDGER_CHARGES) {
+  const { step, maxCharges } = write.room;
+  if (!stepFits(existing.length, write.charges.length, step, maxCharges)) {
+    const left = roomToLeave(step, write.charges.length);
     throw invalidState(
-      `This ${write.type} would add ${write.charges.length} charges to the ${existing.length} of policy ${policy.number}'s ledger, ` +
-        `over the ${MAX_LEDGER_CHARGES} a policy holds. Issue a new policy instead.`,
+      `This ${write.type} would add ${write.charges.length} charges to the ${existing.length} of policy ${policy.number}'s ledger ` +
+        `and leave fewer than ${left} of the ${maxCharges} a policy holds free for ` +
+        (step.type === 'cancellation' ? 'its reinstatement' : 'a cancellation and its reinstatement') +
+        '. Issue a new policy instead.',
     );
   }
   const transaction: TransactionWrite = {
@@ -226,10 +228,11 @@ export async function writeTransaction(
     ...charge,
     reverses: charge.reverses ?? null,
   }));
+  const added = rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead);
   const read: PolicyRead = {
     ...policy,
     ...write.shows,
-    charges: [...policy.charges, ...rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead)],
+    charges: [...policy.charges, ...added],
     cancellation: write.cancellation,
   };
   await tx.query(WRITE_TRANSACTION, [
@@ -239,7 +242,7 @@ export async function writeTransaction(
       type: write.event,
       organizationId: policy.organizationId,
       actorSub: scope.principal.sub,
-      object: policyEventObject(read),
+      ...policyEventData(read, { ...transaction, charges: added }),
     }),
   ]);
   await scope.idempotency?.recordCreated(tx, { type: 'policy', number: policy.number });

@@ -66,8 +66,8 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { db, deadline, idempotency } = ctx;
-    return changePolicy({ db, principal, deadline, idempotency }, number, input);
+    const { db, deadline, idempotency, policyRules } = ctx;
+    return changePolicy({ db, principal, deadline, idempotency }, policyRules, number, input);
   }
 
   @Authorized()

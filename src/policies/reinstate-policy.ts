@@ -30,6 +30,7 @@ export function reinstatePolicy(scope: LedgerScope, rules: PolicyRules, number: 
       changes: { cancellation: { from: cancellation.changes.cancellation.to, to: null } },
       charges: reversalLines(charges.filter((charge) => charge.transactionId === cancellation.id)),
       event: 'policy.reinstated',
+      room: { step: { type: 'reinstatement' }, maxCharges: rules.maxCharges },
       cancellation: null,
     });
   });

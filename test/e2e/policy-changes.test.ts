@@ -74,7 +74,8 @@ describe('changing a policy mid-term', () => {
       [number],
     );
     expect(events).toHaveLength(1);
-    expect(events[0].data.object).toMatchObject({ ...response.body, petName: 'Biscuit II', ownerLastname: 'Diaz-Park' });
+    const { charges: _charges, ...withoutCharges } = response.body;
+    expect(events[0].data.object).toEqual({ ...withoutCharges, petName: 'Biscuit II', ownerLastname: 'Diaz-Park' });
   });
 
   it('keeps a change dated in the future out of reads until its date, while the transactions list shows it', async () => {

@@ -115,14 +115,18 @@ describe('renewing a policy', () => {
     );
 
     // One policy.renewed event, its object the new policy; no policy.created for it.
-    const events = await service.sql<{ type: string; organization_id: string; data: { object: Record<string, unknown> } }>(
-      "select type, organization_id, data from event where (data->'object'->>'number')::bigint = $1",
-      [successor.number],
-    );
+    const events = await service.sql<{
+      type: string;
+      organization_id: string;
+      data: { object: Record<string, unknown>; transaction: object };
+    }>("select type, organization_id, data from event where (data->'object'->>'number')::bigint = $1", [successor.number]);
     expect(events.map((event) => event.type)).toEqual(['policy.renewed']);
     expect(events[0].organization_id).toBe(organizationId);
-    expect(events[0].data.object).toMatchObject({
-      ...successor,
+    // The new policy without its charges, which the renewal transaction carries (test/e2e/policy-events).
+    const { charges, ...withoutCharges } = successor;
+    expect(events[0].data).toMatchObject({ transaction: { type: 'renewal', charges } });
+    expect(events[0].data.object).toEqual({
+      ...withoutCharges,
       ownerFirstname: 'Rosa',
       petName: 'Biscuit',
       effectiveDate,

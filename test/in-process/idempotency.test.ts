@@ -7,6 +7,8 @@ import { createRootOrganization } from '../support/test-service.js';
 import { print } from 'graphql';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createHash } from 'node:crypto';
+import { day } from '../support/policy-lifecycle.js';
 
 /**
  * Idempotency-Key on the REST POSTs and the create mutations (contract section 7), through the
@@ -197,7 +199,7 @@ describe('idempotency keys', () => {
       // The rebuilt answer is kept from then on.
       // (sealed at rest: never the answer in clear), and replayed as it was.
       const [row] = await service.sql<{ body: string }>('select body from idempotency_key where key = $1', [key]);
-      expect(row.body).toMatch(/^sealed:/);
+      expect(row.body).toMatch(/^sealed-br:/);
       expect(row.body).not.toContain(first.text.slice(0, 20));
       expect((await post(path, body, key)).text).toBe(first.text);
     }
@@ -303,9 +305,12 @@ describe('idempotency keys with a retention of 1 s', () => {
   });
 });
 
-/** Answers too large to keep (IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES) are replayed rebuilt from their record. */
+/**
+ * Answers too large to keep even compressed (IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES) are replayed
+ * rebuilt from their record, and only when the rebuilt answer is the first one byte for byte.
+ */
 describe('idempotency keys with a small kept-answer cap', () => {
-  const service = useInProcessService({ IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES: '600' });
+  const service = useInProcessService({ IDEMPOTENCY_KEPT_RESPONSE_MAX_BYTES: '200' });
   let token: string;
   beforeAll(async () => {
     ({ token } = await createRootOrganization(service));
@@ -320,10 +325,14 @@ describe('idempotency keys with a small kept-answer cap', () => {
       });
     const first = await rest();
     expect(first.text.length).toBeGreaterThan(600);
-    const [kept] = await service.sql<{ body: string | null; created: unknown }>(
-      "select body, created from idempotency_key where key = 'large-rest'",
+    const [kept] = await service.sql<{ body: string | null; created: unknown; answer_digest: string }>(
+      "select body, created, answer_digest from idempotency_key where key = 'large-rest'",
     );
-    expect(kept).toEqual({ body: null, created: { type: 'policy', number: first.body.number } });
+    expect(kept).toEqual({
+      body: null,
+      created: { type: 'policy', number: first.body.number },
+      answer_digest: createHash('sha256').update(first.text).digest('base64'),
+    });
     const again = await rest();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
@@ -346,5 +355,41 @@ describe('idempotency keys with a small kept-answer cap', () => {
     expect(costLeft(replayed)).toBeLessThan(costLeft(created));
     const rows = await service.sql("select 1 from policy where pet_name = 'Large'");
     expect(rows).toHaveLength(2);
+  });
+
+  it('answers 409, not another answer, when a replay rebuilt after a later step would differ; the same answer while nothing changed', async () => {
+    const number = 7300;
+    expect(
+      (
+        await service.request('POST', '/api/v1/policy', {
+          token,
+          body: policyBody({ number, effectiveDate: day(-20), expirationDate: day(345) }),
+        })
+      ).status,
+    ).toBe(200);
+    const cancel = () =>
+      service.request('POST', `/api/v1/policy/${number}/cancellation`, {
+        token,
+        body: { effectiveDate: day(5), reason: 'other' },
+        headers: { 'idempotency-key': 'large-cancel' },
+      });
+    const first = await cancel();
+    expect(first.status, first.text).toBe(200);
+    expect(await service.sql("select body from idempotency_key where key = 'large-cancel'")).toEqual([{ body: null }]);
+    const same = await cancel();
+    expect(same.headers.get('idempotent-replayed')).toBe('true');
+    expect(same.text).toBe(first.text);
+    expect((await service.request('POST', `/api/v1/policy/${number}/reinstatement`, { token, body: {} })).status).toBe(200);
+    // Rebuilt now, it would say there is no cancellation: refused instead.
+    const after = await cancel();
+    expect(after.status, after.text).toBe(409);
+    expect(after.body.code).toBe('CONFLICT');
+    expect(after.body.detail).toContain('too large to keep');
+    expect(
+      await service.sql(
+        "select 1 from policy_transaction t join policy p on p.id = t.policy_id where p.number = $1 and t.type = 'cancellation'",
+        [number],
+      ),
+    ).toHaveLength(1);
   });
 });

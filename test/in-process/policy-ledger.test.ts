@@ -29,7 +29,7 @@ describe('the charge ledger', () => {
       [number, count],
     );
 
-  it(`refuses with 409 a transaction that would take a ledger past ${MAX_LEDGER_CHARGES} charges, writing nothing`, async () => {
+  it(`refuses with 409 a cancellation whose reinstatement would take a ledger past ${MAX_LEDGER_CHARGES} charges, writing nothing`, async () => {
     const created = await service.request('POST', '/api/v1/policy', {
       token,
       body: policyBody({ number: 102, effectiveDate: '2026-01-01', expirationDate: '2027-01-01' }),
@@ -47,7 +47,10 @@ describe('the charge ledger', () => {
     });
     expect(cancelled.status, cancelled.text).toBe(409);
     expect(cancelled.body).toMatchObject({ code: 'INVALID_STATE' });
-    expect(cancelled.body.detail).toContain(`over the ${MAX_LEDGER_CHARGES} a policy holds`);
+    // Ten credits (March to December) fit, but not their reinstatement after them (contract section 14, "Bounded ledgers").
+    expect(cancelled.body.detail).toContain(
+      `would add 10 charges to the 992 of policy 102's ledger and leave fewer than 10 of the ${MAX_LEDGER_CHARGES} a policy holds free for its reinstatement`,
+    );
     expect(await count()).toBe(MAX_LEDGER_CHARGES - 8);
     expect(
       await service.sql(

@@ -1,3 +1,5 @@
+import { MAX_LEDGER_CHARGES } from '../../src/policies/ledger-room.js';
+import { MAX_CHARGES } from '../../src/policies/premium-schedule.js';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +92,7 @@ describe('loadConfig', () => {
       reinstatementDays: 30,
       renewalWindowDays: 60,
       renewalLateDays: 30,
+      maxCharges: 1000,
     });
     expect(
       loadConfig({
@@ -105,6 +108,7 @@ describe('loadConfig', () => {
       reinstatementDays: 3650,
       renewalWindowDays: 0,
       renewalLateDays: 0,
+      maxCharges: 1000,
     });
     for (const [name, value] of [
       ['POLICY_SHORT_RATE_PERCENT', '101'],
@@ -117,6 +121,16 @@ describe('loadConfig', () => {
       ['POLICY_RENEWAL_LATE_DAYS', '-1'],
     ]) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
+    }
+  });
+
+  it('reads POLICY_MAX_CHARGES: 1,000 by default, from 185 (the longest schedule with room for a cancellation and its reinstatement) to 1,000 (MAX_LEDGER_CHARGES)', () => {
+    expect(loadConfig({ POLICY_MAX_CHARGES: '185' }).policyRules.maxCharges).toBe(185);
+    expect(loadConfig({ POLICY_MAX_CHARGES: String(MAX_LEDGER_CHARGES) }).policyRules.maxCharges).toBe(MAX_LEDGER_CHARGES);
+    // The floor: 61 periods, then 62 lines of a cancellation and as many of its reinstatement.
+    expect(185).toBe(MAX_CHARGES + 2 * (MAX_CHARGES + 1));
+    for (const value of ['184', '1001', '0', 'many', '1e3']) {
+      expect(() => loadConfig({ POLICY_MAX_CHARGES: value }), value).toThrow('POLICY_MAX_CHARGES');
     }
   });
 
