@@ -32,10 +32,10 @@ export function quotaSettings(quotas: {
   rootsPerSub?: number | null;
 }): string | undefined {
   const settings = [
-    quotas.rootsPerSub ? `-c org_policy.quota_roots_per_sub=${quotas.rootsPerSub}` : '',
     quotas.organizationsPerTree ? `-c org_policy.quota_organizations_per_tree=${quotas.organizationsPerTree}` : '',
     quotas.policiesPerTree ? `-c org_policy.quota_policies_per_tree=${quotas.policiesPerTree}` : '',
     quotas.webhookEndpointsPerTree ? `-c org_policy.quota_webhook_endpoints_per_tree=${quotas.webhookEndpointsPerTree}` : '',
+    quotas.rootsPerSub ? `-c org_policy.quota_roots_per_sub=${quotas.rootsPerSub}` : '',
   ].filter(Boolean);
   return settings.length > 0 ? settings.join(' ') : undefined;
 }
