@@ -61,10 +61,15 @@ export function slotShares(settings: Pick<WebhookSettings, 'concurrency' | 'inFl
 }
 
 /**
- * A success slower than half the attempt's time limit (5 s of the default 10) backs its endpoint
- * off as a failure does: a receiver that answers just inside the limit would otherwise hold its
- * tenant's share with every event, and never be slowed.
+ * A success slower than this backs its endpoint off as a failure does: a receiver that answers
+ * just inside the time limit would otherwise hold its tenant's share with every event, and never
+ * be slowed. Fixed, not a share of WEBHOOK_TIMEOUT_SECONDS: the time is measured by this process,
+ * with its own delays in it, and a threshold that shrank with a short timeout turned a busy
+ * service's lag into back-off (a 1 s timeout's 0.5 s was reached under load with a receiver that
+ * answered in 50 ms). With a timeout of 5 s or less no success is slow.
  */
-export function isSlowSuccess(elapsedMs: number, timeoutSeconds: number): boolean {
-  return elapsedMs > (timeoutSeconds * 1000) / 2;
+export const SLOW_SUCCESS_MS = 5_000;
+
+export function isSlowSuccess(elapsedMs: number): boolean {
+  return elapsedMs > SLOW_SUCCESS_MS;
 }

@@ -276,7 +276,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       let last = job.attempt >= settings.maxAttempts;
       let delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
       if (fairness) {
-        const health = !delivered ? 'failed' : isSlowSuccess(outcome.elapsedMs ?? 0, settings.timeoutSeconds) ? 'slow' : 'fast';
+        const health = !delivered ? 'failed' : isSlowSuccess(outcome.elapsedMs ?? 0) ? 'slow' : 'fast';
         const endpoint = await endpointOutcome(tx, delivery.endpoint_id, job.deliveryId, health, outcome);
         // A disabled endpoint's deliveries are failed, this one with this attempt's outcome.
         last ||= endpoint.disabled;

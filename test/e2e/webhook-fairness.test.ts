@@ -231,8 +231,9 @@ async function tenantScenario(service: TestServiceHandle): Promise<number[]> {
       );
       for (const response of batch) expect(response.status, response.text).toBe(200);
     }
-    // The attack is on once both receivers hold attempts.
-    await until(() => dead.open() >= 1 && slow.open() >= 1, 'attempts at both of A’s receivers', 30_000);
+    // The attack is on once A holds its share (which of its receivers first depends on the
+    // queue's order; the dead ones' attempts alone take 75 × 3 s).
+    await until(() => dead.open() + slow.open() >= 4, 'attempts at A’s receivers', 30_000);
 
     const victim = await service.token({ sub: 'tenant-b' });
     const b = (await request(service.url, 'POST', '/api/v1/organization', { token: victim, body: organizationBody() })).body.id as string;
@@ -262,11 +263,15 @@ async function tenantScenario(service: TestServiceHandle): Promise<number[]> {
 describe('webhook delivery is fair between tenants', () => {
   const service = useTestService(env);
 
-  it("delivers each of tenant B's events within 5 s (p99 over 50) while tenant A's 6 trees hold 150 dead or slow endpoints", async () => {
-    const latencies = await tenantScenario(service);
-    expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
-    expect(p99(latencies)).toBeLessThanOrEqual(BOUND_MS);
-  });
+  it(
+    "delivers each of tenant B's events within 5 s (p99 over 50) while tenant A's 6 trees hold 150 dead or slow endpoints",
+    { timeout: 120_000 },
+    async () => {
+      const latencies = await tenantScenario(service);
+      expect(latencies.filter((latency) => latency === Infinity)).toEqual([]);
+      expect(p99(latencies)).toBeLessThanOrEqual(BOUND_MS);
+    },
+  );
 });
 
 describe('an endpoint that keeps failing', () => {
@@ -379,20 +384,20 @@ describe('an endpoint that keeps failing', () => {
 });
 
 describe('a receiver that succeeds slowly (security review 3, H1)', () => {
-  // A 2 s timeout: a success after more than 1 s is slow. A long back-off, so that the next
-  // delivery's wait is seen before it ends.
+  // An 8 s timeout, and a receiver answering after 5.5 s: a success, and a slow one (over 5 s).
+  // A long back-off, so that the next delivery's wait is seen before it ends.
   const service = useTestService({
-    WEBHOOK_TIMEOUT_SECONDS: '2',
+    WEBHOOK_TIMEOUT_SECONDS: '8',
     WEBHOOK_RETRY_BASE_SECONDS: '60',
     RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0',
   });
 
-  it('is backed off as a failing one is, and never starts the failing time that disables it', async () => {
+  it('is backed off as a failing one is, and never starts the failing time that disables it', { timeout: 60_000 }, async () => {
     let count = 0;
     const server = createHttpServer((req, res) => {
       count++;
       req.resume();
-      setTimeout(() => res.end(), 1_300);
+      setTimeout(() => res.end(), 5_500);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
