@@ -308,8 +308,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   /**
    * An endpoint's health after an attempt. A fast success clears its failures; a failure, or a
    * slow success (delivery-fairness.ts), backs the whole endpoint off (once per round: attempts
-   * already in flight when it failed do not push it further). A slow success is no failure: it
-   * neither starts nor continues the time that disables an endpoint. After failing for the whole
+   * already in flight when it failed do not push it further). A slow success is still a success:
+   * it ends the failing time that disables an endpoint (it delivers). After failing for the whole
    * retry window, the endpoint is disabled and its pending deliveries failed. Returns how long
    * the endpoint now waits.
    */
@@ -331,7 +331,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     const rows = await tx.query<{ wait: number; expired: boolean }>(
       `update webhook_endpoint set
            failures = case when retry_at > now() then failures else failures + 1 end,
-           failing_since = case when ? then coalesce(failing_since, now()) else failing_since end,
+           failing_since = case when ? then coalesce(failing_since, now()) end,
            retry_at = case when retry_at > now() then retry_at
              else now() + make_interval(secs => ? * power(2, least(failures, 16)) * (0.5 + random() / 2)) end
          where id = ?
