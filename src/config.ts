@@ -117,10 +117,11 @@ export interface WebhookSettings {
   /** Attempts one instance makes at once, each job on its own (WEBHOOK_CONCURRENCY, 10). */
   concurrency: number;
   /**
-   * Attempts in flight at once for one root tree, across instances (WEBHOOK_IN_FLIGHT_PER_TREE,
-   * 4): the rest of the capacity stays free for other trees; it bounds each endpoint too.
+   * Attempts in flight at once for one tenant (the `sub` that created a root, with all its
+   * trees), across instances (WEBHOOK_IN_FLIGHT_PER_TENANT, 4): the rest of the capacity stays
+   * free for other tenants; it bounds each tree and endpoint too.
    */
-  inFlightPerTree: number;
+  inFlightPerTenant: number;
 }
 
 /** Per-caller budgets (0 = off) and per-request bounds; spec section 12. */
@@ -154,7 +155,13 @@ export interface CallerLimits {
     maxConnectionsPerAddress: number;
   };
   /** Per root organization tree; null = no quota. */
-  quotas: { organizationsPerTree: number | null; policiesPerTree: number | null; webhookEndpointsPerTree: number | null };
+  quotas: {
+    organizationsPerTree: number | null;
+    policiesPerTree: number | null;
+    webhookEndpointsPerTree: number | null;
+    /** Root organizations one `sub` may create (ORGANIZATION_ROOTS_PER_SUB, 25); null = no quota. */
+    rootsPerSub: number | null;
+  };
   /** Levels an organization tree may have, a root being level 1 (ORGANIZATION_MAX_DEPTH). */
   organizationMaxDepth: number;
 }
@@ -247,11 +254,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       timeoutSeconds: parseLimit('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
       retentionSeconds: parseLimit('EVENT_RETENTION_SECONDS', env.EVENT_RETENTION_SECONDS, 30 * 24 * 3600),
       concurrency: parseLimit('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 10),
-      inFlightPerTree: parseLimit('WEBHOOK_IN_FLIGHT_PER_TREE', env.WEBHOOK_IN_FLIGHT_PER_TREE, 4),
+      inFlightPerTenant: parseLimit('WEBHOOK_IN_FLIGHT_PER_TENANT', env.WEBHOOK_IN_FLIGHT_PER_TENANT, 4),
     },
     quoteValidDays: parseQuoteValidDays(env.QUOTE_VALID_DAYS),
     policyRules: parsePolicyRules(env),
   };
+  // Renamed when delivery's share moved from the tree to the tenant (issue 37): a deploy that still
+  // sets the old name would otherwise run with a cap it did not choose.
+  if (env.WEBHOOK_IN_FLIGHT_PER_TREE !== undefined) {
+    throw new ConfigError('WEBHOOK_IN_FLIGHT_PER_TREE was replaced by WEBHOOK_IN_FLIGHT_PER_TENANT (attempts in flight for one tenant)');
+  }
   if (config.graphql.trustedDocumentsOnly && !config.graphql.trustedDocuments) {
     throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents to run)');
   }
@@ -422,6 +434,8 @@ function parseCallerLimits(env: NodeJS.ProcessEnv): CallerLimits {
       policiesPerTree: optional('QUOTA_POLICIES_PER_TREE'),
       // On by default (contract section 12): each endpoint multiplies every event of its subtree.
       webhookEndpointsPerTree: parseBudget('WEBHOOK_ENDPOINTS_PER_TREE', env.WEBHOOK_ENDPOINTS_PER_TREE, 25) || null,
+      // On by default too: webhook delivery is shared by tenant, and a tenant is a sub's roots.
+      rootsPerSub: parseBudget('ORGANIZATION_ROOTS_PER_SUB', env.ORGANIZATION_ROOTS_PER_SUB, 25) || null,
     },
     organizationMaxDepth: parseLimit('ORGANIZATION_MAX_DEPTH', env.ORGANIZATION_MAX_DEPTH, 32),
   };

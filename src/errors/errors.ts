@@ -108,6 +108,7 @@ export function responseTooLarge(maxBytes: number): ServiceError {
   return badUserInput([], `The response would be larger than ${maxBytes} bytes; select fewer fields or smaller pages.`);
 }
 
-export function quotaExceeded(what: string, quota: number): ServiceError {
-  return new ServiceError('QUOTA_EXCEEDED', `This organization tree already has its quota of ${quota} ${what}.`);
+/** Over a quota: `holder` is what the quota is counted on (a tree, or the caller for its roots). */
+export function quotaExceeded(what: string, quota: number, holder = 'This organization tree'): ServiceError {
+  return new ServiceError('QUOTA_EXCEEDED', `${holder} already has its quota of ${quota} ${what}.`);
 }

@@ -5,16 +5,20 @@ import { withDatabaseRefusal } from './database-refusal.js';
 const QUOTA_SQLSTATE = 'QE001';
 
 /**
- * Runs a create whose inserts the database counts per root organization tree; an insert over a
- * configured quota fails in the database (so instances cannot race past it) and becomes 403
- * QUOTA_EXCEEDED here, with the whole create rolled back.
+ * Runs a create whose inserts the database counts per root organization tree (and a root's per
+ * `sub`); an insert over a configured quota fails in the database (so instances cannot race past
+ * it) and becomes 403 QUOTA_EXCEEDED here, with the whole create rolled back.
  */
 export function withQuotas<T>(create: () => Promise<T>): Promise<T> {
   return withDatabaseRefusal(
     QUOTA_SQLSTATE,
     (message) => {
-      const match = /(organizations|policies|webhook endpoints) quota (\d+) exceeded/.exec(message);
-      return match ? quotaExceeded(match[1], Number(match[2])) : null;
+      const match = /(root organizations|organizations|policies|webhook endpoints) quota (\d+) exceeded/.exec(message);
+      if (!match) return null;
+      // Roots are counted per caller (migration roots_per_sub), the rest per tree.
+      return match[1] === 'root organizations'
+        ? quotaExceeded(match[1], Number(match[2]), 'This caller')
+        : quotaExceeded(match[1], Number(match[2]));
     },
     create,
   );
@@ -25,11 +29,13 @@ export function quotaSettings(quotas: {
   organizationsPerTree: number | null;
   policiesPerTree: number | null;
   webhookEndpointsPerTree?: number | null;
+  rootsPerSub?: number | null;
 }): string | undefined {
   const settings = [
     quotas.organizationsPerTree ? `-c org_policy.quota_organizations_per_tree=${quotas.organizationsPerTree}` : '',
     quotas.policiesPerTree ? `-c org_policy.quota_policies_per_tree=${quotas.policiesPerTree}` : '',
     quotas.webhookEndpointsPerTree ? `-c org_policy.quota_webhook_endpoints_per_tree=${quotas.webhookEndpointsPerTree}` : '',
+    quotas.rootsPerSub ? `-c org_policy.quota_roots_per_sub=${quotas.rootsPerSub}` : '',
   ].filter(Boolean);
   return settings.length > 0 ? settings.join(' ') : undefined;
 }

@@ -68,7 +68,9 @@ const ORGANIZATION_POST_ERRORS = {
   400: problem(
     'The body is not valid JSON, not an object, or breaks the rules (at most 100 listed in `errors`); among them, `parentId` (or the token’s org) already at ORGANIZATION_MAX_DEPTH levels',
   ),
-  403: problem('The organization tree already has its quota of organizations (code QUOTA_EXCEEDED)'),
+  403: problem(
+    'The organization tree already has its quota of organizations, or (a root) the caller its quota of root organizations (ORGANIZATION_ROOTS_PER_SUB, default 25); code QUOTA_EXCEEDED',
+  ),
   404: problem('`parentId` (or the token’s org) names no organization the caller may access'),
   409: problem('A request with the same Idempotency-Key is still running'),
 };

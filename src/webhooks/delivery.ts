@@ -11,6 +11,7 @@ import { rfc3339 } from '../database/read-model.js';
 import { EVENT_BODY } from '../events/event.reads.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { traceHeaders } from '../observability/trace-context.js';
+import { isSlowSuccess, slotShares, TENANT_OF_ORGANIZATION, tenantGroup } from './delivery-fairness.js';
 import { checkedLookup, literalUrlProblem } from './webhook-url.js';
 
 /**
@@ -21,12 +22,12 @@ import { checkedLookup, literalUrlProblem } from './webhook-url.js';
  * written in one transaction, through pg-boss's `db` option. Deliveries the create's trigger
  * made are handed to pg-boss by a relay, in the same way: marked and enqueued together.
  *
- * Fair between trees (contract section 12; docs/decisions.md): each job is processed on its own
- * (WEBHOOK_CONCURRENCY at once per instance), in a pg-boss group named after the endpoint's root
- * tree, and pg-boss starts at most WEBHOOK_IN_FLIGHT_PER_TREE jobs of one group at once across
- * instances. A failed attempt backs its whole endpoint off (`webhook_endpoint.retry_at`): its
- * other deliveries' jobs are put off to that time without an attempt, and new ones are enqueued
- * for it. An endpoint failing for the whole retry window is disabled.
+ * Fair between tenants (contract section 12; docs/decisions.md): each job is processed on its own
+ * (WEBHOOK_CONCURRENCY at once per instance), in a pg-boss group named after the endpoint's
+ * tenant; how the slots are shared is delivery-fairness.ts. A failed attempt, or a slow success,
+ * backs its whole endpoint off (`webhook_endpoint.retry_at`): its other deliveries' jobs are put
+ * off to that time without an attempt, and new ones are enqueued for it. An endpoint failing for
+ * the whole retry window is disabled.
  *
  * Two pools: the worker's own SQL goes through the service's gateway (database/database.ts), and
  * pg-boss keeps its pool of POOL_SIZE for its polling and maintenance (docs/decisions.md, "One
@@ -47,7 +48,8 @@ interface Job {
 
 interface DeliveryRow {
   endpoint_id: string;
-  root_id: string;
+  /** The `sub` that created the endpoint's root: the pg-boss group of its jobs. */
+  tenant: string;
   disabled_reason: string | null;
   /** RFC 3339 in UTC, or null: the endpoint is not backed off. */
   retry_at: string | null;
@@ -76,8 +78,9 @@ export interface DeliveryOptions {
   /** Attempts by result, the queue's depth and pg-boss's pool (spec section 13). */
   metrics?: ServiceMetrics;
   /**
-   * Fair shares between trees: the per-tree cap on attempts in flight and the back-off of an
-   * endpoint as a whole (default true). Only tests turn it off, to show what it prevents.
+   * Fair shares between tenants: the per-tenant cap on attempts in flight, the reserved slots and
+   * the back-off of an endpoint as a whole (default true). Only tests turn it off, to show what
+   * it prevents.
    */
   fairness?: boolean;
 }
@@ -93,8 +96,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   const { settings, logger, metrics } = options;
   const pollSeconds = options.pollSeconds ?? 1;
   const fairness = options.fairness ?? true;
-  // The tree's share: its jobs count against one pg-boss group (none without fairness).
-  const groupOf = (rootId: string) => (fairness ? { group: { id: rootId } } : {});
+  // The tenant's share: its jobs count against one pg-boss group (none without fairness).
+  const groupOf = (tenant: string) => tenantGroup(tenant, fairness);
   const { database } = options;
   metrics?.watchQueueDepth(async () => {
     const [{ count }] = await database.query<{ count: number }>(
@@ -157,8 +160,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
    */
   const relay = () =>
     database.transaction(async (tx) => {
-      const rows = await tx.query<{ id: string; attempts: number; start_after: string | null; root_id: string }>(
-        `select d.id, d.attempts, o.path[1] as root_id,
+      const rows = await tx.query<{ id: string; attempts: number; start_after: string | null; tenant: string }>(
+        `select d.id, d.attempts, ${TENANT_OF_ORGANIZATION} as tenant,
            case when greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'}) > now()
              then ${rfc3339(`greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'})`)} end as start_after
          from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join organization o on o.id = w.organization_id
@@ -168,7 +171,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         const jobs = rows.map((row) => ({
           data: { deliveryId: row.id, attempt: row.attempts + 1 } satisfies Job,
           ...(row.start_after ? { startAfter: new Date(row.start_after) } : {}),
-          ...groupOf(row.root_id),
+          ...groupOf(row.tenant),
         }));
         await boss.insert(QUEUE, jobs, { db: tx });
         // The time shown as its next attempt is when its job may start (its endpoint's back-off).
@@ -183,7 +186,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
 
   const attempt = async (job: Job) => {
     const [delivery] = await database.query<DeliveryRow>(
-      `select d.endpoint_id, o.path[1] as root_id, w.disabled_reason, case when w.retry_at > now() then ${rfc3339('w.retry_at')} end as retry_at,
+      `select d.endpoint_id, ${TENANT_OF_ORGANIZATION} as tenant, w.disabled_reason, case when w.retry_at > now() then ${rfc3339('w.retry_at')} end as retry_at,
          d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
          e.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent,
          ${EVENT_BODY} as body
@@ -214,7 +217,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
           retryAt,
           job.deliveryId,
         ]);
-        await boss.send(QUEUE, job, { startAfter: retryAt, db: tx, ...groupOf(delivery.root_id) });
+        await boss.send(QUEUE, job, { startAfter: retryAt, db: tx, ...groupOf(delivery.tenant) });
       });
       return;
     }
@@ -234,7 +237,9 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
           { ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id },
           'webhook_endpoint.secret',
         );
+        const started = performance.now();
         const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, settings, agents);
+        outcome.elapsedMs = Math.round(performance.now() - started);
         const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
         if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
         if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
@@ -271,7 +276,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       let last = job.attempt >= settings.maxAttempts;
       let delaySeconds = backoffSeconds(job.attempt, settings.retryBaseSeconds);
       if (fairness) {
-        const endpoint = await endpointOutcome(tx, delivery.endpoint_id, job.deliveryId, delivered, outcome);
+        const health = !delivered ? 'failed' : isSlowSuccess(outcome.elapsedMs ?? 0) ? 'slow' : 'fast';
+        const endpoint = await endpointOutcome(tx, delivery.endpoint_id, job.deliveryId, health, outcome);
         // A disabled endpoint's deliveries are failed, this one with this attempt's outcome.
         last ||= endpoint.disabled;
         // The next attempt waits for the endpoint too.
@@ -293,43 +299,46 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
         await boss.send(QUEUE, { deliveryId: job.deliveryId, attempt: job.attempt + 1 } satisfies Job, {
           startAfter: delaySeconds,
           db: tx,
-          ...groupOf(delivery.root_id),
+          ...groupOf(delivery.tenant),
         });
       }
       return 'retrying';
     });
 
   /**
-   * An endpoint's health after an attempt. A success clears its failures; a failure backs the
-   * whole endpoint off (once per round: attempts already in flight when it failed do not push it
-   * further) and, after failing for the whole retry window, disables it and fails its pending
-   * deliveries. Returns how long the endpoint now waits.
+   * An endpoint's health after an attempt. A fast success clears its failures; a failure, or a
+   * slow success (delivery-fairness.ts), backs the whole endpoint off (once per round: attempts
+   * already in flight when it failed do not push it further). A slow success is still a success:
+   * it ends the failing time that disables an endpoint (it delivers). After failing for the whole
+   * retry window, the endpoint is disabled and its pending deliveries failed. Returns how long
+   * the endpoint now waits.
    */
   const endpointOutcome = async (
     tx: Transaction,
     endpointId: string,
     deliveryId: string,
-    delivered: boolean,
+    health: 'fast' | 'slow' | 'failed',
     outcome: Outcome,
   ): Promise<{ waitSeconds: number; disabled: boolean }> => {
-    if (delivered) {
+    if (health === 'fast') {
       await tx.query('update webhook_endpoint set failures = 0, failing_since = null, retry_at = null where id = ? and failures > 0', [
         endpointId,
       ]);
       return { waitSeconds: 0, disabled: false };
     }
     const why = outcome.error ?? `HTTP ${outcome.status}`;
+    const failed = health === 'failed';
     const rows = await tx.query<{ wait: number; expired: boolean }>(
       `update webhook_endpoint set
            failures = case when retry_at > now() then failures else failures + 1 end,
-           failing_since = coalesce(failing_since, now()),
+           failing_since = case when ? then coalesce(failing_since, now()) end,
            retry_at = case when retry_at > now() then retry_at
              else now() + make_interval(secs => ? * power(2, least(failures, 16)) * (0.5 + random() / 2)) end
          where id = ?
          returning extract(epoch from retry_at - now())::float8 as wait, failing_since < now() - make_interval(secs => ?) as expired`,
-      [settings.retryBaseSeconds, endpointId, settings.retryWindowSeconds],
+      [failed, settings.retryBaseSeconds, endpointId, settings.retryWindowSeconds],
     );
-    if (!rows[0]?.expired) return { waitSeconds: Math.ceil(rows[0]?.wait ?? 0), disabled: false };
+    if (!failed || !rows[0]?.expired) return { waitSeconds: Math.ceil(rows[0]?.wait ?? 0), disabled: false };
     const reason = `no attempt succeeded for ${settings.retryWindowSeconds} s; the last one: ${why}`.slice(0, 300);
     await tx.query(
       `update webhook_endpoint set disabled_at = now(), disabled_reason = ?, retry_at = null where id = ? and disabled_at is null`,
@@ -347,20 +356,23 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
   // fetching the next at once (waiting only when the queue had nothing), so a slow or dead receiver
   // holds one slot, never a batch. (pg-boss's `work` waits out its polling interval after every
   // batch: with batches of one that capped an instance at one job per slot a second.) With
-  // fairness, pg-boss hands out at most WEBHOOK_IN_FLIGHT_PER_TREE active jobs of one tree's group
-  // (counted in its table, across instances): the other slots stay free for other trees. A job
+  // fairness, each fetch is a general or a reserved one (delivery-fairness.ts): no tenant has more
+  // than WEBHOOK_IN_FLIGHT_PER_TENANT active jobs from general fetches (counted in pg-boss's table,
+  // across instances), and the reserved slots serve only tenants with nothing in flight. A job
   // that throws (a database error, not a failed attempt: those are recorded) is failed and run
   // again by pg-boss, as is one whose instance died (it expires); an attempt already recorded is
   // skipped then.
   let stopped = false;
-  const fetchOptions = { batchSize: 1, ...(fairness ? { groupConcurrency: settings.inFlightPerTree } : {}) };
+  const shares = slotShares(settings, fairness);
   const slot = async () => {
     while (!stopped) {
-      const [job] = await boss.fetch<Job>(QUEUE, fetchOptions).catch((error) => {
+      const claim = shares.claim();
+      const [job] = await boss.fetch<Job>(QUEUE, claim.fetchOptions).catch((error) => {
         logger.warn({ err: error }, 'webhook job fetch failed; retrying');
         return [];
       });
       if (!job) {
+        claim.release();
         await new Promise((resolve) => setTimeout(resolve, pollSeconds * 1000));
         continue;
       }
@@ -370,6 +382,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       } catch (error) {
         logger.warn({ err: error, deliveryId: job.data.deliveryId }, 'webhook job failed; pg-boss retries it');
         await boss.fail(QUEUE, job, { message: String((error as Error)?.message ?? error) }).catch(() => undefined);
+      } finally {
+        claim.release();
       }
     }
   };
@@ -444,6 +458,8 @@ interface Agents {
 interface Outcome {
   status?: number;
   error?: string;
+  /** How long the attempt took, set by its caller: a slow success backs its endpoint off. */
+  elapsedMs?: number;
 }
 
 /**

@@ -53,11 +53,13 @@ describeUnless(missing('pgbouncer'), 'the service through PgBouncer in transacti
     expect(refused).toMatch(/the role's own settings .* differ from the service's .*statement_timeout is 0/);
     // What the error says to run, run as it says (on the primary itself).
     const statements = refused?.match(/ALTER ROLE [^;]+;/g) ?? [];
-    // The timeouts and the trees' limits (the depth, and the quotas that are on: webhook endpoints by default).
+    // The timeouts and the trees' limits (the depth, and the quotas that are on: webhook endpoints
+    // and roots per sub by default).
     expect(statements.map((statement) => statement.replace(/^.* SET (\S+) = .*$/, '$1'))).toEqual([
       'statement_timeout',
       'idle_in_transaction_session_timeout',
       'org_policy.quota_webhook_endpoints_per_tree',
+      'org_policy.quota_roots_per_sub',
       'org_policy.organization_max_depth',
     ]);
     expect(statements[0]).toMatch(/^ALTER ROLE "postgres" IN DATABASE "[^"]+" SET statement_timeout = '10000ms';$/);

@@ -200,13 +200,20 @@ describe('loadConfig', () => {
       requestDeadlineSeconds: 10,
       statementTimeoutSeconds: 10,
       http: { headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, maxConnections: 1000, maxConnectionsPerAddress: 100 },
-      quotas: { organizationsPerTree: null, policiesPerTree: null, webhookEndpointsPerTree: 25 },
+      quotas: { organizationsPerTree: null, policiesPerTree: null, webhookEndpointsPerTree: 25, rootsPerSub: 25 },
     });
     expect(loadConfig({}).jwt.maxLifetimeSeconds).toBe(86_400);
-    const off = loadConfig({ RATE_LIMIT_REQUESTS_PER_MINUTE: '0', QUOTA_POLICIES_PER_TREE: '1000', WEBHOOK_ENDPOINTS_PER_TREE: '0' });
+    const off = loadConfig({
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+      QUOTA_POLICIES_PER_TREE: '1000',
+      WEBHOOK_ENDPOINTS_PER_TREE: '0',
+      ORGANIZATION_ROOTS_PER_SUB: '0',
+    });
     expect(off.limits.requestsPerMinute).toBe(0);
     expect(off.limits.quotas.policiesPerTree).toBe(1000);
     expect(off.limits.quotas.webhookEndpointsPerTree).toBeNull();
+    expect(off.limits.quotas.rootsPerSub).toBeNull();
+    expect(loadConfig({ ORGANIZATION_ROOTS_PER_SUB: '3' }).limits.quotas.rootsPerSub).toBe(3);
   });
 
   it('caps organization trees at ORGANIZATION_MAX_DEPTH levels (32 by default), a positive integer, and tells the database', () => {
@@ -219,11 +226,13 @@ describe('loadConfig', () => {
       );
     }
     // The trigger reads the connection's setting; the quotas go with it when configured.
-    expect(treeLimitSettings(loadConfig({ ORGANIZATION_MAX_DEPTH: '3', WEBHOOK_ENDPOINTS_PER_TREE: '0' }).limits)).toBe(
-      '-c org_policy.organization_max_depth=3',
-    );
+    expect(
+      treeLimitSettings(
+        loadConfig({ ORGANIZATION_MAX_DEPTH: '3', WEBHOOK_ENDPOINTS_PER_TREE: '0', ORGANIZATION_ROOTS_PER_SUB: '0' }).limits,
+      ),
+    ).toBe('-c org_policy.organization_max_depth=3');
     expect(treeLimitSettings(loadConfig({ QUOTA_ORGANIZATIONS_PER_TREE: '7' }).limits)).toBe(
-      '-c org_policy.quota_organizations_per_tree=7 -c org_policy.quota_webhook_endpoints_per_tree=25 -c org_policy.organization_max_depth=32',
+      '-c org_policy.quota_organizations_per_tree=7 -c org_policy.quota_webhook_endpoints_per_tree=25 -c org_policy.quota_roots_per_sub=25 -c org_policy.organization_max_depth=32',
     );
   });
 
