@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../../src/policies/policy.input.js';
 import { CHARGE_WRITE, POLICY_WRITE, TRANSACTION_WRITE } from '../../src/policies/policy.writes.js';
+import { addDays, todayUtc } from '../../src/values/calendar-date.js';
 import { graphql, request } from '../support/http.js';
 import { entityMetadata } from '../support/entity-metadata.js';
 import { everyField, everyInputField, mismatches, storedRow } from '../support/round-trip.js';
@@ -208,9 +209,14 @@ describe('a policy written and read back, field by field', () => {
   });
 
   it("renews with the predecessor's own fields, but its number and internalID, which name the old policy", async () => {
-    const body = createBody(8_000_000_126);
+    // A term that ended ten days ago: inside the renewal's window (until POLICY_RENEWAL_LATE_DAYS, 30, after it).
+    const today = todayUtc();
+    const body: Record<string, unknown> = {
+      ...createBody(8_000_000_126),
+      effectiveDate: addDays(today, -375),
+      expirationDate: addDays(today, -10),
+    };
     expect((await request(service.url, 'POST', '/api/v1/policy', { token, body })).status).toBe(200);
-    // Its term has ended (an expired policy renews whenever asked).
     const renewed = await request(service.url, 'POST', `/api/v1/policy/${body.number}/renewal`, { token, body: {} });
     expect(renewed.status, renewed.text).toBe(200);
     const successor = await readThroughGraphql(renewed.body.number as number);

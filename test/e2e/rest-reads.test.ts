@@ -27,6 +27,8 @@ const planNodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).f
 describe('integrators read back what they write (contract section 18)', () => {
   const service = useTestService();
   const today = todayUtc();
+  // A policy event's data.object is the REST answer without its ledger, the other keys in their order (contract section 14).
+  const withoutCharges = ({ charges: _charges, ...rest }: Record<string, unknown>) => rest;
 
   /** The event of this type whose object has this id (or, for an organization, that organization). */
   async function eventObject(token: string, type: string, id: string): Promise<unknown> {
@@ -78,7 +80,7 @@ describe('integrators read back what they write (contract section 18)', () => {
       body: policyBody({ internalID: 'ev-1', cvc: '123', effectiveDate: today, expirationDate: addDays(today, 365), petDOB: '2022-01-01' }),
     });
     expect(policy.status, policy.text).toBe(200);
-    expect(JSON.stringify(await eventObject(token, 'policy.created', policy.body.id))).toBe(JSON.stringify(policy.body));
+    expect(JSON.stringify(await eventObject(token, 'policy.created', policy.body.id))).toBe(JSON.stringify(withoutCharges(policy.body)));
     const number = policy.body.number;
     const steps: Array<[string, string, object]> = [
       [
@@ -92,7 +94,7 @@ describe('integrators read back what they write (contract section 18)', () => {
     for (const [type, path, stepBody] of steps) {
       const answer = await request(service.url, 'POST', `/api/v1/policy/${number}/${path}`, { token, body: stepBody });
       expect(answer.status, answer.text).toBe(200);
-      expect(JSON.stringify(await eventObject(token, type, policy.body.id)), type).toBe(JSON.stringify(answer.body));
+      expect(JSON.stringify(await eventObject(token, type, policy.body.id)), type).toBe(JSON.stringify(withoutCharges(answer.body)));
     }
 
     // A renewal's event is the successor, as the renewal answers it.
@@ -102,7 +104,7 @@ describe('integrators read back what they write (contract section 18)', () => {
     });
     const renewed = await request(service.url, 'POST', `/api/v1/policy/${renewable.body.number}/renewal`, { token, body: {} });
     expect(renewed.status, renewed.text).toBe(200);
-    expect(JSON.stringify(await eventObject(token, 'policy.renewed', renewed.body.id))).toBe(JSON.stringify(renewed.body));
+    expect(JSON.stringify(await eventObject(token, 'policy.renewed', renewed.body.id))).toBe(JSON.stringify(withoutCharges(renewed.body)));
   });
 
   // 20,000 policies inserted with their triggers take 15-25 s on a busy machine.

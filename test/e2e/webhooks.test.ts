@@ -288,7 +288,7 @@ describe('events and webhooks', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(keyed.text);
     const [kept] = await service.sql<{ body: string }>(`select body from idempotency_key where key = 'endpoint-k1'`);
-    expect(kept.body).toMatch(/^sealed:/);
+    expect(kept.body).toMatch(/^sealed-br:/);
     expect(kept.body).not.toContain(keyed.body.secret);
     await service.sql(`update idempotency_key set status = null, content_type = null, body = null where key = 'endpoint-k1'`);
     const rebuilt = await request(service.url, 'POST', '/api/v1/webhook-endpoints', { token, body: keyedBody, headers });
