@@ -73,6 +73,35 @@ function p99(latencies: number[]): number {
 }
 
 /** Runs the scenario on `service` with delivery workers started with `fairness`; B's latencies. */
+/**
+ * Tenant B's side of an attack: a root, one endpoint at the healthy receiver, then B_EVENTS
+ * policies 100 ms apart; each event's time from its create to its arrival (Infinity if it never
+ * came within its bound and a second more).
+ */
+async function victimLatencies(
+  service: TestServiceHandle,
+  sub: string,
+  healthy: { url: string; arrivals: Map<number, number> },
+): Promise<number[]> {
+  const victim = await service.token({ sub });
+  const b = (await request(service.url, 'POST', '/api/v1/organization', { token: victim, body: organizationBody() })).body.id as string;
+  const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
+    token: victim,
+    body: { url: healthy.url, organizationId: b, events: ['policy.created'] },
+  });
+  expect(endpoint.status, endpoint.text).toBe(200);
+  const createdAt = new Map<number, number>();
+  for (let i = 0; i < B_EVENTS; i++) {
+    const response = await request(service.url, 'POST', '/api/v1/policy', { token: victim, body: policyBody({ organizationId: b }) });
+    expect(response.status, response.text).toBe(200);
+    createdAt.set(response.body.number as number, Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const last = Math.max(...createdAt.values());
+  await until(() => healthy.arrivals.size === B_EVENTS || Date.now() > last + BOUND_MS + 1_000, "B's events", BOUND_MS + 10_000);
+  return [...createdAt].map(([number, at]) => (healthy.arrivals.has(number) ? healthy.arrivals.get(number)! - at : Infinity));
+}
+
 async function scenario(service: TestServiceHandle, fairness: boolean): Promise<number[]> {
   const dead = await deadReceiver();
   const healthy = await healthyReceiver();
@@ -108,24 +137,7 @@ async function scenario(service: TestServiceHandle, fairness: boolean): Promise<
     // The attack is on once the dead receiver holds connections.
     await until(() => dead.open() >= 4, 'attempts at the dead receiver', 30_000);
 
-    const victim = await service.token({ sub: `tree-b-${fairness}` });
-    const b = (await request(service.url, 'POST', '/api/v1/organization', { token: victim, body: organizationBody() })).body.id as string;
-    const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
-      token: victim,
-      body: { url: healthy.url, organizationId: b, events: ['policy.created'] },
-    });
-    expect(endpoint.status, endpoint.text).toBe(200);
-    const createdAt = new Map<number, number>();
-    for (let i = 0; i < B_EVENTS; i++) {
-      const response = await request(service.url, 'POST', '/api/v1/policy', { token: victim, body: policyBody({ organizationId: b }) });
-      expect(response.status, response.text).toBe(200);
-      createdAt.set(response.body.number as number, Date.now());
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    // Every event has had its bound (and a second more) to arrive.
-    const last = Math.max(...createdAt.values());
-    await until(() => healthy.arrivals.size === B_EVENTS || Date.now() > last + BOUND_MS + 1_000, "B's events", BOUND_MS + 10_000);
-    return [...createdAt].map(([number, at]) => (healthy.arrivals.has(number) ? healthy.arrivals.get(number)! - at : Infinity));
+    return victimLatencies(service, `tree-b-${fairness}`, healthy);
   } finally {
     dead.close();
     healthy.close();
@@ -235,23 +247,7 @@ async function tenantScenario(service: TestServiceHandle): Promise<number[]> {
     // queue's order; the dead ones' attempts alone take 75 × 3 s).
     await until(() => dead.open() + slow.open() >= 4, 'attempts at A’s receivers', 30_000);
 
-    const victim = await service.token({ sub: 'tenant-b' });
-    const b = (await request(service.url, 'POST', '/api/v1/organization', { token: victim, body: organizationBody() })).body.id as string;
-    const endpoint = await request(service.url, 'POST', '/api/v1/webhook-endpoints', {
-      token: victim,
-      body: { url: healthy.url, organizationId: b, events: ['policy.created'] },
-    });
-    expect(endpoint.status, endpoint.text).toBe(200);
-    const createdAt = new Map<number, number>();
-    for (let i = 0; i < B_EVENTS; i++) {
-      const response = await request(service.url, 'POST', '/api/v1/policy', { token: victim, body: policyBody({ organizationId: b }) });
-      expect(response.status, response.text).toBe(200);
-      createdAt.set(response.body.number as number, Date.now());
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const last = Math.max(...createdAt.values());
-    await until(() => healthy.arrivals.size === B_EVENTS || Date.now() > last + BOUND_MS + 1_000, "B's events", BOUND_MS + 10_000);
-    return [...createdAt].map(([number, at]) => (healthy.arrivals.has(number) ? healthy.arrivals.get(number)! - at : Infinity));
+    return victimLatencies(service, 'tenant-b', healthy);
   } finally {
     dead.close();
     slow.close();
