@@ -72,7 +72,6 @@ function p99(latencies: number[]): number {
   return sorted[Math.ceil(sorted.length * 0.99) - 1];
 }
 
-/** Runs the scenario on `service` with delivery workers started with `fairness`; B's latencies. */
 /**
  * Tenant B's side of an attack: a root, one endpoint at the healthy receiver, then B_EVENTS
  * policies 100 ms apart; each event's time from its create to its arrival (Infinity if it never
@@ -102,6 +101,7 @@ async function victimLatencies(
   return [...createdAt].map(([number, at]) => (healthy.arrivals.has(number) ? healthy.arrivals.get(number)! - at : Infinity));
 }
 
+/** Runs the scenario on `service` with delivery workers started with `fairness`; B's latencies. */
 async function scenario(service: TestServiceHandle, fairness: boolean): Promise<number[]> {
   const dead = await deadReceiver();
   const healthy = await healthyReceiver();
@@ -137,7 +137,8 @@ async function scenario(service: TestServiceHandle, fairness: boolean): Promise<
     // The attack is on once the dead receiver holds connections.
     await until(() => dead.open() >= 4, 'attempts at the dead receiver', 30_000);
 
-    return victimLatencies(service, `tree-b-${fairness}`, healthy);
+    // Awaited here: the receivers close in `finally`.
+    return await victimLatencies(service, `tree-b-${fairness}`, healthy);
   } finally {
     dead.close();
     healthy.close();
@@ -247,7 +248,7 @@ async function tenantScenario(service: TestServiceHandle): Promise<number[]> {
     // queue's order; the dead ones' attempts alone take 75 × 3 s).
     await until(() => dead.open() + slow.open() >= 4, 'attempts at A’s receivers', 30_000);
 
-    return victimLatencies(service, 'tenant-b', healthy);
+    return await victimLatencies(service, 'tenant-b', healthy);
   } finally {
     dead.close();
     slow.close();
