@@ -83,30 +83,31 @@ export function pageWithinMeter<P extends MeteredPage>(meter: CostMeter, page: P
  * of 1 plus the fields selected on it. 0 when the list is not selected: the page pays nothing for it.
  */
 export function nodeListWeight(info: GraphQLResolveInfo, listField: string): number {
-  let weight = 0;
-  for (const edges of fieldsNamed(
-    info.fieldNodes.map((node) => node.selectionSet),
-    'edges',
-    info,
-  )) {
-    for (const node of fieldsNamed([edges.selectionSet], 'node', info)) {
-      for (const list of fieldsNamed([node.selectionSet], listField, info)) weight += 1 + selectedFields(list.selectionSet, info);
-    }
-  }
-  return weight;
+  return nodeFields(info, listField).reduce((weight, list) => weight + 1 + selectedFields(list.selectionSet, info), 0);
 }
 
 /** Whether a connection's nodes select this field (through aliases and fragments). */
 export function nodeSelects(info: GraphQLResolveInfo, field: string): boolean {
-  return fieldsNamed(
-    fieldsNamed(
-      info.fieldNodes.map((node) => node.selectionSet),
-      'edges',
-      info,
-    ).map((edges) => edges.selectionSet),
+  return nodeFields(info, field).length > 0;
+}
+
+/** Every selection of `field` under a connection's `edges { node { … } }`, through aliases and fragments. */
+function nodeFields(info: GraphQLResolveInfo, field: string): FieldNode[] {
+  const edges = fieldsNamed(
+    info.fieldNodes.map((node) => node.selectionSet),
+    'edges',
+    info,
+  );
+  const nodes = fieldsNamed(
+    edges.map((edge) => edge.selectionSet),
     'node',
     info,
-  ).some((node) => fieldsNamed([node.selectionSet], field, info).length > 0);
+  );
+  return fieldsNamed(
+    nodes.map((node) => node.selectionSet),
+    field,
+    info,
+  );
 }
 
 /**
