@@ -2,6 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it, vi } from 'vitest';
 import type { Batch } from '../../src/graphql/batch.js';
 import { createContextFactory } from '../../src/graphql/context.js';
+import { loadConfig } from '../../src/config.js';
+
+/** The policy rules as the settings' defaults give them: the context only passes them on. */
+const DEFAULT_POLICY_RULES = loadConfig({}).policyRules;
 
 /**
  * Apollo Server copies each request's context (`Object.assign(Object.create(prototype), context)`
@@ -18,14 +22,7 @@ describe('the request context', () => {
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
       quoteValidDays: 30,
-      policyRules: {
-        freeLookDays: 15,
-        shortRatePercent: 10,
-        reinstatementDays: 30,
-        renewalWindowDays: 60,
-        renewalLateDays: 30,
-        maxCharges: 1000,
-      },
+      policyRules: DEFAULT_POLICY_RULES,
       logger: { child } as never,
       outage: {} as never,
       deadlineSeconds: 10,
@@ -62,14 +59,7 @@ describe('batches (graphql/batch.ts)', () => {
       cipher: {} as never,
       webhookUrls: { publicOnly: false },
       quoteValidDays: 30,
-      policyRules: {
-        freeLookDays: 15,
-        shortRatePercent: 10,
-        reinstatementDays: 30,
-        renewalWindowDays: 60,
-        renewalLateDays: 30,
-        maxCharges: 1000,
-      },
+      policyRules: DEFAULT_POLICY_RULES,
       logger: {} as never,
       outage: {} as never,
       deadlineSeconds: 1,
