@@ -19,7 +19,10 @@ export function rateLimitGate(limits: RateLimits) {
       // taken now would never be given back, its 'close' having passed).
       if (req.socket.destroyed) return;
       res.locals.holdSlot = place.hold;
-      if (place.take(next, (decision) => void passes(req, res, decision))) res.once('close', place.answered);
+      // The bytes this answer wrote on its connection (one request at a time on it): its size, headers included.
+      const written = req.socket.bytesWritten;
+      if (place.take(next, (decision) => void passes(req, res, decision)))
+        res.once('close', () => place.answered(req.socket.bytesWritten - written));
     };
     const counted = limits.countRequest(principal ? principal.sub : null, req.ip);
     if (!counted) return admit();

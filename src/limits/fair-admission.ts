@@ -4,12 +4,25 @@ import { AsyncResource } from 'node:async_hooks';
 const RECENT_MS = 1000;
 
 /**
+ * Answer bytes a caller may have in the making at once while another caller is served: its
+ * share is this over the mean size of its recent answers, between 1 and `share`. A caller of
+ * ordinary documents (a few KB) keeps its whole share; one paging 200 KB ledgers runs one at a
+ * time. An answer's size is what its work costs here (building, encoding and writing it: the
+ * noisy neighbour's profile, docs/decisions.md), and it is known when the answer has gone.
+ */
+const SHARE_BYTES = 256 * 1024;
+
+/** How much of a caller's mean answer size its newest answer makes (an exponential mean). */
+const NEWEST_WEIGHT = 0.5;
+
+/**
  * Requests in flight per caller (spec section 12: 16 per `sub`), shared fairly. A caller
  * may have up to `limit` requests in flight; more are refused (429). While no other caller has
- * sent a request in the last second, all of them run. Otherwise a caller runs at most `share`
- * at once and the rest of its requests wait their turn here, before any work: a caller
- * flooding the instance with its whole allowance cannot fill the event loop and the database
- * pool ahead of another caller's requests (docs/benchmark.md, fairness).
+ * sent a request in the last second, all of them run. Otherwise a caller runs at most its share
+ * at once (`share`, fewer when its answers are large: SHARE_BYTES) and the rest of its requests
+ * wait their turn here, before any work: a caller flooding the instance with its whole
+ * allowance, or with a few expensive pages, cannot fill the event loop and the database pool
+ * ahead of another caller's requests (docs/benchmark.md, fairness; issue 37's noisy neighbour).
  */
 export class FairAdmission {
   private readonly callers = new Map<string, { running: number; waiting: Array<() => void> }>();
@@ -17,6 +30,8 @@ export class FairAdmission {
   private readonly queued = new Set<string>();
   /** When each caller last sent a request, oldest first (a caller is moved to the end each time). */
   private readonly recent = new Map<string, number>();
+  /** The mean size of each recent caller's answers, in bytes (forgotten with the caller). */
+  private readonly answerBytes = new Map<string, number>();
 
   constructor(
     private readonly limit: number,
@@ -26,9 +41,9 @@ export class FairAdmission {
   /**
    * `'refused'` when the caller already has `limit` requests in flight (running or waiting).
    * Otherwise `run` is called once the request may start, and `finished` must be called once
-   * its answer has gone (or its client left while it waited).
+   * its answer has gone, with the bytes it wrote (or its client left while it waited).
    */
-  admit(key: string, run: () => void): { refused: true } | { refused: false; started: boolean; finished: () => void } {
+  admit(key: string, run: () => void): { refused: true } | { refused: false; started: boolean; finished: (answerBytes?: number) => void } {
     this.recent.delete(key);
     this.recent.set(key, Date.now());
     let caller = this.callers.get(key);
@@ -54,11 +69,16 @@ export class FairAdmission {
     return {
       refused: false,
       started,
-      finished: () => {
+      finished: (answerBytes = 0) => {
         if (done) return;
         done = true;
-        if (started) state.running--;
-        else if (startLater) state.waiting.splice(state.waiting.indexOf(startLater), 1);
+        if (started) {
+          state.running--;
+          // Kept while the caller is recent (and forgotten with it), so the map stays as small as `recent`.
+          const mean = this.answerBytes.get(key);
+          if (this.recent.has(key))
+            this.answerBytes.set(key, mean === undefined ? answerBytes : mean + NEWEST_WEIGHT * (answerBytes - mean));
+        } else if (startLater) state.waiting.splice(state.waiting.indexOf(startLater), 1);
         if (state.running === 0 && state.waiting.length === 0) this.callers.delete(key);
         this.pump();
       },
@@ -71,9 +91,12 @@ export class FairAdmission {
     for (const [other, seen] of this.recent) {
       if (seen >= since) break;
       this.recent.delete(other);
+      this.answerBytes.delete(other);
     }
     const others = this.recent.size - (this.recent.has(key) ? 1 : 0);
-    return others > 0 ? this.share : this.limit;
+    if (others === 0) return this.limit;
+    const bytes = this.answerBytes.get(key) ?? 0;
+    return Math.max(1, Math.min(this.share, Math.floor(SHARE_BYTES / Math.max(1, bytes))));
   }
 
   /** Starts waiting requests that now fit their caller's share. */

@@ -47,7 +47,8 @@ const UNCOUNTED: RateLimitDecision = { fields: [], refusal: null };
 export interface InFlightPlace {
   hold(work: Promise<unknown>): void;
   take(start: () => void, answer: (decision: RateLimitDecision) => void): boolean;
-  answered(): void;
+  /** The answer has gone, with the bytes written for it (the caller's share follows its answers' size). */
+  answered(bytes: number): void;
 }
 
 interface Budget {
@@ -137,12 +138,13 @@ export class RateLimits {
   inFlight(sub: string, startedAt: number): InFlightPlace | null {
     const { admission } = this;
     if (!admission) return null;
-    let release: (() => void) | undefined;
+    let release: ((answerBytes?: number) => void) | undefined;
     let answered = false;
+    let answerBytes = 0;
     let held = 0;
     const releaseWhenDone = () => {
       if (answered && held === 0 && release) {
-        release();
+        release(answerBytes);
         release = undefined;
       }
     };
@@ -187,8 +189,9 @@ export class RateLimits {
         }
         return true;
       },
-      answered: () => {
+      answered: (bytes) => {
         answered = true;
+        answerBytes = bytes;
         releaseWhenDone();
       },
     };

@@ -38,6 +38,22 @@ describe('FairAdmission', () => {
     expect(flooder.started).toHaveLength(16);
   });
 
+  it('runs a caller of large answers one at a time while another caller is served, and a caller of small ones at its share', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const admission = new FairAdmission(16, 4);
+    send(admission, 'reader', 1);
+    // Two pages of 200 KB each: the pager's mean answer is over the 256 KB it may have in the making at once.
+    for (const bytes of [200_000, 200_000])
+      (send(admission, 'pager', 1).handles[0] as { finished: (bytes: number) => void }).finished(bytes);
+    expect(send(admission, 'pager', 4).started).toEqual([0]);
+    // Ordinary documents: the whole share.
+    for (const bytes of [4_000, 4_000]) (send(admission, 'browser', 1).handles[0] as { finished: (bytes: number) => void }).finished(bytes);
+    expect(send(admission, 'browser', 6).started).toEqual([0, 1, 2, 3]);
+    // Alone again (the others quiet for over a second), the pager runs everything it sends.
+    vi.setSystemTime(Date.now() + 1500);
+    expect(send(admission, 'pager', 8).started).toHaveLength(8);
+  });
+
   it('forgets a waiting request whose client left', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const admission = new FairAdmission(3, 1);
