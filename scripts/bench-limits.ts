@@ -42,7 +42,7 @@ export async function limitsCostPerRequest(requests = 200_000): Promise<{ on: nu
             return res;
           },
         });
-        const req = { ip: '127.0.0.1', socket: { destroyed: false } };
+        const req = { ip: '127.0.0.1', socket: { destroyed: false, bytesWritten: 0 } };
         await new Promise<void>((next) => middleware(req as unknown as Request, res as unknown as Response, () => next()));
         (res.locals as { holdSlot?: (work: Promise<unknown>) => void }).holdSlot?.(Promise.resolve());
         res.emit('close');

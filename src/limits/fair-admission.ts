@@ -69,7 +69,9 @@ export class FairAdmission {
     return {
       refused: false,
       started,
-      finished: (answerBytes = 0) => {
+      finished: (written = 0) => {
+        // A size that is not one (a socket that counted nothing) counts as an empty answer.
+        const answerBytes = Number.isFinite(written) ? written : 0;
         if (done) return;
         done = true;
         if (started) {

@@ -54,6 +54,14 @@ describe('FairAdmission', () => {
     expect(send(admission, 'pager', 8).started).toHaveLength(8);
   });
 
+  it('counts an answer whose size is not a number as empty (the caller keeps its share)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const admission = new FairAdmission(16, 4);
+    send(admission, 'reader', 1);
+    (send(admission, 'socketless', 1).handles[0] as { finished: (bytes: number) => void }).finished(Number.NaN);
+    expect(send(admission, 'socketless', 4).started).toEqual([0, 1, 2, 3]);
+  });
+
   it('forgets a waiting request whose client left', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const admission = new FairAdmission(3, 1);
