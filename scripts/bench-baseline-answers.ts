@@ -56,25 +56,17 @@ const coverage = (snapshot: string) =>
 const ORGANIZATION_OF_POLICY = object({ id: json('o.id'), name: json('o.name'), parentId: json('o.parent_id') });
 
 /**
- * Beside each policy `p`: `e.fields`, the fields mid-term changes set that are in effect today
- * (contract section 14, "Change"): per field the `to` of the latest change (by seq) effective
- * on or before today, as one jsonb object, null without changes (a probe of the index first);
- * and `e.coverage`, the plan in effect. `offset 0` keeps each a subquery computed once per
- * policy: inlined, the planner would repeat it at every use (a dozen index probes, not one).
+ * Beside each policy `p`, from its stored state (policy_state, issue 38): `e`, the latest row
+ * valid today (`e.fields`: the changeable fields in effect, `coverage` among them), and `t`, the
+ * latest row (`t.version`, the cancellation in force `t.cancellation` and its `t.cancelled_from`).
  */
-const IN_EFFECT = `cross join lateral (select f.fields, coalesce(f.fields -> 'coverage', p.coverage) as coverage from (
-    select case when exists (select 1 from policy_transaction x where x.policy_id = p.id and x.type = 'change') then (
-      select jsonb_object_agg(c.key, c.value -> 'to') from (
-        select distinct on (d.key) d.key, d.value from policy_transaction x cross join lateral jsonb_each(x.changes) d
-        where x.policy_id = p.id and x.type = 'change' and x.effective_date <= ${TODAY} order by d.key, x.seq desc) c) end as fields
-    offset 0) f offset 0) e`;
+const IN_EFFECT = `cross join lateral (select s.fields, s.fields -> 'coverage' as coverage from policy_state s
+    where s.policy_id = p.id and s.valid_from <= ${TODAY} order by s.version desc limit 1) e`;
+const CANCELLATION = `cross join lateral (select s.version, s.cancellation, s.cancelled_from from policy_state s
+    where s.policy_id = p.id order by s.version desc limit 1) t`;
 
-/** Beside each policy `p`: `t`, its cancellation in force (its latest cancellation or reinstatement, when a cancellation), else nulls. */
-const CANCELLATION = `left join lateral (select x.* from policy_transaction x
-    where x.policy_id = p.id and x.type in ('cancellation', 'reinstatement') order by x.seq desc limit 1) t on t.type = 'cancellation'`;
-
-/** A field a change may set: the value in effect (`e.fields`) when one did, else the column. */
-const inEffect = (field: string, column: string) => `coalesce((e.fields -> '${field}')::text, ${json(column)})`;
+/** A field a change may set: the value in effect (`e.fields`, which holds every one of them). */
+const fieldToday = (field: string) => `(e.fields -> '${field}')::text`;
 
 /**
  * A policy `p` (with `o`, `e` and `t` beside it) as REST answers it: every field but cvc in the
@@ -86,30 +78,31 @@ function policy(chargesFrom = 'charge c where c.policy_id = p.id'): string {
     id: json('p.id'),
     number: 'p.number::text',
     internalID: json('p.internal_id'),
-    ownerFirstname: inEffect('ownerFirstname', 'p.owner_firstname'),
-    ownerLastname: inEffect('ownerLastname', 'p.owner_lastname'),
-    ownerDOB: inEffect('ownerDOB', 'p.owner_dob'),
-    petName: inEffect('petName', 'p.pet_name'),
-    petDOB: inEffect('petDOB', 'p.pet_dob'),
+    ownerFirstname: fieldToday('ownerFirstname'),
+    ownerLastname: fieldToday('ownerLastname'),
+    ownerDOB: fieldToday('ownerDOB'),
+    petName: fieldToday('petName'),
+    petDOB: fieldToday('petDOB'),
     effectiveDate: json('p.effective_date'),
     expirationDate: json('p.expiration_date'),
-    coverageSlug: inEffect('coverageSlug', 'p.coverage_slug'),
+    coverageSlug: fieldToday('coverageSlug'),
     coverage: coverage('e.coverage'),
     charges: array(CHARGE, chargesFrom, 'c.sequence'),
     organization: ORGANIZATION_OF_POLICY,
     // Today in UTC: a cancellation in effect wins over expiry; one ahead changes nothing yet.
-    status: json(`case when t.effective_date <= ${TODAY} then 'cancelled' when ${TODAY} >= p.expiration_date then 'expired'
+    status: json(`case when t.cancelled_from <= ${TODAY} then 'cancelled' when ${TODAY} >= p.expiration_date then 'expired'
       when ${TODAY} < p.effective_date then 'pending' else 'active' end`),
-    cancellation: `case when t.id is null then 'null' else ${object({
-      effectiveDate: json('t.effective_date'),
-      reason: json("t.changes #>> '{cancellation,to,reason}'"),
-      method: json("t.changes #>> '{cancellation,to,method}'"),
-      credited: "(select coalesce(sum(c.amount), 0)::int from charge c where c.transaction_id = t.id and c.type = 'credit')::text",
-      fee: "(select coalesce(sum(c.amount), 0)::int from charge c where c.transaction_id = t.id and c.type = 'fee')::text",
-      createdAt: json(`to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`),
+    cancellation: `case when t.cancellation is null then 'null' else ${object({
+      effectiveDate: "(t.cancellation -> 'effectiveDate')::text",
+      reason: "(t.cancellation -> 'reason')::text",
+      method: "(t.cancellation -> 'method')::text",
+      credited: "(t.cancellation -> 'credited')::text",
+      fee: "(t.cancellation -> 'fee')::text",
+      createdAt: "(t.cancellation -> 'createdAt')::text",
     })} end`,
     renewalOf: "coalesce((select r.number::text from policy r where r.id = p.renewal_of), 'null')",
     renewedBy: "coalesce((select r.number::text from policy r where r.renewal_of = p.id), 'null')",
+    version: 't.version::text',
   });
 }
 
@@ -180,17 +173,29 @@ const CREATE_POLICY = `with o as (select o.id, o.name, o.parent_id from organiza
   charges as (
     insert into charge (id, policy_id, transaction_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
     select gen_random_uuid(), p.id, issued.id, x.sequence, 'premium', x.start, x.finish, x.start, x.amount, 'USD', 'scheduled'
-    from p, issued, jsonb_to_recordset($13::jsonb) as x(sequence int, start date, finish date, amount int) returning *)
+    from p, issued, jsonb_to_recordset($13::jsonb) as x(sequence int, start date, finish date, amount int) returning *),
+  stated as (
+    insert into policy_state (policy_id, version, transaction_id, valid_from, fields)
+    select p.id, 1, issued.id, '-infinity', jsonb_build_object('petName', p.pet_name, 'petDOB', p.pet_dob,
+      'ownerFirstname', p.owner_firstname, 'ownerLastname', p.owner_lastname, 'ownerDOB', p.owner_dob,
+      'coverageSlug', p.coverage_slug, 'coverage', p.coverage)
+    from p, issued returning version, fields, cancellation, cancelled_from)
   select ${policy('charges c')} as body
-  from p cross join o cross join lateral (select null::jsonb as fields, p.coverage) e left join policy_transaction t on false`;
+  from p cross join o cross join lateral (select stated.fields, stated.fields -> 'coverage' as coverage from stated) e
+    cross join stated t`;
 
 export type Principal = { sub: string; org: string | null };
 
-/** What the baseline answers a request: its status, its JSON text, and an organization's ETag. */
+/** What the baseline answers a request: its status, its JSON text, and an organization's or a policy's ETag. */
 export interface BaselineAnswer {
   status: number;
   body: string;
   headers?: Record<string, string>;
+}
+
+/** A policy's ETag: its version, the last key of the answer (read from its end, without parsing it). */
+function versionTag(policy: string): string {
+  return `"${/"version":(\d+)}$/.exec(policy)![1]}"`;
 }
 
 /** The `body` of a statement's one row, or null. */
@@ -225,7 +230,7 @@ export async function baselineAnswer(
   let match: RegExpExecArray | null;
   if (method === 'GET' && (match = /^\/api\/v1\/policy\/([1-9][0-9]{0,15})$/.exec(url))) {
     const policy = await one(POLICY, [Number(match[1]), who.org, who.sub]);
-    return policy ? { status: 200, body: policy } : NOT_FOUND;
+    return policy ? { status: 200, body: policy, headers: { etag: versionTag(policy) } } : NOT_FOUND;
   }
   if (method === 'GET' && (match = /^\/api\/v1\/organization\/([0-9a-f-]{36})$/.exec(url))) {
     const organization = await one<{ version: number }>(ORGANIZATION, [match[1], who.org, who.sub]);
@@ -272,7 +277,7 @@ export async function baselineAnswer(
       input.expirationDate,
       JSON.stringify(schedule),
     ]);
-    return policy ? { status: 200, body: policy } : NOT_FOUND;
+    return policy ? { status: 200, body: policy, headers: { etag: versionTag(policy) } } : NOT_FOUND;
   }
   return NOT_FOUND;
 }

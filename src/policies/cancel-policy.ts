@@ -50,7 +50,7 @@ export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: num
       charges: money.lines,
       event: 'policy.cancelled',
       room: { step: { type: 'cancellation' }, maxCharges: rules.maxCharges },
-      // As reads show it (CANCELLATION_JSON): what its own charges credited and charged.
+      // As reads show it (stored with its state: LATEST_STATE): what its own charges credited and charged.
       cancellation: {
         effectiveDate: input.effectiveDate,
         reason,

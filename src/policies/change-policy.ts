@@ -22,7 +22,7 @@ import { premiumSchedule } from './premium-schedule.js';
  * `changes` name each field that differs from the value in effect on its date as `{ from, to }`,
  * and, for a new plan (only on a billing date), a credit of `-net(P)` and a premium at the new
  * plan's price for every schedule period from that date; with the `policy.changed` event, under
- * the policy's row lock. Reads show it from its effectiveDate on (policy.reads.ts, FIELDS_IN_EFFECT).
+ * the policy's row lock. Reads show it from its effectiveDate on (its stored state: policy.reads.ts, FIELDS_TODAY).
  *
  * The order of refusals: 404 out of reach; then every 400 of the body against the policy at
  * once (unknown plan, a plan change off a billing date, a petDOB after the policy's

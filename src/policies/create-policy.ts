@@ -16,12 +16,15 @@ import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from
 import {
   INSERT_CHARGES,
   INSERT_POLICIES,
+  INSERT_STATES,
   INSERT_TRANSACTIONS,
   POLICY_WRITE,
   type ChargeWrite,
+  type PolicyStateWrite,
   type PolicyWrite,
   type TransactionWrite,
 } from './policy.writes.js';
+import { changedFieldsOf } from './policy-change.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -41,6 +44,8 @@ const INSERT_POLICY = `with made as (
     ${INSERT_TRANSACTIONS}
   ), charges as (
     ${INSERT_CHARGES}
+  ), stated as (
+    ${INSERT_STATES}
   ), recorded as (
     ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made.number')}, ?, ? from made
   )
@@ -168,9 +173,20 @@ export function draftPolicy(
     status,
     reverses: null,
   }));
+  // Its first state: version 1, its own fields holding from the start, no cancellation.
+  const state: PolicyStateWrite = {
+    policyId: policy.id,
+    version: 1,
+    transactionId: first.id,
+    validFrom: '-infinity',
+    fields: changedFieldsOf(policy),
+    cancellation: null,
+    cancelledFrom: null,
+  };
   // The number is the database's when the client chose none; the view gets it after the insert.
   const created = {
     ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges),
+    version: state.version,
     renewalOf: origin.renewalOf?.number ?? null,
     renewedBy: null,
   };
@@ -178,6 +194,7 @@ export function draftPolicy(
     JSON.stringify([policy]),
     JSON.stringify([first]),
     JSON.stringify(charges),
+    JSON.stringify([state]),
     ...eventRowFilledIn(
       {
         type: origin.event,

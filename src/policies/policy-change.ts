@@ -12,8 +12,8 @@ type PolicyWriteField = keyof typeof POLICY_WRITE;
 
 /**
  * The fields a change body may set (besides its effectiveDate). Each is also a field of
- * ChangePolicyInput (its crossFieldErrors reads them there) and, in the benchmark's baseline, an
- * `inEffect(...)` field (scripts/bench-baseline.ts, checked by `npm run bench:check`).
+ * ChangePolicyInput (its crossFieldErrors reads them there) and a field of its stored state
+ * (policy_state's `fields`: changedFieldsOf), which reads and the benchmark's baseline show.
  */
 export const CHANGEABLE_FIELDS = [
   'petName',
@@ -62,6 +62,13 @@ export type NoPolicyFieldIsBothChangeableAndFixedAtIssue = Assert<
 type Assert<T extends true> = T;
 
 export type FieldChanges = Partial<Record<ChangedField, { from: unknown; to: unknown }>>;
+
+/** The fields a change may set (and `coverage`) of a policy: what a stored state holds (policy_state's `fields`). */
+export function changedFieldsOf(policy: Record<ChangedField, unknown>): Record<ChangedField, unknown> {
+  const fields = Object.fromEntries(CHANGEABLE_FIELDS.map((field) => [field, policy[field]])) as Record<ChangedField, unknown>;
+  fields.coverage = policy.coverage;
+  return fields;
+}
 
 /**
  * The values after applying the `changes` of every change transaction, in order, over `start`:

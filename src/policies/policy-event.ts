@@ -15,7 +15,7 @@ export const POLICY_ANSWER = /* GraphQL */ `
     coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
     charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
     organization { id name parentId }
-    status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy
+    status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy version
   }
 `;
 

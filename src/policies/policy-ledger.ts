@@ -21,7 +21,14 @@ import {
   type PolicyRead,
 } from './policy.reads.js';
 import { policyEventData } from './policy-event.js';
-import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
+import {
+  INSERT_CHARGES,
+  INSERT_STATES,
+  INSERT_TRANSACTIONS,
+  type ChargeWrite,
+  type PolicyStateWrite,
+  type TransactionWrite,
+} from './policy.writes.js';
 import type { TransactionType } from './policy-transaction.entity.js';
 import { roomToLeave, stepFits, type LedgerStep } from './ledger-room.js';
 
@@ -74,6 +81,8 @@ export interface PolicyLedger {
   cancellation: LedgerTransaction | null;
   /** This database transaction's time (`now()`), as reads show the `createdAt` of what it writes. */
   transactionTime: string;
+  /** The fields of the latest stored state (policy_state): in effect from its date on, a future one included. */
+  latestFields: Record<string, unknown>;
 }
 
 /** The policy by number if accessible, locked until the transaction ends (`for update of p`). */
@@ -89,6 +98,7 @@ const LOCK_POLICY = perAccess(
  * and the time this transaction's rows take (their `created_at` default is `now()`).
  */
 const LEDGER = `select ${POLICY_SELECT}, ${ORGANIZATION_JSON} as organization,
+    (select s.fields from policy_state s where s.policy_id = p.id order by s.version desc limit 1) as "latestFields",
     coalesce((select json_agg(${jsonObject({ ...CHARGE_COLUMNS, sequence: 'c.sequence', transactionType: 't.type' })} order by c.sequence)
       from charge c join policy_transaction t on t.id = c.transaction_id where c.policy_id = p.id), '[]') as ledger,
     (select json_agg(json_build_object('id', t.id, 'type', t.type, 'effectiveDate', t.effective_date, 'changes', t.changes) order by t.seq)
@@ -96,8 +106,8 @@ const LEDGER = `select ${POLICY_SELECT}, ${ORGANIZATION_JSON} as organization,
     ${rfc3339('now()')} as "transactionTime"
   from policy p join organization o on o.id = p.organization_id where p.id = ?`;
 
-/** A transaction, its charges and its event: one statement. */
-const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES})
+/** A transaction, its charges, the state it leaves and its event: one statement. */
+const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES}), stated as (${INSERT_STATES})
   ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
 
 /**
@@ -116,9 +126,14 @@ export async function withLockedLedger<T>(
     const [locked] = await tx.query<{ id: string }>(LOCK_POLICY(sql), [number, ...params]);
     if (!locked) throw policyNotFound();
     const [row] = await tx.query<
-      Record<string, unknown> & { ledger: LedgerCharge[]; transactions: LedgerTransaction[]; transactionTime: string }
+      Record<string, unknown> & {
+        ledger: LedgerCharge[];
+        transactions: LedgerTransaction[];
+        transactionTime: string;
+        latestFields: Record<string, unknown>;
+      }
     >(LEDGER, [locked.id]);
-    const { ledger: charges, transactions, transactionTime, ...read } = row;
+    const { ledger: charges, transactions, transactionTime, latestFields, ...read } = row;
     const latest = transactions.at(-1);
     if (!latest) throw new Error(`policy ${locked.id} has no transactions: its issuance is missing`);
     const lastChange = transactions
@@ -131,6 +146,7 @@ export async function withLockedLedger<T>(
       latest,
       cancellation: lastChange?.type === 'cancellation' ? lastChange : null,
       transactionTime,
+      latestFields,
     });
   });
 }
@@ -229,15 +245,31 @@ export async function writeTransaction(
     reverses: charge.reverses ?? null,
   }));
   const added = rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead);
+  // The state it leaves: the fields in effect from its date on (a change's over the latest
+  // state's; dates never decrease, so those are the fields on its date), and the cancellation.
+  const state: PolicyStateWrite = {
+    policyId: policy.id,
+    version: policy.version + 1,
+    transactionId: transaction.id,
+    validFrom: write.effectiveDate,
+    fields:
+      write.type === 'change'
+        ? { ...ledger.latestFields, ...Object.fromEntries(Object.entries(write.changes).map(([field, { to }]) => [field, to])) }
+        : ledger.latestFields,
+    cancellation: write.cancellation,
+    cancelledFrom: write.cancellation?.effectiveDate ?? null,
+  };
   const read: PolicyRead = {
     ...policy,
     ...write.shows,
+    version: state.version,
     charges: [...policy.charges, ...added],
     cancellation: write.cancellation,
   };
   await tx.query(WRITE_TRANSACTION, [
     JSON.stringify([transaction]),
     JSON.stringify(rows),
+    JSON.stringify([state]),
     ...eventRow({
       type: write.event,
       organizationId: policy.organizationId,

@@ -32,16 +32,10 @@ export function policyStatus(
 export const TODAY_SQL = `(now() at time zone 'UTC')::date`;
 
 /**
- * The policy's latest cancellation or reinstatement when it is a cancellation (one in force,
- * possibly in the future), over the row alias `p`: `t` has its `id`, `effective_date`,
- * `created_at` and `changes`. Found from the end of the policy's transactions by the
- * (policy_id, seq) index.
+ * A cancellation in effect today, over the row alias `p`: the latest stored state's
+ * `cancelled_from` (policy_state; null without a cancellation in force) on or before today.
  */
-export const CURRENT_CANCELLATION = `(select t.* from policy_transaction t
-    where t.policy_id = p.id and t.type in ('cancellation', 'reinstatement') order by t.seq desc limit 1) t
-  where t.type = 'cancellation'`;
-
-const CANCELLED = `exists (select 1 from ${CURRENT_CANCELLATION} and t.effective_date <= ${TODAY_SQL})`;
+const CANCELLED = `coalesce((select s.cancelled_from from policy_state s where s.policy_id = p.id order by s.version desc limit 1) <= ${TODAY_SQL}, false)`;
 
 /**
  * The status filter of the lists, over the row alias `p`: the same rule as `policyStatus`. A

@@ -2,14 +2,14 @@ import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { perAccess } from '../database/sql.js';
-import { jsonObject, readColumnsOf, rfc3339, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
+import { jsonObject, readColumnsOf, selectList, type ReadColumns, type ReadOf } from '../database/read-model.js';
 import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 import { POLICY_WRITE } from './policy.writes.js';
-import { CURRENT_CANCELLATION, STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
+import { STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
 import { pageOf } from '../graphql/connection.js';
 import { pages, type Batch } from '../graphql/batch.js';
 import { uuidArray } from '../database/sql.js';
@@ -48,28 +48,16 @@ export type PolicyRead = ReadOf<Policy, HiddenPolicy> & {
   /** Present when selected with the policy; otherwise loaded in batches. */
   charges?: ChargeRead[];
   organization?: OrganizationRead;
-  /** Selected with every read (POLICY_SELECT); a policy just created has none. */
+  /** Selected with every read (POLICY_SELECT, LATEST_STATE); a policy just created has none. */
   cancellation?: CancellationRead | null;
+  /** 1 at issue, +1 per transaction (contract section 14, "Versions and ordering"); from LATEST_STATE. */
+  version: number;
   /** Selected with every read (RENEWAL_LINKS): the numbers of the policy this one renews and of its successor. */
   renewalOf?: number | null;
   renewedBy?: number | null;
   /** Selected with a page's policies (LEDGER_LENGTH): what the page pays for their charges, and the rows the charges loader reads. */
   ledgerLength?: number;
 };
-
-/**
- * The cancellation in force (contract section 14), also while it lies in the future; null
- * without one. Its reason and method are the transaction's `changes.cancellation.to`; what it
- * credited and charged, the sums of its own charges.
- */
-export const CANCELLATION_JSON = `(select json_build_object(
-    'effectiveDate', t.effective_date,
-    'reason', t.changes #>> '{cancellation,to,reason}',
-    'method', t.changes #>> '{cancellation,to,method}',
-    'credited', (select coalesce(sum(c.amount), 0)::int from charge c where c.transaction_id = t.id and c.type = 'credit'),
-    'fee', (select coalesce(sum(c.amount), 0)::int from charge c where c.transaction_id = t.id and c.type = 'fee'),
-    'createdAt', ${rfc3339('t.created_at')})
-  from ${CURRENT_CANCELLATION})`;
 
 export interface CancellationRead {
   effectiveDate: string;
@@ -81,19 +69,21 @@ export interface CancellationRead {
 }
 
 /**
- * The fields mid-term changes (contract section 14, "Change") have set and that are in effect
- * today: over the policy's `change` transactions effective on or before today (UTC), each field
- * their `changes` name with the `to` of the latest (by seq; effective dates never decrease)
- * naming it, as one JSON object; null without any. policyRead lays it over the row's own
- * (issuance) values. A policy without changes costs one probe of the (policy_id, seq) index
- * (the `exists`): without that guard the aggregate and its sort were set up for every row, and
- * a 300-policy select took 2.4 µs more per policy instead of 0.5 (docs/decisions.md).
+ * The policy's stored state (policy_state, written with each transaction: ledger/post), over the
+ * row alias `p`. The latest row: the policy's `version` and the cancellation in force, also while
+ * it lies in the future (contract section 14), as one JSON object. One probe of the table's
+ * primary key (policy_id, version) from its end.
  */
-export const FIELDS_IN_EFFECT = `(case when exists (select 1 from policy_transaction t where t.policy_id = p.id and t.type = 'change') then
-  (select jsonb_object_agg(f.key, f.value -> 'to') from (
-    select distinct on (e.key) e.key, e.value from policy_transaction t cross join lateral jsonb_each(t.changes) e
-    where t.policy_id = p.id and t.type = 'change' and t.effective_date <= ${TODAY_SQL}
-    order by e.key, t.seq desc) f) end)`;
+export const LATEST_STATE = `(select json_build_object('version', s.version, 'cancellation', s.cancellation)
+  from policy_state s where s.policy_id = p.id order by s.version desc limit 1)`;
+
+/**
+ * The fields in effect today (the changeable ones and `coverage`): those of the latest state row
+ * valid today. The first row holds from the start, so there always is one; a change dated after
+ * today is in a row this skips until its day. policyRead lays them over the policy's own columns.
+ */
+export const FIELDS_TODAY = `(select s.fields from policy_state s
+  where s.policy_id = p.id and s.valid_from <= ${TODAY_SQL} order by s.version desc limit 1)`;
 
 /**
  * The renewal links of contract section 14 as policy numbers (text, converted by policyRead):
@@ -102,7 +92,7 @@ export const FIELDS_IN_EFFECT = `(case when exists (select 1 from policy_transac
 export const RENEWAL_LINKS = `(select r.number::text from policy r where r.id = p.renewal_of) as "renewalOf",
   (select r.number::text from policy r where r.renewal_of = p.id) as "renewedBy"`;
 
-export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${CANCELLATION_JSON} as cancellation, ${RENEWAL_LINKS}, ${FIELDS_IN_EFFECT} as "inEffect"`;
+export const POLICY_SELECT = `${selectList(POLICY_COLUMNS)}, ${LATEST_STATE} as state, ${RENEWAL_LINKS}, ${FIELDS_TODAY} as "inEffect"`;
 export const CHARGE_SELECT = selectList(CHARGE_COLUMNS);
 
 /**
@@ -260,14 +250,17 @@ export const chargesOf: Batch<LedgerKey, ChargeRead[]> = {
 
 /**
  * A row selected with POLICY_SELECT: the bigints (the number and the renewal links) converted,
- * and the fields changes have set (`inEffect`, see FIELDS_IN_EFFECT) over the issuance's. Every
- * read of a policy comes through here.
+ * the fields in effect today (`inEffect`, FIELDS_TODAY) over the policy's own, and the version
+ * and cancellation of its latest state (LATEST_STATE). Every read of a policy comes through here.
  */
 export function policyRead(row: Record<string, unknown>): PolicyRead {
-  const { inEffect, ...policy } = row;
+  const { inEffect, state, ...policy } = row;
+  const latest = state as { version: number; cancellation: CancellationRead | null } | null;
   return {
     ...(policy as unknown as PolicyRead),
     ...(inEffect as Partial<PolicyRead> | null),
+    version: latest?.version ?? 1,
+    cancellation: latest?.cancellation ?? null,
     number: Number(row.number),
     renewalOf: numberOrNull(row.renewalOf),
     renewedBy: numberOrNull(row.renewedBy),

@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { chargesOf, findAccessiblePolicy, policyNotFound } from './policy.reads.js';
@@ -143,6 +143,14 @@ export class PolicyResolver {
   @FieldResolver(() => PolicyCancellation, { nullable: true, description: 'Its cancellation, also while it lies in the future; else null' })
   cancellation(@Root() policy: PolicyRead): PolicyCancellation | null {
     return policy.cancellation ?? null;
+  }
+
+  @FieldResolver(() => Int, {
+    description:
+      'The version of the policy: 1 at issue, +1 for each transaction (REST: the ETag). A receiver that gets events out of order keeps the highest',
+  })
+  version(@Root() policy: PolicyRead): number {
+    return policy.version;
   }
 
   @FieldResolver(() => GraphQLSafeInt, { nullable: true, description: 'The number of the policy this one renews; else null' })

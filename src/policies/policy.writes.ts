@@ -66,3 +66,31 @@ export type ChargeWrite = WriteOf<Charge, OmittedCharge, { policyId: string }>;
 export const INSERT_POLICIES = insertStatement('policy', POLICY_WRITE);
 export const INSERT_TRANSACTIONS = insertStatement('policy_transaction', TRANSACTION_WRITE);
 export const INSERT_CHARGES = insertStatement('charge', CHARGE_WRITE);
+
+/**
+ * A `policy_state` row (migration policy_state): what the policy is after one of its
+ * transactions, written with it. `validFrom` is `-infinity` for the first transaction (its fields
+ * hold from the start), else the transaction's effective date; `fields` are the changeable fields
+ * in effect from then on; `cancellation` the one in force after it, `cancelledFrom` its date.
+ */
+export interface PolicyStateWrite {
+  policyId: string;
+  version: number;
+  transactionId: string;
+  validFrom: string;
+  fields: Record<string, unknown>;
+  cancellation: object | null;
+  cancelledFrom: string | null;
+}
+
+export const STATE_WRITE = {
+  policyId: { column: 'policy_id', type: 'uuid' },
+  version: { column: 'version', type: 'integer' },
+  transactionId: { column: 'transaction_id', type: 'uuid' },
+  validFrom: { column: 'valid_from', type: 'date' },
+  fields: { column: 'fields', type: 'jsonb' },
+  cancellation: { column: 'cancellation', type: 'jsonb' },
+  cancelledFrom: { column: 'cancelled_from', type: 'date' },
+} as const satisfies WriteColumns<PolicyStateWrite, never>;
+
+export const INSERT_STATES = insertStatement('policy_state', STATE_WRITE);

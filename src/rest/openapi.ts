@@ -185,10 +185,12 @@ const idempotencyKey = {
     'Makes retries safe: the first response (unless a 5xx) is kept for 24 hours and replayed to a repeat with the same ' +
     'body (with `Idempotent-Replayed: true`); another body gets 422, a repeat while the first runs gets 409.',
 };
-/** On a read or a change of an organization (contract section 15). */
+/** On a read or a change of an organization (contract section 15) or a policy (section 14, "Versions and ordering"). */
 const etagHeader = {
   ETag: {
-    description: 'The organization’s version, quoted (`"3"`): send it back as If-Match to change exactly that version',
+    description:
+      'The record’s version, quoted (`"3"`). An organization’s: send it back as If-Match to change exactly that version. ' +
+      'A policy’s: 1 at issue, +1 for each transaction',
     schema: { type: 'string' },
   },
 };
@@ -489,7 +491,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           responses: {
             200: {
               description: 'Created',
-              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
               content: json(ref('PolicyCreated')),
             },
             ...POLICY_POST_ERRORS,
@@ -503,7 +505,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           tags: ['Policies'],
           parameters: [policyNumberInPath],
           responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Policy')) },
+            200: {
+              description: 'Found',
+              headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders },
+              content: json(ref('Policy')),
+            },
             404: problem('No such policy, or the caller may not access it'),
             ...ERRORS,
           },
@@ -551,7 +557,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           responses: {
             200: {
               description: 'Changed (or scheduled to be)',
-              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
               content: json(ref('Policy')),
             },
             ...POLICY_LIFECYCLE_ERRORS,
@@ -579,7 +585,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           responses: {
             200: {
               description: 'Cancelled (or scheduled to be)',
-              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
               content: json(ref('Policy')),
             },
             ...POLICY_LIFECYCLE_ERRORS,
@@ -601,7 +607,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           responses: {
             200: {
               description: 'Reinstated',
-              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
               content: json(ref('Policy')),
             },
             ...POLICY_LIFECYCLE_ERRORS,
@@ -627,7 +633,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           responses: {
             200: {
               description: 'Renewed: the new policy',
-              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
               content: json(ref('Policy')),
             },
             ...POLICY_LIFECYCLE_ERRORS,

@@ -170,6 +170,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<CreatePolicyMutation>({
     path: '/api/v1/policy',
     document: CREATE_POLICY,
+    etag: true,
     closedBody: true,
     bodyVariable: 'input',
     response: (data) => data.createPolicy,
@@ -226,6 +227,7 @@ export const REST_ROUTES: RestRoute[] = [
   get<PolicyQuery>({
     path: '/api/v1/policy/:id',
     document: POLICY,
+    etag: true,
     variables: ({ params }) => ({ number: policyNumberParameter(params) }),
     response: (data) => data.policy,
   }),
@@ -238,6 +240,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<ChangePolicyMutation>({
     path: '/api/v1/policy/:id/changes',
     document: CHANGE_POLICY,
+    etag: true,
     closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
@@ -246,6 +249,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<CancelPolicyMutation>({
     path: '/api/v1/policy/:id/cancellation',
     document: CANCEL_POLICY,
+    etag: true,
     closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
@@ -254,6 +258,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<ReinstatePolicyMutation>({
     path: '/api/v1/policy/:id/reinstatement',
     document: REINSTATE_POLICY,
+    etag: true,
     closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
@@ -262,6 +267,7 @@ export const REST_ROUTES: RestRoute[] = [
   post<RenewPolicyMutation>({
     path: '/api/v1/policy/:id/renewal',
     document: RENEW_POLICY,
+    etag: true,
     closedBody: true,
     bodyVariable: 'input',
     pathVariables: (params) => ({ number: policyNumberParameter(params) }),
