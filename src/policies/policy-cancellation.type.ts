@@ -8,19 +8,26 @@ import {
   type CancellationReason,
 } from './cancellation-charges.js';
 
-/** What each reason adds to the method it decides (cancellation-charges.ts). */
+/** What a reason allows or forbids besides the method it decides (cancel-policy.ts, reinstate-policy.ts). */
 const REASON_NOTES: Partial<Record<CancellationReason, string>> = {
-  free_look: ", and only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate",
-  fraud: '; it cannot be reinstated',
+  free_look: "only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate",
+  fraud: 'cannot be reinstated',
 };
+
+/** The method a reason decides (cancellationMethod), with its note: `flat (only within ...)`. */
+function reasonEffect(reason: CancellationReason): string {
+  const note = REASON_NOTES[reason];
+  return note ? `${cancellationMethod(reason)} (${note})` : cancellationMethod(reason);
+}
 
 export const CancellationReasonEnum = graphqlEnum(CANCELLATION_REASONS, {
   name: 'CancellationReason',
   description: 'Why a policy is cancelled: it decides the method',
-  values: Object.fromEntries(
-    CANCELLATION_REASONS.map((reason) => [reason, `Method ${cancellationMethod(reason)}${REASON_NOTES[reason] ?? ''}`]),
-  ),
+  values: Object.fromEntries(CANCELLATION_REASONS.map((reason) => [reason, `Method ${reasonEffect(reason)}`])),
 });
+
+/** Each reason with the method it decides, for the input field (REST documents it there). */
+export const REASONS_DESCRIBED = `Decides the method: ${CANCELLATION_REASONS.map((reason) => `${reason} ${reasonEffect(reason)}`).join(', ')}`;
 
 export const CancellationMethodEnum = graphqlEnum(CANCELLATION_METHODS, {
   name: 'CancellationMethod',
@@ -32,10 +39,7 @@ export const CancellationMethodEnum = graphqlEnum(CANCELLATION_METHODS, {
   },
 });
 
-/**
- * A policy's cancellation (spec section 14), also while it lies in the future. Nothing cancels
- * yet: `Policy.cancellation` is always null until cancellation is built, but its shape is fixed.
- */
+/** A policy's cancellation in force (spec section 14), also while it lies in the future. */
 @ObjectType('PolicyCancellation', { simpleResolvers: true })
 export class PolicyCancellation {
   @Field(() => String, { description: 'YYYY-MM-DD, the day cover ends' })

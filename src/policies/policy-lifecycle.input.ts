@@ -4,7 +4,7 @@ import { Field, InputType } from 'type-graphql';
 import type { FieldError } from '../errors/errors.js';
 import { CalendarDate, NotInFuture, OptionalText, PositiveInteger, RequiredText } from '../input/rules.js';
 import type { CancellationReason } from './cancellation-charges.js';
-import { CancellationReasonEnum } from './policy-cancellation.type.js';
+import { CancellationReasonEnum, REASONS_DESCRIBED } from './policy-cancellation.type.js';
 import { CHANGEABLE_FIELDS } from './policy-change.js';
 import { CatalogPlan } from './coverage-catalog.js';
 
@@ -16,7 +16,7 @@ export class CancelPolicyInput {
   effectiveDate!: string;
 
   // An enum, so GraphQL coercion refuses any other value, listed like every input error (input/variables.ts).
-  @Field(() => CancellationReasonEnum, { description: 'It decides the method (see CancellationReason)' })
+  @Field(() => CancellationReasonEnum, { description: REASONS_DESCRIBED })
   reason!: CancellationReason;
 }
 

@@ -23,7 +23,7 @@ export type BankAccountInput = {
 export type CancelPolicyInput = {
   /** YYYY-MM-DD, the day cover ends: in the term, not before the latest transaction */
   effectiveDate: string;
-  /** It decides the method (see CancellationReason) */
+  /** Decides the method: insured_request short_rate, non_payment pro_rata, underwriting pro_rata, fraud pro_rata (cannot be reinstated), free_look flat (only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate), other pro_rata */
   reason: CancellationReason;
 };
 
@@ -38,9 +38,9 @@ export type CancellationMethod =
 
 /** Why a policy is cancelled: it decides the method */
 export type CancellationReason =
-  /** Method pro_rata; it cannot be reinstated */
+  /** Method pro_rata (cannot be reinstated) */
   | 'fraud'
-  /** Method flat, and only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate */
+  /** Method flat (only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate) */
   | 'free_look'
   /** Method short_rate */
   | 'insured_request'
