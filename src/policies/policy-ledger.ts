@@ -23,6 +23,7 @@ import {
 import { policyEventData } from './policy-event.js';
 import { INSERT_CHARGES, INSERT_TRANSACTIONS, type ChargeWrite, type TransactionWrite } from './policy.writes.js';
 import type { TransactionType } from './policy-transaction.entity.js';
+import type { ChargeType } from './charge-types.js';
 import { roomToLeave, stepFits, type LedgerStep } from './ledger-room.js';
 
 /**
@@ -46,7 +47,7 @@ export interface LedgerCharge {
   transactionId: string;
   transactionType: TransactionType;
   sequence: number;
-  type: string;
+  type: ChargeType;
   periodStart: string;
   periodEnd: string;
   dueDate: string;
