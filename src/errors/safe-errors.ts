@@ -71,7 +71,9 @@ export function withoutValues(message: string): string {
       .replace(/"([_A-Za-z][_0-9A-Za-z]{99})[_0-9A-Za-z]+"/g, '"$1…"')
       .replace(/^(Variable "\$[^"]+") got invalid value [\s\S]*$/, '$1 has an invalid value.')
       .replace(/^(Expected value of type "[^"]+"), found [\s\S]*$/, '$1, found another value.')
-      .replace(/^(\w+ cannot represent [^:]*): [\s\S]*$/, '$1.')
+      .replace(/^((?:\w+|Enum "\w+") cannot represent [^:]*): [\s\S]*$/, '$1.')
+      // An enum value written into the document: its "did you mean" quotes the value too.
+      .replace(/^Value "[\s\S]*" does not exist in "(\w+)" enum\.[\s\S]*$/, 'The value does not exist in "$1" enum.')
   );
 }
 

@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { EVENT_TYPES } from '../outbox/record-event.js';
 
 /** One endpoint's delivery of an event (spec section 11): its state, readable on the event. */
 @ObjectType('WebhookDelivery', { simpleResolvers: true })
@@ -42,10 +43,8 @@ export class Event {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String, {
-    description:
-      'organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed or quote.created',
-  })
+  // A String: a GraphQL enum value cannot hold the dot of `policy.created`.
+  @Field(() => String, { description: `One of ${EVENT_TYPES.join(', ')}` })
   type!: string;
 
   @Field(() => String, { description: 'The version of this shape (its fields and data.object): v1' })

@@ -72,7 +72,7 @@ mutation Issue($quoteId: ID!) {
 
 # Cancels a month in: a credit for each period from then on (short_rate: less a 10% fee).
 mutation Cancel($number: SafeInt!) {
-  cancelPolicy(number: $number, input: { effectiveDate: "${addDays(today, 30)}", reason: "insured_request" }) {
+  cancelPolicy(number: $number, input: { effectiveDate: "${addDays(today, 30)}", reason: insured_request }) {
     number status
     cancellation { effectiveDate reason method credited fee }
     charges { type amount reverses }

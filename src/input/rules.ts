@@ -112,9 +112,6 @@ export const EachAmong = (values: readonly string[]) =>
     ),
   );
 
-/** A required value among `values`. */
-export const OneOf = (values: readonly string[]) => rule('oneOf', `must be one of ${values.join(', ')}`, (value) => values.includes(value));
-
 export const Phone = () =>
   optional(rule('phone', 'must be 7 to 20 digits, spaces or +-().', (value) => /^[0-9 +\-().]{7,20}$/.test(value)));
 

@@ -1,6 +1,7 @@
 import {
   coerceInputValue,
   getNamedType,
+  isEnumType,
   isInputObjectType,
   isListType,
   isNonNullType,
@@ -85,9 +86,15 @@ const NAMES: Record<string, string> = {
   JSONObject: 'a JSON object',
 };
 
+/** What a value of `type` is, after "must be": an enum (a closed set) names its values, as REST documents them. */
 function article(type: GraphQLInputType): string {
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) return 'a list';
   const named = getNamedType(inner);
+  if (isEnumType(named))
+    return `one of ${named
+      .getValues()
+      .map((value) => value.name)
+      .join(', ')}`;
   return NAMES[named.name] ?? (isInputObjectType(named) ? 'an object' : `a ${named.name}`);
 }

@@ -1,7 +1,7 @@
 import type { PolicyRules } from '../config.js';
 import { badUserInput, invalidState } from '../errors/errors.js';
 import { todayUtc } from '../values/calendar-date.js';
-import { cancellationCharges, cancellationMethod, withinFreeLook, type CancellationReason } from './cancellation-charges.js';
+import { cancellationCharges, cancellationMethod, withinFreeLook } from './cancellation-charges.js';
 import type { CancelPolicyInput } from './policy-lifecycle.input.js';
 import {
   assertTransactionDate,
@@ -20,7 +20,7 @@ import type { PolicyRead } from './policy.reads.js';
  * exactly one is written.
  */
 export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: number, input: CancelPolicyInput): Promise<PolicyRead> {
-  const reason = input.reason as CancellationReason;
+  const { reason } = input;
   const method = cancellationMethod(reason);
   return withLockedLedger(scope, number, (tx, ledger) => {
     const { policy } = ledger;

@@ -8,7 +8,8 @@ import { compareDates, daysBetween } from '../values/calendar-date.js';
 
 export const CANCELLATION_REASONS = ['insured_request', 'non_payment', 'underwriting', 'fraud', 'free_look', 'other'] as const;
 export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
-export type CancellationMethod = 'flat' | 'short_rate' | 'pro_rata';
+export const CANCELLATION_METHODS = ['flat', 'short_rate', 'pro_rata'] as const;
+export type CancellationMethod = (typeof CANCELLATION_METHODS)[number];
 
 /** flat for free_look, short_rate for insured_request, pro_rata otherwise. */
 export function cancellationMethod(reason: CancellationReason): CancellationMethod {

@@ -1,6 +1,7 @@
 import { Entity, ManyToOne, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { ChargeTypeEnum, type ChargeType } from './charge-types.js';
 import { Policy } from './policy.entity.js';
 
 /**
@@ -21,9 +22,9 @@ export class Charge {
   @Property({ type: 'smallint' })
   sequence!: number;
 
-  @Field(() => String, { description: 'premium, credit (a negative amount), fee, or reversal (of the charge named by reverses)' })
+  @Field(() => ChargeTypeEnum)
   @Property({ type: 'text' })
-  type!: string;
+  type!: ChargeType;
 
   @Field(() => String, { description: 'YYYY-MM-DD, inclusive' })
   @Property({ type: 'date' })

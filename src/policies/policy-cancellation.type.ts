@@ -1,19 +1,55 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { graphqlEnum } from '../graphql/graphql-enum.js';
+import {
+  CANCELLATION_METHODS,
+  CANCELLATION_REASONS,
+  cancellationMethod,
+  type CancellationMethod,
+  type CancellationReason,
+} from './cancellation-charges.js';
 
-/**
- * A policy's cancellation (spec section 14), also while it lies in the future. Nothing cancels
- * yet: `Policy.cancellation` is always null until cancellation is built, but its shape is fixed.
- */
+/** What a reason allows or forbids besides the method it decides (cancel-policy.ts, reinstate-policy.ts). */
+const REASON_NOTES: Partial<Record<CancellationReason, string>> = {
+  free_look: "only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate",
+  fraud: 'cannot be reinstated',
+};
+
+/** The method a reason decides (cancellationMethod), with its note: `flat (only within ...)`. */
+function reasonEffect(reason: CancellationReason): string {
+  const note = REASON_NOTES[reason];
+  return note ? `${cancellationMethod(reason)} (${note})` : cancellationMethod(reason);
+}
+
+export const CancellationReasonEnum = graphqlEnum(CANCELLATION_REASONS, {
+  name: 'CancellationReason',
+  description: 'Why a policy is cancelled: it decides the method',
+  values: Object.fromEntries(CANCELLATION_REASONS.map((reason) => [reason, `Method ${reasonEffect(reason)}`])),
+});
+
+/** Each reason with the method it decides, for the input field (REST documents it there). */
+export const REASONS_DESCRIBED = `Decides the method: ${CANCELLATION_REASONS.map((reason) => `${reason} ${reasonEffect(reason)}`).join(', ')}`;
+
+export const CancellationMethodEnum = graphqlEnum(CANCELLATION_METHODS, {
+  name: 'CancellationMethod',
+  description: 'How a cancellation credits the schedule periods it ends',
+  values: {
+    flat: 'Every period credited in full',
+    short_rate: 'As pro_rata, plus a fee of POLICY_SHORT_RATE_PERCENT of the credits',
+    pro_rata: 'Each period credited for the days of it left',
+  },
+});
+
+/** A policy's cancellation in force (spec section 14), also while it lies in the future. */
 @ObjectType('PolicyCancellation', { simpleResolvers: true })
 export class PolicyCancellation {
   @Field(() => String, { description: 'YYYY-MM-DD, the day cover ends' })
   effectiveDate!: string;
 
-  @Field(() => String, { description: 'insured_request, non_payment, underwriting, fraud, free_look or other' })
-  reason!: string;
+  @Field(() => CancellationReasonEnum)
+  reason!: CancellationReason;
 
-  @Field(() => String, { description: 'flat, short_rate or pro_rata' })
-  method!: string;
+  @Field(() => CancellationMethodEnum)
+  method!: CancellationMethod;
 
   @Field(() => Int, { description: 'Cents: the sum of its credits (not positive)' })
   credited!: number;

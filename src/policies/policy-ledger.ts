@@ -30,6 +30,7 @@ import {
   type TransactionWrite,
 } from './policy.writes.js';
 import type { TransactionType } from './policy-transaction.entity.js';
+import type { ChargeType } from './charge-types.js';
 import { roomToLeave, stepFits, type LedgerStep } from './ledger-room.js';
 
 /**
@@ -53,7 +54,7 @@ export interface LedgerCharge {
   transactionId: string;
   transactionType: TransactionType;
   sequence: number;
-  type: string;
+  type: ChargeType;
   periodStart: string;
   periodEnd: string;
   dueDate: string;

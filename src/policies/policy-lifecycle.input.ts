@@ -2,8 +2,9 @@ import { ValidateIf } from 'class-validator';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, InputType } from 'type-graphql';
 import type { FieldError } from '../errors/errors.js';
-import { CalendarDate, NotInFuture, OneOf, OptionalText, PositiveInteger, RequiredText } from '../input/rules.js';
-import { CANCELLATION_REASONS } from './cancellation-charges.js';
+import { CalendarDate, NotInFuture, OptionalText, PositiveInteger, RequiredText } from '../input/rules.js';
+import type { CancellationReason } from './cancellation-charges.js';
+import { CancellationReasonEnum, REASONS_DESCRIBED } from './policy-cancellation.type.js';
 import { CHANGEABLE_FIELDS } from './policy-change.js';
 import { CatalogPlan } from './coverage-catalog.js';
 
@@ -14,11 +15,9 @@ export class CancelPolicyInput {
   @CalendarDate({ required: true })
   effectiveDate!: string;
 
-  @Field(() => String, {
-    description: `${CANCELLATION_REASONS.join(', ')}; free_look (flat, everything credited) only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate`,
-  })
-  @OneOf(CANCELLATION_REASONS)
-  reason!: string;
+  // An enum, so GraphQL coercion refuses any other value, listed like every input error (input/variables.ts).
+  @Field(() => CancellationReasonEnum, { description: REASONS_DESCRIBED })
+  reason!: CancellationReason;
 }
 
 /**

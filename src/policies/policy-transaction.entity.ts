@@ -2,10 +2,20 @@ import { Entity, ManyToOne, PrimaryKey, Property, type Opt, type Ref } from '@mi
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { randomUUID } from 'node:crypto';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { graphqlEnum } from '../graphql/graphql-enum.js';
 import { Policy } from './policy.entity.js';
 
 export const TRANSACTION_TYPES = ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+export const TransactionTypeEnum = graphqlEnum(TRANSACTION_TYPES, {
+  name: 'TransactionType',
+  description: "A step in a policy's life",
+  values: {
+    issuance: "The policy's first transaction: its premium schedule",
+    renewal: "A successor's first transaction: its premium schedule",
+  },
+});
 
 /**
  * One effective-dated step in a policy's life (spec section 14): the charges it adds belong to
@@ -21,7 +31,7 @@ export class PolicyTransaction {
   @ManyToOne({ entity: () => Policy, ref: true })
   policy!: Ref<Policy>;
 
-  @Field(() => String, { description: TRANSACTION_TYPES.join(', ') })
+  @Field(() => TransactionTypeEnum)
   @Property({ type: 'text' })
   type!: TransactionType;
 

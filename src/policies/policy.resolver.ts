@@ -17,7 +17,7 @@ import { listCost } from '../graphql/list-cost.js';
 import { chargeBeyondEstimate } from '../graphql/cost-meter.js';
 import { organizationById, organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
-import { PolicyTransaction } from './policy-transaction.entity.js';
+import { PolicyTransaction, TRANSACTION_TYPES } from './policy-transaction.entity.js';
 import { transactionPages, type TransactionRead } from './policy-transaction.reads.js';
 
 import { PolicyStatus, policyStatus } from './policy-status.js';
@@ -164,7 +164,7 @@ export class PolicyResolver {
   }
 
   @FieldResolver(() => PolicyTransactionConnection, {
-    description: "The policy's transactions (issuance, change, cancellation, reinstatement, renewal), oldest first",
+    description: `The policy's transactions (${TRANSACTION_TYPES.join(', ')}), oldest first`,
   })
   async transactions(
     @Root() policy: PolicyRead,

@@ -7,12 +7,14 @@ import { listCost } from '../graphql/list-cost.js';
 import { Organization } from '../organizations/organization.entity.js';
 import { CoveragePlan, type CoverageSnapshot } from '../policies/coverage-plan.entity.js';
 import { Policy } from '../policies/policy.entity.js';
+import { ChargeTypeEnum } from '../policies/charge-types.js';
 import { MAX_CHARGES, type ScheduledCharge } from '../policies/premium-schedule.js';
+import { QuoteStatusEnum, type QuoteStatus } from './quote-status.js';
 
 /** One charge of a quoted schedule: the charge issuing will write, without its id (section 5). */
 @ObjectType('QuotedCharge', { simpleResolvers: true })
 export class QuotedCharge implements ScheduledCharge {
-  @Field(() => String, { description: '"premium"' }) type!: 'premium';
+  @Field(() => ChargeTypeEnum, { description: 'Always premium' }) type!: 'premium';
   @Field(() => String, { description: 'YYYY-MM-DD, inclusive' }) periodStart!: string;
   @Field(() => String, { description: 'YYYY-MM-DD, exclusive' }) periodEnd!: string;
   @Field(() => String, { description: 'YYYY-MM-DD' }) dueDate!: string;
@@ -90,8 +92,8 @@ export class Quote {
   @Property({ type: 'text' })
   currency!: string;
 
-  @Field(() => String, { description: 'open, issued, or expired (expiresAt has passed without it being issued)' })
-  status!: 'open' | 'issued' | 'expired';
+  @Field(() => QuoteStatusEnum)
+  status!: QuoteStatus;
 
   @Field(() => String, { description: 'RFC 3339: creation + QUOTE_VALID_DAYS; it cannot be issued after' })
   @Property({ type: 'string', columnType: 'timestamptz' })

@@ -121,8 +121,13 @@ function nonNullOutput(
   const named = getNamedType(inner);
   if (overlays.types[named.name]) return overlays.types[named.name];
   if (isObjectType(named)) return objectSchema(document, named.name, named.getFields(), selectionSet!, overlays);
-  if (isEnumType(named)) return { type: 'string', enum: named.getValues().map((value) => value.name) };
-  return { ...SCALARS[named.name] };
+  return scalarSchema(named);
+}
+
+/** A leaf: a scalar, or an enum as its values (the REST strings; contract section 14, "Bounded ledgers"). */
+function scalarSchema(type: GraphQLNamedType): JsonSchema {
+  if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
+  return { ...SCALARS[type.name] };
 }
 
 /**
@@ -177,7 +182,7 @@ function inputSchema(
     const named = getNamedType(inner);
     if (overlays.types[named.name]) schema = overlays.types[named.name];
     else if (isInputObjectType(named)) schema = inputObjectSchema(named.name, named.getFields(), overlays, body);
-    else schema = { ...SCALARS[named.name] };
+    else schema = scalarSchema(named);
   }
   return nullable(schema, isNonNullType(type));
 }

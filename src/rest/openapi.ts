@@ -5,6 +5,9 @@ import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-sc
 import { REST_ROUTES, type RestRoute } from './routes.js';
 import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../policies/policy.input.js';
 import { PolicyStatus } from '../policies/policy-status.js';
+import type { ChargeType } from '../policies/charge-types.js';
+import { TRANSACTION_TYPES } from '../policies/policy-transaction.entity.js';
+import { EVENT_TYPES } from '../outbox/record-event.js';
 import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js';
 import { STATUS_FILTER_WALK } from '../policies/policy.reads.js';
 
@@ -235,18 +238,12 @@ const OVERLAYS: SchemaOverlays = {
     'CreateWebhookEndpointInput.url': { format: 'uri' },
     'BankAccount.accountLast4': { maxLength: 4 },
     'Owner.taxIdLast4': { maxLength: 4 },
-    'Charge.type': { enum: ['premium', 'credit', 'fee', 'reversal'] },
     'Charge.status': { const: 'scheduled' },
-    'PolicyTransaction.type': { enum: ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] },
     'PolicyTransaction.changes': { description: 'Each changed field as `{ from, to }`; `{}` for an issuance' },
     'CreateQuoteInput.organizationId': { format: undefined },
-    'CancelPolicyInput.reason': { enum: ['insured_request', 'non_payment', 'underwriting', 'fraud', 'free_look', 'other'] },
-    'PolicyCancellation.method': { enum: ['flat', 'short_rate', 'pro_rata'] },
-    'PolicyCancellation.reason': { enum: ['insured_request', 'non_payment', 'underwriting', 'fraud', 'free_look', 'other'] },
     'PolicyCancellation.createdAt': { format: 'date-time' },
-    'QuotedCharge.type': { const: 'premium' },
+    'QuotedCharge.type': { enum: ['premium'] satisfies ChargeType[] },
     'QuotedCharge.status': { const: 'scheduled' },
-    'Quote.status': { enum: ['open', 'issued', 'expired'] },
     'Quote.expiresAt': { format: 'date-time' },
     'Quote.coverage': { description: 'The plan as it was when the quote was made. Amounts in cents.' },
     'Policy.coverage': {
@@ -305,8 +302,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
       },
       {
         name: 'Events',
-        description:
-          'What happened (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created), kept 30 days, with the state of each webhook delivery',
+        description: `What happened (${EVENT_TYPES.join(', ')}), kept 30 days, with the state of each webhook delivery`,
       },
       {
         name: 'Webhooks',
@@ -520,7 +516,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           operationId: 'listPolicyTransactions',
           summary: 'List the transactions of a policy, oldest first',
           description:
-            'Each step in the policy’s life (issuance, change, cancellation, reinstatement, renewal) with the day it takes effect, ' +
+            `Each step in the policy’s life (${TRANSACTION_TYPES.join(', ')}) with the day it takes effect, ` +
             'who made it and the fields it changed. Every charge names its transaction (`transactionId`). Pass `nextCursor` as `after` while `hasMore`.',
           tags: ['Policies'],
           parameters: [policyNumberInPath, ...PAGE_PARAMETERS],

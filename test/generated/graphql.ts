@@ -104,6 +104,15 @@ export type OwnerInput = {
   taxId?: string | null | undefined;
 };
 
+/** Where a quote stands, as of the read */
+export type QuoteStatus =
+  /** expiresAt has passed without it being issued */
+  | 'expired'
+  /** A policy was issued from it (policyNumber) */
+  | 'issued'
+  /** It can be issued */
+  | 'open';
+
 export type CreateOrganizationMutationVariables = Exact<{
   input: CreateOrganizationInput;
 }>;
@@ -172,7 +181,7 @@ export type CreateQuoteMutationVariables = Exact<{
 }>;
 
 
-export type CreateQuoteMutation = { createQuote: { id: string, organizationId: string, status: string, totalPremium: number, charges: Array<{ periodStart: string, amount: number }> } };
+export type CreateQuoteMutation = { createQuote: { id: string, organizationId: string, status: QuoteStatus, totalPremium: number, charges: Array<{ periodStart: string, amount: number }> } };
 
 
 export const CreateOrganizationDocument = {"__meta__":{"hash":"sha256:536c73e92c9bb96cc77e8e0848c828906ee0ea195abd3f8bc5ca0b0928ccb9c3"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateOrganization"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateOrganizationInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createOrganization"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"parentId"}},{"kind":"Field","name":{"kind":"Name","value":"legalName"}},{"kind":"Field","name":{"kind":"Name","value":"address"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"city"}},{"kind":"Field","name":{"kind":"Name","value":"additionalFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"owners"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taxIdLast4"}}]}}]}}]}}]} as unknown as DocumentNode<CreateOrganizationMutation, CreateOrganizationMutationVariables>;

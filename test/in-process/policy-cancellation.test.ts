@@ -15,7 +15,7 @@ describe('cancelling and reinstating a policy', () => {
   const service = useInProcessService();
   let token: string;
   let organizationId: string;
-  const { policy, cancel, reinstate, ledgerCount } = policyLifecycle(service, () => token, {
+  const { policy, cancel, reinstate, ledgerCount, written } = policyLifecycle(service, () => token, {
     firstNumber: 7000,
     coverageSlug: 'accident-illness-plus',
   });
@@ -46,6 +46,38 @@ describe('cancelling and reinstating a policy', () => {
     expect(foreign.status).toBe(404);
     const foreignReinstate = await service.request('POST', `/api/v1/policy/${number}/reinstatement`, { token: stranger, body: {} });
     expect(foreignReinstate.status).toBe(404);
+  });
+
+  // real-clients-3 F24: `reason` is the CancellationReason enum, so a typed client cannot send a
+  // typo; a client that does anyway gets REST's message whichever way it sends it.
+  it('refuses a reason outside CancellationReason: REST and GraphQL variables with the same field error, a literal as a document error', async () => {
+    const { number } = await policy(-10);
+    const before = await written(number);
+    const refusal = [{ path: 'reason', message: 'must be one of insured_request, non_payment, underwriting, fraud, free_look, other' }];
+    const rest = await cancel(number, { effectiveDate: day(0), reason: 'insured_requst' });
+    expect([rest.status, rest.body.code, rest.body.errors]).toEqual([400, 'BAD_USER_INPUT', refusal]);
+
+    const variables = await service.request('POST', '/graphql', {
+      token,
+      body: { query: CANCEL, variables: { number, input: { effectiveDate: day(0), reason: 'insured_requst' } } },
+    });
+    expect(variables.body.data).toBeUndefined();
+    expect(variables.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT', errors: refusal } })]);
+
+    // Written into the document, the value fails graphql-js validation: refused before anything
+    // runs, with the value cut out of the message (docs/spec.md, section 6).
+    for (const literal of ['"insured_requst"', 'insured_requst']) {
+      const inline = await service.request('POST', '/graphql', {
+        token,
+        body: {
+          query: `mutation { cancelPolicy(number: ${number}, input: { effectiveDate: "${day(0)}", reason: ${literal} }) { number } }`,
+        },
+      });
+      expect(inline.body.data).toBeUndefined();
+      expect(inline.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+      expect(inline.body.errors[0].message).not.toContain('insured_requst');
+    }
+    expect(await written(number)).toEqual(before);
   });
 
   it('409 INVALID_STATE: already cancelled, expired, a date outside the term or before the latest transaction', async () => {

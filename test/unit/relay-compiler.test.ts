@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,5 +87,12 @@ describe('relay-compiler', () => {
       'PolicyReinstateMutation.graphql.ts',
       'PolicyRenewMutation.graphql.ts',
     ]);
+    // The closed sets are enums (contract section 14): a reason outside them does not compile (real-clients-3 F24).
+    const cancel = readFileSync(join(app, 'src', '__generated__', 'PolicyCancelMutation.graphql.ts'), 'utf8');
+    expect(cancel).toContain(
+      'export type CancellationReason = "fraud" | "free_look" | "insured_request" | "non_payment" | "other" | "underwriting" | "%future added value";',
+    );
+    expect(cancel).toMatch(/export type CancelPolicyInput = \{\s+effectiveDate: string;\s+reason: CancellationReason;\s+\};/);
+    expect(cancel).toContain('readonly method: CancellationMethod;');
   });
 });

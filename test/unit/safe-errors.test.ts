@@ -15,6 +15,14 @@ describe('withoutValues', () => {
       'Variable "$input" has an invalid value.',
     ],
     ['String cannot represent a non string value: 987654321', 'String cannot represent a non string value.'],
+    [
+      'Enum "CancellationReason" cannot represent non-enum value: "insured_requst". Did you mean the enum value "insured_request"?',
+      'Enum "CancellationReason" cannot represent non-enum value.',
+    ],
+    [
+      'Value "insured_requst" does not exist in "CancellationReason" enum. Did you mean the enum value "insured_request"?',
+      'The value does not exist in "CancellationReason" enum.',
+    ],
     ['Cannot query field "nope" on type "Query".', 'Cannot query field "nope" on type "Query".'],
     [`Unknown operation named "Op${'x'.repeat(100_000)}".`, `Unknown operation named "Op${'x'.repeat(98)}…".`],
   ])('turns %j into %j', (message, safe) => {

@@ -23,9 +23,33 @@ export type BankAccountInput = {
 export type CancelPolicyInput = {
   /** YYYY-MM-DD, the day cover ends: in the term, not before the latest transaction */
   effectiveDate: string;
-  /** insured_request, non_payment, underwriting, fraud, free_look, other; free_look (flat, everything credited) only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate */
-  reason: string;
+  /** Decides the method: insured_request short_rate, non_payment pro_rata, underwriting pro_rata, fraud pro_rata (cannot be reinstated), free_look flat (only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate), other pro_rata */
+  reason: CancellationReason;
 };
+
+/** How a cancellation credits the schedule periods it ends */
+export type CancellationMethod =
+  /** Every period credited in full */
+  | 'flat'
+  /** Each period credited for the days of it left */
+  | 'pro_rata'
+  /** As pro_rata, plus a fee of POLICY_SHORT_RATE_PERCENT of the credits */
+  | 'short_rate';
+
+/** Why a policy is cancelled: it decides the method */
+export type CancellationReason =
+  /** Method pro_rata (cannot be reinstated) */
+  | 'fraud'
+  /** Method flat (only within POLICY_FREE_LOOK_DAYS of the policy's effectiveDate) */
+  | 'free_look'
+  /** Method short_rate */
+  | 'insured_request'
+  /** Method pro_rata */
+  | 'non_payment'
+  /** Method pro_rata */
+  | 'other'
+  /** Method pro_rata */
+  | 'underwriting';
 
 export type ChangePolicyInput = {
   /** A slug of the coverage catalog: the plan at today's catalog price from effectiveDate, which must then be a billing date */
@@ -40,6 +64,15 @@ export type ChangePolicyInput = {
   petDOB: string | null | undefined;
   petName: string | null | undefined;
 };
+
+/** What a charge of the ledger is */
+export type ChargeType =
+  /** A negative amount: what is no longer owed for its period */
+  | 'credit'
+  | 'fee'
+  | 'premium'
+  /** Undoes the charge named by reverses, with the opposite amount */
+  | 'reversal';
 
 export type CreateOrganizationInput = {
   address: AddressInput | null | undefined;
@@ -140,6 +173,15 @@ export type PolicyStatus =
   | 'expired'
   | 'pending';
 
+/** Where a quote stands, as of the read */
+export type QuoteStatus =
+  /** expiresAt has passed without it being issued */
+  | 'expired'
+  /** A policy was issued from it (policyNumber) */
+  | 'issued'
+  /** It can be issued */
+  | 'open';
+
 export type ReinstatePolicyInput = {
   /** Optional, ignored (GraphQL input types cannot be empty) */
   clientMutationId: string | null | undefined;
@@ -151,6 +193,16 @@ export type RenewPolicyInput = {
   /** The successor's number, unique (409 CONFLICT when taken); assigned by the server when absent */
   number: number | null | undefined;
 };
+
+/** A step in a policy's life */
+export type TransactionType =
+  | 'cancellation'
+  | 'change'
+  /** The policy's first transaction: its premium schedule */
+  | 'issuance'
+  | 'reinstatement'
+  /** A successor's first transaction: its premium schedule */
+  | 'renewal';
 
 export type UpdateOrganizationInput = {
   /** Merged into the stored address (RFC 7396): a field set to null is removed, an absent one kept; null removes the address */
@@ -178,9 +230,9 @@ export type UpdateOrganizationInput = {
 
 export type OrganizationAnswerFragment = { id: string, name: string, parentId: string | null, version: number, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> };
 
-export type PolicyAnswerFragment = { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null };
+export type PolicyAnswerFragment = { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null };
 
-export type QuoteAnswerFragment = { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: string, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> };
+export type QuoteAnswerFragment = { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: QuoteStatus, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> };
 
 export type CreateOrganizationMutationVariables = Exact<{
   input: CreateOrganizationInput;
@@ -220,14 +272,14 @@ export type CreatePolicyMutationVariables = Exact<{
 }>;
 
 
-export type CreatePolicyMutation = { createPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } };
+export type CreatePolicyMutation = { createPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type PolicyQueryVariables = Exact<{
   number: number;
 }>;
 
 
-export type PolicyQuery = { policy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } | null };
+export type PolicyQuery = { policy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } | null };
 
 export type ChangePolicyMutationVariables = Exact<{
   number: number;
@@ -235,7 +287,7 @@ export type ChangePolicyMutationVariables = Exact<{
 }>;
 
 
-export type ChangePolicyMutation = { changePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } };
+export type ChangePolicyMutation = { changePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type CancelPolicyMutationVariables = Exact<{
   number: number;
@@ -243,7 +295,7 @@ export type CancelPolicyMutationVariables = Exact<{
 }>;
 
 
-export type CancelPolicyMutation = { cancelPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } };
+export type CancelPolicyMutation = { cancelPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type ReinstatePolicyMutationVariables = Exact<{
   number: number;
@@ -251,7 +303,7 @@ export type ReinstatePolicyMutationVariables = Exact<{
 }>;
 
 
-export type ReinstatePolicyMutation = { reinstatePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } };
+export type ReinstatePolicyMutation = { reinstatePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type RenewPolicyMutationVariables = Exact<{
   number: number;
@@ -259,7 +311,7 @@ export type RenewPolicyMutationVariables = Exact<{
 }>;
 
 
-export type RenewPolicyMutation = { renewPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } };
+export type RenewPolicyMutation = { renewPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type PoliciesQueryVariables = Exact<{
   byInternalID: boolean;
@@ -272,7 +324,7 @@ export type PoliciesQueryVariables = Exact<{
 }>;
 
 
-export type PoliciesQuery = { organization?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null, viewer?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: string, method: string, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
+export type PoliciesQuery = { organization?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null, viewer?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
 
 export type PolicyTransactionsQueryVariables = Exact<{
   number: number;
@@ -281,7 +333,7 @@ export type PolicyTransactionsQueryVariables = Exact<{
 }>;
 
 
-export type PolicyTransactionsQuery = { policy: { transactions: { edges: Array<{ node: { id: string, type: string, effectiveDate: string, createdAt: string, createdBy: string, changes: Record<string, unknown> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+export type PolicyTransactionsQuery = { policy: { transactions: { edges: Array<{ node: { id: string, type: TransactionType, effectiveDate: string, createdAt: string, createdBy: string, changes: Record<string, unknown> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type EventsQueryVariables = Exact<{
   organizationId: string | number | null | undefined;
@@ -335,11 +387,11 @@ export type CreateQuoteMutationVariables = Exact<{
 }>;
 
 
-export type CreateQuoteMutation = { createQuote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: string, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } };
+export type CreateQuoteMutation = { createQuote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: QuoteStatus, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } };
 
 export type QuoteQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type QuoteQuery = { quote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: string, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: string, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } | null };
+export type QuoteQuery = { quote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: QuoteStatus, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } | null };
