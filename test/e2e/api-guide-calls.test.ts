@@ -194,7 +194,9 @@ describe("the API guide's calls", () => {
     ).toEqual(quote.charges);
 
     // A policy's life (contract section 14), dated from today: changed, cancelled, reinstated, renewed.
-    const [changed, cancelled, reinstated, renewed, lifeTransactions] = answers("A policy's life");
+    const [changed, cancelled, reinstated, renewed, lifeTransactions, reread] = answers("A policy's life");
+    // Versions (contract section 14, "Versions and ordering"): one more per transaction, the successor's 1.
+    expect([changed.version, cancelled.version, reinstated.version, reread.version, renewed.version]).toEqual([2, 3, 4, 4, 1]);
     const life = changed;
     // A change of a name writes no charge: the change's answer owes the issuance's premiums.
     expect(changed).toMatchObject({ status: 'active', ownerLastname: 'Diaz-Ortiz', cancellation: null, renewedBy: null });
