@@ -3,9 +3,10 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { randomUUID } from 'node:crypto';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { Policy } from './policy.entity.js';
+import { TRANSACTION_KINDS, type TransactionKind } from './ledger/kinds.js';
 
-export const TRANSACTION_TYPES = ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] as const;
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+/** The transaction kinds under the names the entity and its readers use (declared once, in ledger/kinds.ts). */
+export { TRANSACTION_KINDS as TRANSACTION_TYPES, type TransactionKind as TransactionType };
 
 /**
  * One effective-dated step in a policy's life (spec section 14): the charges it adds belong to
@@ -21,9 +22,9 @@ export class PolicyTransaction {
   @ManyToOne({ entity: () => Policy, ref: true })
   policy!: Ref<Policy>;
 
-  @Field(() => String, { description: TRANSACTION_TYPES.join(', ') })
+  @Field(() => String, { description: TRANSACTION_KINDS.join(', ') })
   @Property({ type: 'text' })
-  type!: TransactionType;
+  type!: TransactionKind;
 
   @Field(() => String, { description: 'YYYY-MM-DD, the day it takes effect' })
   @Property({ type: 'date' })
