@@ -38,11 +38,12 @@ import {
 } from './ledger/state.js';
 
 /**
- * What the transactions after issuance (change, cancellation, reinstatement) share: the policy locked
- * for the length of the transaction (so transactions on one policy run one after the other and
- * each sees the ledger the previous one left), its ledger folded into its state (ledger/state.ts),
- * and the write of one transaction with its charges and its event. Four statements: the lock, the ledger, the write, and the
- * commit (with BEGIN, five round trips); the answer is made from what was read and written.
+ * What the transactions after issuance (change, cancellation, reinstatement) share: the policy
+ * locked for the length of the transaction (so transactions on one policy run one after the
+ * other and each sees the ledger the previous one left), its ledger folded into its state
+ * (ledger/state.ts), and the write of one transaction with its charges and its event. Four
+ * statements: the lock, the ledger, the write, and the commit (with BEGIN, five round trips);
+ * the answer is made from what was read and written.
  */
 
 export interface LedgerScope {
