@@ -20,11 +20,11 @@ import {
   INSERT_TRANSACTIONS,
   POLICY_WRITE,
   type ChargeWrite,
-  type PolicyStateWrite,
   type PolicyWrite,
   type TransactionWrite,
 } from './policy.writes.js';
 import { changedFieldsOf } from './policy-change.js';
+import { fold, stateRow, type PolicyFields as StateFields } from './ledger/state.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -173,16 +173,17 @@ export function draftPolicy(
     status,
     reverses: null,
   }));
-  // Its first state: version 1, its own fields holding from the start, no cancellation.
-  const state: PolicyStateWrite = {
-    policyId: policy.id,
-    version: 1,
-    transactionId: first.id,
-    validFrom: '-infinity',
-    fields: changedFieldsOf(policy),
-    cancellation: null,
-    cancelledFrom: null,
-  };
+  // Its first state, as the fold makes it (ledger/state.ts): version 1, its own fields from the start.
+  const issued = fold(
+    {
+      number: fields.number ?? 0,
+      effectiveDate: policy.effectiveDate,
+      expirationDate: policy.expirationDate,
+      fields: changedFieldsOf(policy) as StateFields,
+    },
+    [{ id: first.id, kind: first.type, effectiveDate: first.effectiveDate, changes: first.changes, createdAt: '', charges }],
+  );
+  const state = stateRow(issued, { policyId: policy.id, transactionId: first.id });
   // The number is the database's when the client chose none; the view gets it after the insert.
   const created = {
     ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges),

@@ -4,8 +4,8 @@ import type { POLICY_WRITE } from './policy.writes.js';
 
 /**
  * The pure parts of a mid-term change (contract section 14, "Change"): which fields a change
- * may set, the values in effect after a run of changes, and the money of a plan change. No
- * database, no clock.
+ * may set, which of them a body changes, and the money of a plan change (the fields in effect
+ * after a run of changes are the fold's, ledger/state.ts). No database, no clock.
  */
 
 type PolicyWriteField = keyof typeof POLICY_WRITE;
@@ -68,24 +68,6 @@ export function changedFieldsOf(policy: Record<ChangedField, unknown>): Record<C
   const fields = Object.fromEntries(CHANGEABLE_FIELDS.map((field) => [field, policy[field]])) as Record<ChangedField, unknown>;
   fields.coverage = policy.coverage;
   return fields;
-}
-
-/**
- * The values after applying the `changes` of every change transaction, in order, over `start`:
- * per field, the `to` of the last change naming it wins. Transactions are given oldest first
- * (by seq; their effective dates never decrease), so over the values in effect today this
- * gives the values in effect on the latest change's date and after.
- */
-export function applyChanges<T extends object>(
-  start: T,
-  transactions: readonly { type: string; changes: Record<string, { from: unknown; to: unknown }> }[],
-): T {
-  const values = { ...start } as Record<string, unknown>;
-  for (const transaction of transactions) {
-    if (transaction.type !== 'change') continue;
-    for (const [field, { to }] of Object.entries(transaction.changes)) values[field] = to;
-  }
-  return values as T;
 }
 
 /**

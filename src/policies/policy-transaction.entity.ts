@@ -4,11 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { graphqlEnum } from '../graphql/graphql-enum.js';
 import { Policy } from './policy.entity.js';
+import { TRANSACTION_KINDS, type TransactionKind } from './ledger/kinds.js';
 
-export const TRANSACTION_TYPES = ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] as const;
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+/** The transaction kinds under the names the entity and its readers use (declared once, in ledger/kinds.ts). */
+export { TRANSACTION_KINDS as TRANSACTION_TYPES, type TransactionKind as TransactionType };
 
-export const TransactionTypeEnum = graphqlEnum(TRANSACTION_TYPES, {
+export const TransactionTypeEnum = graphqlEnum(TRANSACTION_KINDS, {
   name: 'TransactionType',
   description: "A step in a policy's life",
   values: {
@@ -33,7 +34,7 @@ export class PolicyTransaction {
 
   @Field(() => TransactionTypeEnum)
   @Property({ type: 'text' })
-  type!: TransactionType;
+  type!: TransactionKind;
 
   @Field(() => String, { description: 'YYYY-MM-DD, the day it takes effect' })
   @Property({ type: 'date' })

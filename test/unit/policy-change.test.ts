@@ -2,14 +2,8 @@ import fc from 'fast-check';
 import { sumOfAmounts } from '../support/fixtures.js';
 import { describe, expect, it } from 'vitest';
 import { net } from '../../src/policies/cancellation-charges.js';
-import {
-  applyChanges,
-  CHANGEABLE_FIELDS,
-  fieldChanges,
-  FIXED_AT_ISSUE,
-  isBillingDate,
-  planChangeCharges,
-} from '../../src/policies/policy-change.js';
+import { fieldsOn, fold, latestFields, type PolicyFields, type PostedTransaction } from '../../src/policies/ledger/state.js';
+import { CHANGEABLE_FIELDS, fieldChanges, FIXED_AT_ISSUE, isBillingDate, planChangeCharges } from '../../src/policies/policy-change.js';
 import { POLICY_WRITE } from '../../src/policies/policy.writes.js';
 import { premiumSchedule } from '../../src/policies/premium-schedule.js';
 import { addDays } from '../../src/values/calendar-date.js';
@@ -129,14 +123,29 @@ describe('the fields of a change', () => {
     expect(fieldChanges(policy, { coverageSlug: 'basic', coverage: { slug: 'basic', monthlyPremium: 1 } })).toEqual({});
   });
 
-  it('applies changes in order, the latest naming a field winning; other transactions change no field', () => {
-    const transactions: { type: string; changes: Record<string, { from: unknown; to: unknown }> }[] = [
-      { type: 'issuance', changes: {} },
-      { type: 'change', changes: { petName: { from: 'Biscuit', to: 'A' }, ownerDOB: { from: null, to: '1990-01-01' } } },
-      { type: 'cancellation', changes: { cancellation: { from: null, to: {} } } },
-      { type: 'change', changes: { petName: { from: 'A', to: 'B' } } },
-    ];
-    expect(applyChanges(policy, transactions)).toEqual({ ...policy, petName: 'B', ownerDOB: '1990-01-01' });
+  it('applies changes in order, the latest naming a field winning, each from its date; other transactions change no field', () => {
+    const posted = (kind: PostedTransaction['kind'], effectiveDate: string, changes: PostedTransaction['changes']): PostedTransaction => ({
+      id: `${kind}-${effectiveDate}`,
+      kind,
+      effectiveDate,
+      changes,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      charges: [],
+    });
+    const state = fold(
+      { number: 1, effectiveDate: '2026-01-01', expirationDate: '2027-01-01', fields: policy as unknown as PolicyFields },
+      [
+        posted('issuance', '2026-01-01', {}),
+        posted('change', '2026-02-01', { petName: { from: 'Biscuit', to: 'A' }, ownerDOB: { from: null, to: '1990-01-01' } }),
+        posted('cancellation', '2026-03-01', { cancellation: { from: null, to: { reason: 'other', method: 'pro_rata' } } }),
+        posted('reinstatement', '2026-03-01', { cancellation: { from: {}, to: null } }),
+        posted('change', '2026-04-01', { petName: { from: 'A', to: 'B' } }),
+      ],
+    );
+    expect(latestFields(state)).toEqual({ ...policy, petName: 'B', ownerDOB: '1990-01-01' });
+    expect(fieldsOn(state, '2026-01-31')).toEqual(policy);
+    expect(fieldsOn(state, '2026-03-31')).toEqual({ ...policy, petName: 'A', ownerDOB: '1990-01-01' });
+    expect(fieldsOn(state, '2026-04-01')).toEqual(latestFields(state));
   });
 
   it('knows a billing date: the start of a schedule period, nothing else', () => {

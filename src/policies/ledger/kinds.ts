@@ -1,0 +1,8 @@
+/**
+ * The closed set of a policy's transaction kinds (contract section 14, "Transactions"): every
+ * step of a policy's life is one of these. A switch over a kind is checked for exhaustiveness
+ * (eslint `switch-exhaustiveness-check`), so a new kind is named by the linter wherever it must
+ * be handled: in `apply` (state.ts) and beside each `decide`.
+ */
+export const TRANSACTION_KINDS = ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] as const;
+export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
