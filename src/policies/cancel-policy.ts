@@ -1,6 +1,5 @@
 import type { PolicyRules } from '../config.js';
 import { todayUtc } from '../values/calendar-date.js';
-import type { CancellationReason } from './cancellation-charges.js';
 import { decideCancellation } from './ledger/decide-cancellation.js';
 import type { CancelPolicyInput } from './policy-lifecycle.input.js';
 import { withLockedLedger, writeTransaction, type LedgerScope } from './policy-ledger.js';
@@ -13,7 +12,7 @@ import type { PolicyRead } from './policy.reads.js';
  * exactly one is written. The rules: ledger/decide-cancellation.ts.
  */
 export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: number, input: CancelPolicyInput): Promise<PolicyRead> {
-  const command = { effectiveDate: input.effectiveDate, reason: input.reason as CancellationReason };
+  const command = { effectiveDate: input.effectiveDate, reason: input.reason };
   return withLockedLedger(scope, number, (tx, ledger) => {
     const { kind, room, ...decided } = decideCancellation(ledger.state, command, { today: todayUtc(), rules });
     return writeTransaction(tx, scope, ledger, { type: kind, ...decided, room: { step: room, maxCharges: rules.maxCharges } });
