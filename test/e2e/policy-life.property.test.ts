@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fold, stateRow, type PostedTransaction } from '../../src/policies/ledger/state.js';
 import { addDays, addMonthsClamped, daysBetween, todayUtc } from '../../src/values/calendar-date.js';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
@@ -13,7 +14,9 @@ import { createRootOrganization, useTestService } from '../support/test-service.
  * after every step checks: the answer's status is the one the rules give; the ledger is the
  * model's charge for charge, so its sum is the premium owed; no earlier charge changed; a refused
  * step wrote nothing (charges, transactions, events); and the transactions list replays to the
- * policy as read.
+ * policy as read. And (issue 38) the state stored with each transaction (policy_state) is the
+ * service's fold (ledger/state.ts) of the ledger up to it, row for row: what reads show is what
+ * the one rendering of the rules gives, never a copy that drifted.
  */
 
 const PRICES: Record<string, number> = {
@@ -217,6 +220,40 @@ describe('a policy through random sequences of transactions', () => {
       )
     )[0];
 
+  /** The stored state rows of a policy, and what the fold of its ledger gives for each prefix of its transactions. */
+  const storedAndFolded = async (number: number) => {
+    const [policy] = await service.sql<Record<string, any>>(
+      `select p.id, p.number::int as number, p.effective_date::text as "effectiveDate", p.expiration_date::text as "expirationDate",
+         json_build_object('petName', p.pet_name, 'petDOB', p.pet_dob::text, 'ownerFirstname', p.owner_firstname,
+           'ownerLastname', p.owner_lastname, 'ownerDOB', p.owner_dob::text, 'coverageSlug', p.coverage_slug, 'coverage', p.coverage) as fields
+       from policy p where p.number = $1`,
+      [number],
+    );
+    const transactions = await service.sql<Record<string, any>>(
+      `select t.id, t.type as kind, t.effective_date::text as "effectiveDate", t.changes,
+         to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+         coalesce((select json_agg(json_build_object('id', c.id, 'type', c.type, 'periodStart', c.period_start::text,
+           'periodEnd', c.period_end::text, 'dueDate', c.due_date::text, 'amount', c.amount, 'currency', c.currency, 'reverses', c.reverses)
+           order by c.sequence) from charge c where c.transaction_id = t.id), '[]') as charges
+       from policy_transaction t where t.policy_id = $1 order by t.seq`,
+      [policy.id],
+    );
+    const stored = await service.sql(
+      `select policy_id as "policyId", version, transaction_id as "transactionId", valid_from::text as "validFrom", fields, cancellation,
+         cancelled_from::text as "cancelledFrom"
+       from policy_state where policy_id = $1 order by version`,
+      [policy.id],
+    );
+    const { fields, effectiveDate, expirationDate } = policy;
+    const folded = transactions.map((transaction, index) =>
+      stateRow(fold({ number, effectiveDate, expirationDate, fields }, transactions.slice(0, index + 1) as PostedTransaction[]), {
+        policyId: policy.id,
+        transactionId: transaction.id,
+      }),
+    );
+    return { stored, folded };
+  };
+
   it('keeps the ledger, the charges, the refusals and the replay right after every step', { timeout: 180_000 }, async () => {
     /** How often each kind of step got each status: the runs must have reached both sides of every rule. */
     const seen = new Map<string, number>();
@@ -277,6 +314,9 @@ describe('a policy through random sequences of transactions', () => {
             const kind = `${action.kind} ${response.status}`;
             seen.set(kind, (seen.get(kind) ?? 0) + 1);
             if (response.status !== 200) expect(await counts(number), label).toEqual(before);
+            // The stored state, row for row, is the fold of the ledger up to each transaction.
+            const { stored, folded } = await storedAndFolded(number);
+            expect(stored, label).toEqual(folded);
 
             const read = (await request(service.url, 'GET', `/api/v1/policy/${number}`, { token })).body;
             if (response.status === 200) expect(response.body, label).toEqual(read);
