@@ -774,7 +774,22 @@ try {
       // it knows the same migrations: one from before a migration writes rows its schema refuses.
       const migrations = (root: string) => readdirSync(join(root, 'src/database/migrations')).sort().join();
       const sameSchema = migrations('.') === migrations(against);
-      const compared = scenarios.filter(([name]) => (sameSchema || !name.includes('POST')) && (!values.only || name.includes(values.only)));
+      // Besides the table's scenarios, a status-filtered page (the baseline has none, so it is only
+      // compared build against build): the status is judged from the stored state since issue 38.
+      const statusPage: (typeof scenarios)[number] = [
+        'REST GET policy list, root subtree, status active',
+        () => {
+          const p = pick();
+          return {
+            method: 'GET',
+            path: `/api/v1/policy?organizationId=${p.tree.rootId}&includeDescendants=true&status=active&limit=20`,
+            token: p.token,
+          };
+        },
+      ];
+      const compared = [...scenarios, statusPage].filter(
+        ([name]) => (sameSchema || !name.includes('POST')) && (!values.only || name.includes(values.only)),
+      );
       if (!sameSchema) console.log(`\n${against} predates this build's migrations: reads only.`);
       const builds = await comparePair([LIMITS_HIGH, LIMITS_HIGH], compared, pairRounds, [
         SERVICE,
