@@ -129,8 +129,8 @@ async function seedOrganizations(): Promise<SeedTree[]> {
 
 /**
  * Policies spread over every organization, one year from a day between the 1st and the 28th
- * (so the monthly schedule needs no clamping), with their issuance transaction and its 12
- * charges, set-based in SQL.
+ * (so the monthly schedule needs no clamping), with their issuance transaction, its 12
+ * charges and the state it leaves (policy_state), set-based in SQL.
  */
 async function seedPolicies(trees: SeedTree[]): Promise<void> {
   await db.query('create temporary table seed_org as select row_number() over (order by seq) as rn, id from organization');
@@ -152,12 +152,19 @@ async function seedPolicies(trees: SeedTree[]): Promise<void> {
          from generate_series(?::bigint, ?::bigint) as n
          join seed_org o on o.rn = 1 + (n % ?::bigint)
          join plans p on p.k = n % 4
-         returning id, effective_date, coverage
+         returning id, effective_date, coverage, coverage_slug, owner_firstname, owner_lastname, pet_name
        ),
        issued as (
          insert into policy_transaction (id, policy_id, type, effective_date, created_by_sub)
          select gen_random_uuid(), m.id, 'issuance', m.effective_date, 'seed' from made m
          returning id, policy_id
+       ),
+       -- Its first stored state (policy_state), as the service's writer makes it: version 1, its fields from the start.
+       stated as (
+         insert into policy_state (policy_id, version, transaction_id, valid_from, fields)
+         select m.id, 1, t.id, '-infinity', jsonb_build_object('petName', m.pet_name, 'petDOB', null, 'ownerFirstname', m.owner_firstname,
+                  'ownerLastname', m.owner_lastname, 'ownerDOB', null, 'coverageSlug', m.coverage_slug, 'coverage', m.coverage)
+         from made m join issued t on t.policy_id = m.id
        )
        insert into charge (id, policy_id, transaction_id, sequence, type, period_start, period_end, due_date, amount, currency, status)
        select gen_random_uuid(), m.id, t.id, k, 'premium', m.effective_date + make_interval(months => k),

@@ -28,11 +28,13 @@ describe('npm run seed', () => {
     expect(summary).toMatchObject({ organizations: 300, policies: 2000, charges: 24000, depth: 7 });
 
     service = await startTestService({}, { databaseUrl });
-    const counts = await service.sql<{ organizations: string; policies: string; charges: string; depth: number }>(
+    const counts = await service.sql<{ organizations: string; policies: string; charges: string; states: string; depth: number }>(
       `select (select count(*) from organization) as organizations, (select count(*) from policy) as policies,
-              (select count(*) from charge) as charges, (select max(cardinality(path)) from organization) as depth`,
+              (select count(*) from charge) as charges, (select count(*) from policy_state) as states,
+              (select max(cardinality(path)) from organization) as depth`,
     );
-    expect(counts[0]).toEqual({ organizations: '300', policies: '2000', charges: '24000', depth: 7 });
+    // Each policy with the state its issuance leaves (policy_state), as the service writes it.
+    expect(counts[0]).toEqual({ organizations: '300', policies: '2000', charges: '24000', states: '2000', depth: 7 });
 
     const { trees } = JSON.parse(await readFile(join(dataDir, 'seed.json'), 'utf8'));
     const tree = trees[0];
@@ -40,6 +42,7 @@ describe('npm run seed', () => {
     const policy = await request(service.url, 'GET', `/api/v1/policy/${tree.deepPolicies[0]}`, { token });
     expect(policy.status).toBe(200);
     expect(policy.body.charges).toHaveLength(12);
+    expect([policy.body.version, policy.headers.get('etag')]).toEqual([1, '"1"']);
     const organization = await request(service.url, 'GET', `/api/v1/organization/${tree.deepest[0]}`, { token });
     expect(organization.status).toBe(200);
   });
