@@ -65,8 +65,11 @@ const IN_EFFECT = `cross join lateral (select s.fields, s.fields -> 'coverage' a
 const CANCELLATION = `cross join lateral (select s.version, s.cancellation, s.cancelled_from from policy_state s
     where s.policy_id = p.id order by s.version desc limit 1) t`;
 
-/** A field a change may set: the value in effect (`e.fields`, which holds every one of them). */
-const fieldToday = (field: string) => `(e.fields -> '${field}')::text`;
+/**
+ * A field a change may set: the value in effect (`e.fields`), else the column (a field added
+ * after a state row was written is not in it; the service lays the row over the columns alike).
+ */
+const fieldToday = (field: string, column: string) => `coalesce((e.fields -> '${field}')::text, ${json(column)})`;
 
 /**
  * A policy `p` (with `o`, `e` and `t` beside it) as REST answers it: every field but cvc in the
@@ -78,14 +81,14 @@ function policy(chargesFrom = 'charge c where c.policy_id = p.id'): string {
     id: json('p.id'),
     number: 'p.number::text',
     internalID: json('p.internal_id'),
-    ownerFirstname: fieldToday('ownerFirstname'),
-    ownerLastname: fieldToday('ownerLastname'),
-    ownerDOB: fieldToday('ownerDOB'),
-    petName: fieldToday('petName'),
-    petDOB: fieldToday('petDOB'),
+    ownerFirstname: fieldToday('ownerFirstname', 'p.owner_firstname'),
+    ownerLastname: fieldToday('ownerLastname', 'p.owner_lastname'),
+    ownerDOB: fieldToday('ownerDOB', 'p.owner_dob'),
+    petName: fieldToday('petName', 'p.pet_name'),
+    petDOB: fieldToday('petDOB', 'p.pet_dob'),
     effectiveDate: json('p.effective_date'),
     expirationDate: json('p.expiration_date'),
-    coverageSlug: fieldToday('coverageSlug'),
+    coverageSlug: fieldToday('coverageSlug', 'p.coverage_slug'),
     coverage: coverage('e.coverage'),
     charges: array(CHARGE, chargesFrom, 'c.sequence'),
     organization: ORGANIZATION_OF_POLICY,
