@@ -1,23 +1,20 @@
 import type { PolicyRules } from '../config.js';
-import { todayUtc } from '../values/calendar-date.js';
 import { decideChange } from './ledger/decide-change.js';
+import type { LedgerScope } from './ledger/ledger-scope.js';
+import { post } from './ledger/post.js';
 import type { ChangePolicyInput } from './policy-lifecycle.input.js';
-import { withLockedLedger, writeTransaction, type LedgerScope } from './policy-ledger.js';
 import type { PolicyRead } from './policy.reads.js';
 import { currentPlan } from './priced-body.js';
 
 /**
  * Changes a policy mid-term (contract section 14, "Change"): one `change` transaction, with the
- * `policy.changed` event, under the policy's row lock. Reads show it from its effectiveDate on.
- * The rules and the order of refusals after 404: ledger/decide-change.ts.
+ * `policy.changed` event, posted under the policy's row lock (ledger/post.ts). Reads show it
+ * from its effectiveDate on. The rules and the order of refusals after 404: ledger/decide-change.ts.
  */
 export async function changePolicy(scope: LedgerScope, rules: PolicyRules, number: number, input: ChangePolicyInput): Promise<PolicyRead> {
   // The catalog is read before the lock is taken (it does not depend on the policy); an unknown
   // slug is refused only once the policy is known to be in reach, with the body's other errors.
   const plan = input.coverageSlug != null ? await currentPlan(scope.db, input.coverageSlug) : null;
   const command = { ...input, plan };
-  return withLockedLedger(scope, number, (tx, ledger) => {
-    const { kind, room, ...decided } = decideChange(ledger.state, command, { today: todayUtc(), rules });
-    return writeTransaction(tx, scope, ledger, { type: kind, ...decided, room: { step: room, maxCharges: rules.maxCharges } });
-  });
+  return post(scope, number, { rules, command: () => command, decide: decideChange });
 }

@@ -27,7 +27,7 @@ import { cancelPolicy } from './cancel-policy.js';
 import { changePolicy } from './change-policy.js';
 import { reinstatePolicy } from './reinstate-policy.js';
 import { renewPolicy } from './renew-policy.js';
-import { MAX_LEDGER_CHARGES } from './policy-ledger.js';
+import { MAX_LEDGER_CHARGES } from './ledger-room.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 

@@ -1,9 +1,12 @@
-import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
+import type { WriteColumns, WriteOf } from '../database/write-model.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 import type { PolicyTransaction } from './policy-transaction.entity.js';
 
-/** The policy's writes as write models (database/write-model.ts): each property named to its column. */
+/**
+ * The policy's writes as write models (database/write-model.ts): each property named to its column.
+ * Their inserts are the ledger's one writer's (ledger/ledger-write.ts).
+ */
 
 /** Left to the database: `created_at`'s default; the organization is written as its id, charges by their own insert. */
 type OmittedPolicy = 'organization' | 'charges' | 'createdAt';
@@ -62,11 +65,6 @@ export const CHARGE_WRITE = {
 export type TransactionWrite = WriteOf<PolicyTransaction, OmittedTransaction, { policyId: string }>;
 export type ChargeWrite = WriteOf<Charge, OmittedCharge, { policyId: string }>;
 
-/** Each takes one parameter: its rows as a JSON array. */
-export const INSERT_POLICIES = insertStatement('policy', POLICY_WRITE);
-export const INSERT_TRANSACTIONS = insertStatement('policy_transaction', TRANSACTION_WRITE);
-export const INSERT_CHARGES = insertStatement('charge', CHARGE_WRITE);
-
 /**
  * A `policy_state` row (migration policy_state): what the policy is after one of its
  * transactions, written with it. `validFrom` is `-infinity` for the first transaction (its fields
@@ -92,5 +90,3 @@ export const STATE_WRITE = {
   cancellation: { column: 'cancellation', type: 'jsonb' },
   cancelledFrom: { column: 'cancelled_from', type: 'date' },
 } as const satisfies WriteColumns<PolicyStateWrite, never>;
-
-export const INSERT_STATES = insertStatement('policy_state', STATE_WRITE);

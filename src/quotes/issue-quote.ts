@@ -4,15 +4,10 @@ import type { Principal } from '../auth/principal.js';
 import { perAccess } from '../database/sql.js';
 import { invalidState } from '../errors/errors.js';
 import { withQuotas } from '../limits/quotas.js';
-import {
-  draftPolicy,
-  insertPolicy,
-  ownFields,
-  withNumberRetries,
-  type CreatePolicyScope,
-  type GivenOwnFields,
-  type PolicyFields,
-} from '../policies/create-policy.js';
+import { ownFields, withNumberRetries, type GivenOwnFields } from '../policies/create-policy.js';
+import type { LedgerScope } from '../policies/ledger/ledger-scope.js';
+import { writeOpening } from '../policies/ledger/ledger-write.js';
+import { draftPolicy, type NewPolicyFields } from '../policies/ledger/opening.js';
 import { quotedFields } from '../policies/priced-body.js';
 import type { PolicyRead } from '../policies/policy.reads.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
@@ -29,21 +24,20 @@ import { QUOTE_SELECT, QUOTE_STATUS, quoteNotFound, quoteRead, type QuoteRead } 
  *   2. insert the policy from the quote's fields, `coverage` and `charges` as stored (the quoted
  *      price, whatever the catalog says now), with the policy's own fields from the request
  *      (`number`, `internalID`: ownFields), and its `policy.created` event (the policy create's
- *      one statement).
- *   3. `markQuoteIssued(tx, quoteId, policyId)`, the Idempotency-Key's mark, and commit.
+ *      one statement, by the ledger's writer, which marks the Idempotency-Key).
+ *   3. `markQuoteIssued(tx, quoteId, policyId)`, and commit.
  *
  * A server-assigned number that loses a race rolls the whole transaction back (lock included)
  * and it runs again from step 1: nothing is left half-issued.
  */
-export async function issueQuote(scope: CreatePolicyScope, quoteId: string, given: GivenOwnFields): Promise<PolicyRead> {
+export async function issueQuote(scope: LedgerScope, quoteId: string, given: GivenOwnFields): Promise<PolicyRead> {
   return withNumberRetries(scope, given.number, () =>
     withQuotas(() =>
       scope.db.transaction(async (tx) => {
         const quote = await lockOpenQuote(tx, scope.principal, quoteId);
-        const fields: PolicyFields = { ...ownFields(given), ...quotedFields(quote, quote.coverage) };
-        const policy = await insertPolicy(tx, draftPolicy(fields, quote.organization, quote.charges, scope.principal));
+        const fields: NewPolicyFields = { ...ownFields(given), ...quotedFields(quote, quote.coverage) };
+        const policy = await writeOpening(tx, scope, draftPolicy(fields, quote.organization, quote.charges, scope.principal));
         await markQuoteIssued(tx, quote.id, policy.id);
-        await scope.idempotency?.recordCreated(tx, { type: 'policy', number: policy.number });
         return policy;
       }),
     ),

@@ -633,6 +633,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               content: json(ref('Policy')),
             },
             ...POLICY_LIFECYCLE_ERRORS,
+            403: problem('The organization tree already has its quota of policies: the successor is one more (code QUOTA_EXCEEDED)'),
             409: problem(
               'Code INVALID_STATE: before the renewal window, cancelled or with a cancellation scheduled, or already renewed; code CONFLICT: `number` is taken, or a request with the same Idempotency-Key is still running',
             ),

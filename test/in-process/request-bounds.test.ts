@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { useInProcessService } from '../support/in-process.js';
 import { lockTable } from '../support/lock-waits.js';
+import { policyRenewals } from '../support/policy-lifecycle.js';
 import { createRootOrganization } from '../support/test-service.js';
 
 /**
@@ -188,6 +189,23 @@ describe('request bounds', () => {
         body: organizationBody(),
       });
       expect(elsewhere.status).toBe(200);
+    });
+
+    // The quota's triggers run at the commit (deferred): a renewal, which commits after its
+    // insert, is refused as a create is (issue 38 item 2: it answered 500 before).
+    it('refuses a renewal over the policies quota with 403 QUOTA_EXCEEDED and writes nothing of it', async () => {
+      const { token } = await createRootOrganization(first);
+      const { policy, renew, policyCount } = policyRenewals(first, () => token, 7100);
+      const old = await policy(10);
+      for (let i = 0; i < 4; i++) await policy(200);
+      const before = await policyCount();
+      const over = await renew(old.number, {});
+      expect([over.status, over.body.code, over.body.detail]).toEqual([
+        403,
+        'QUOTA_EXCEEDED',
+        'This organization tree already has its quota of 5 policies.',
+      ]);
+      expect(await policyCount()).toBe(before);
     });
 
     it('holds exactly under concurrent creates on two instances', async () => {

@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlClient, Transaction } from '../../database/database.js';
+import { insertStatement } from '../../database/write-model.js';
+import { pickColumns } from '../../database/read-model.js';
+import { invalidState } from '../../errors/errors.js';
+import { EVENT_INSERT, eventRow, FILLED_IN_DATA } from '../../outbox/record-event.js';
+import { todayUtc } from '../../values/calendar-date.js';
+import { roomToLeave, stepFits } from '../ledger-room.js';
+import { policyEventData } from '../policy-event.js';
+import { CHARGE_COLUMNS, type ChargeRead, type PolicyRead } from '../policy.reads.js';
+import { CHARGE_WRITE, POLICY_WRITE, STATE_WRITE, TRANSACTION_WRITE, type ChargeWrite, type TransactionWrite } from '../policy.writes.js';
+import type { Decision } from './decision.js';
+import type { PolicyLedger } from './ledger-read.js';
+import type { LedgerScope } from './ledger-scope.js';
+import type { PolicyDraft } from './opening.js';
+import { apply, cancellationRead, fieldsOn, stateRow } from './state.js';
+
+/**
+ * The ledger's one writer: nothing else inserts a transaction, a charge or a state row
+ * (test/unit/one-ledger-writer.test.ts). Two statements, each the whole write in one round trip:
+ * a policy's opening (its row and first transaction) and a transaction appended to a locked
+ * ledger. Each writes the transaction, its charges, the state it leaves (`policy_state`, as the
+ * fold makes it: state.ts) and its event (the transactional outbox), and then the
+ * Idempotency-Key's mark, in the caller's database transaction. The answer is made from what
+ * was read and written; nothing is read back.
+ */
+
+/** Each takes one parameter: its rows as a JSON array. */
+const INSERT_POLICIES = insertStatement('policy', POLICY_WRITE);
+const INSERT_TRANSACTIONS = insertStatement('policy_transaction', TRANSACTION_WRITE);
+const INSERT_CHARGES = insertStatement('charge', CHARGE_WRITE);
+const INSERT_STATES = insertStatement('policy_state', STATE_WRITE);
+
+/**
+ * A policy's opening, with no explicit transaction needed (a statement is atomic on its own):
+ * the policy (a server-assigned number comes from next_policy_number() unless the client chose
+ * one), its first transaction (the issuance, or a renewal), its charges (the premium schedule,
+ * owned by that transaction) in one multi-row insert from a JSON array, its state, and its event
+ * (spec section 11), whose `object.number` is the number assigned. Returns the number. The
+ * triggers of the tables (ancestry, quotas, event fan-out) run as for any insert.
+ */
+const WRITE_OPENING = `with made as (
+    ${INSERT_POLICIES}
+    returning id, number
+  ), issued as (
+    ${INSERT_TRANSACTIONS}
+  ), charges as (
+    ${INSERT_CHARGES}
+  ), stated as (
+    ${INSERT_STATES}
+  ), recorded as (
+    ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made.number')}, ?, ? from made
+  )
+  select number::text as number from made`;
+
+/** A transaction appended to a locked ledger, its charges, the state it leaves and its event: one statement. */
+const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES}), stated as (${INSERT_STATES})
+  ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
+
+/** Writes a drafted opening (opening.ts) and marks the Idempotency-Key; the answer with its number. */
+export async function writeOpening(db: SqlClient, scope: LedgerScope, draft: PolicyDraft): Promise<PolicyRead> {
+  const [{ number }] = await db.query<{ number: string }>(WRITE_OPENING, [
+    JSON.stringify([draft.policy]),
+    JSON.stringify([draft.transaction]),
+    JSON.stringify(draft.charges),
+    JSON.stringify([draft.state]),
+    ...draft.event,
+  ]);
+  return marked(db, scope, { ...draft.created, number: Number(number) });
+}
+
+/**
+ * Appends a decided transaction to a ledger read under its lock (ledger-read.ts): its charges
+ * numbered after the policy's last, unless they would leave too little room (contract section
+ * 14, "Bounded ledgers": `maxCharges` is POLICY_MAX_CHARGES). Returns the policy as it now
+ * reads: the state with the transaction applied gives the fields in effect today and the
+ * cancellation in force; its charges are the ledger's with the new ones after them.
+ */
+export async function writeTransaction(
+  tx: Transaction,
+  scope: LedgerScope,
+  ledger: PolicyLedger,
+  decision: Decision,
+  maxCharges: number,
+): Promise<PolicyRead> {
+  const { policy, charges: existing } = ledger;
+  const { room: step } = decision;
+  if (!stepFits(existing.length, decision.charges.length, step, maxCharges)) {
+    const left = roomToLeave(step, decision.charges.length);
+    throw invalidState(
+      `This ${decision.kind} would add ${decision.charges.length} charges to the ${existing.length} of policy ${policy.number}'s ledger ` +
+        `and leave fewer than ${left} of the ${maxCharges} a policy holds free for ` +
+        (step.type === 'cancellation' ? 'its reinstatement' : 'a cancellation and its reinstatement') +
+        '. Issue a new policy instead.',
+    );
+  }
+  const transaction: TransactionWrite = {
+    id: randomUUID(),
+    policyId: policy.id,
+    type: decision.kind,
+    effectiveDate: decision.effectiveDate,
+    createdBy: scope.principal.sub,
+    changes: decision.changes,
+  };
+  const next = existing.reduce((max, charge) => Math.max(max, charge.sequence), -1) + 1;
+  const currency = existing[0]?.currency ?? 'USD';
+  const rows = decision.charges.map((charge, index): ChargeWrite => ({
+    id: randomUUID(),
+    policyId: policy.id,
+    transactionId: transaction.id,
+    sequence: next + index,
+    currency,
+    status: 'scheduled',
+    ...charge,
+    reverses: charge.reverses ?? null,
+  }));
+  const added = rows.map((row) => pickColumns(CHARGE_COLUMNS, row) as ChargeRead);
+  const posted = apply(ledger.state, {
+    id: transaction.id,
+    kind: decision.kind,
+    effectiveDate: decision.effectiveDate,
+    changes: decision.changes,
+    createdAt: ledger.transactionTime,
+    charges: rows,
+  });
+  const read: PolicyRead = {
+    ...policy,
+    ...fieldsOn(posted, todayUtc()),
+    version: posted.version,
+    charges: [...policy.charges, ...added],
+    cancellation: cancellationRead(posted),
+  };
+  await tx.query(WRITE_TRANSACTION, [
+    JSON.stringify([transaction]),
+    JSON.stringify(rows),
+    // The state it leaves, stored as it was folded (state.ts): what reads show from now on.
+    JSON.stringify([stateRow(posted, { policyId: policy.id, transactionId: transaction.id })]),
+    ...eventRow({
+      type: decision.event,
+      organizationId: policy.organizationId,
+      actorSub: scope.principal.sub,
+      ...policyEventData(read, { ...transaction, charges: added }),
+    }),
+  ]);
+  return marked(tx, scope, read);
+}
+
+/** The Idempotency-Key's mark, for every kind: it commits with the write, or neither does. */
+async function marked(db: SqlClient, scope: LedgerScope, read: PolicyRead): Promise<PolicyRead> {
+  await scope.idempotency?.recordCreated(db, { type: 'policy', number: read.number });
+  return read;
+}
