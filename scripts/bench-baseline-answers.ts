@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { premiumSchedule } from '../src/policies/premium-schedule.js';
+import { premiumSchedule } from '../src/policies/ledger/premium-schedule.js';
 import { isCalendarDate } from '../src/values/calendar-date.js';
 
 /**

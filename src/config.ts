@@ -385,7 +385,7 @@ function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
 /**
  * POLICY_MAX_CHARGES (1,000): from 185, the longest schedule (61 periods) with room for a
  * cancellation (62 lines) and its reinstatement, so that every new policy can be cancelled and
- * reinstated; to 1,000, MAX_LEDGER_CHARGES (policies/ledger-room.ts), the length reads and the
+ * reinstated; to 1,000, MAX_LEDGER_CHARGES (policies/ledger/ledger-room.ts), the length reads and the
  * cost meter count a ledger at most. Numbers, not imports: config sits below every feature.
  */
 function parseMaxCharges(value: string | undefined): number {

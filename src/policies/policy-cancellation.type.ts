@@ -6,7 +6,7 @@ import {
   cancellationMethod,
   type CancellationMethod,
   type CancellationReason,
-} from './cancellation-charges.js';
+} from './ledger/cancellation-charges.js';
 
 /** What a reason allows or forbids besides the method it decides (cancel-policy.ts, reinstate-policy.ts). */
 const REASON_NOTES: Partial<Record<CancellationReason, string>> = {

@@ -3,9 +3,9 @@ import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, InputType } from 'type-graphql';
 import type { FieldError } from '../errors/errors.js';
 import { CalendarDate, NotInFuture, OptionalText, PositiveInteger, RequiredText } from '../input/rules.js';
-import type { CancellationReason } from './cancellation-charges.js';
+import type { CancellationReason } from './ledger/cancellation-charges.js';
 import { CancellationReasonEnum, REASONS_DESCRIBED } from './policy-cancellation.type.js';
-import { CHANGEABLE_FIELDS } from './policy-change.js';
+import { CHANGEABLE_FIELDS } from './ledger/policy-change.js';
 import { CatalogPlan } from './coverage-catalog.js';
 
 /** POST /api/v1/policy/{number}/cancellation and cancelPolicy (contract section 14). */

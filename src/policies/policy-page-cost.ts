@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Page } from '../graphql/batch.js';
 import { nodeListWeight, pageWithinMeter, type CostMeter } from '../graphql/cost-meter.js';
 import type { PolicyRead } from './policy.reads.js';
-import { MAX_CHARGES } from './premium-schedule.js';
+import { MAX_CHARGES } from './ledger/premium-schedule.js';
 
 /**
  * A page of policies as the request's cost meter allows it (contract section 14, "Bounded

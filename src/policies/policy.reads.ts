@@ -6,7 +6,7 @@ import { jsonObject, readColumnsOf, selectList, type ReadColumns, type ReadOf } 
 import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
-import type { CancellationMethod, CancellationReason } from './cancellation-charges.js';
+import type { CancellationMethod, CancellationReason } from './ledger/cancellation-charges.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 import { POLICY_WRITE } from './policy.writes.js';

@@ -12,7 +12,7 @@ import { CoveragePlan } from './coverage-plan.entity.js';
 import { readCoverages } from './coverage.reads.js';
 import { Policy } from './policy.entity.js';
 import type { ChargeRead, PolicyRead } from './policy.reads.js';
-import { MAX_CHARGES } from './premium-schedule.js';
+import { MAX_CHARGES } from './ledger/premium-schedule.js';
 import { listCost } from '../graphql/list-cost.js';
 import { chargeBeyondEstimate } from '../graphql/cost-meter.js';
 import { organizationById, organizationNotFound, type OrganizationRead } from '../organizations/organization.reads.js';
@@ -27,7 +27,7 @@ import { cancelPolicy } from './cancel-policy.js';
 import { changePolicy } from './change-policy.js';
 import { reinstatePolicy } from './reinstate-policy.js';
 import { renewPolicy } from './renew-policy.js';
-import { MAX_LEDGER_CHARGES } from './ledger-room.js';
+import { MAX_LEDGER_CHARGES } from './ledger/ledger-room.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 

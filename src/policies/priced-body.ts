@@ -7,7 +7,7 @@ import { ORGANIZATION_SELECT, targetNotFound, targetOrganizationId, type Organiz
 import { isUuid } from '../values/identifiers.js';
 import type { CoverageSnapshot } from './coverage-plan.entity.js';
 import { COVERAGE_JSON } from './coverage.reads.js';
-import { premiumSchedule, type ScheduledCharge } from './premium-schedule.js';
+import { premiumSchedule, type ScheduledCharge } from './ledger/premium-schedule.js';
 
 /** A plan of the catalog as it is now, as a policy's coverage snapshot, by slug (one parameter); null when unknown. */
 const COVERAGE_BY_SLUG = `(select ${COVERAGE_JSON} from coverage_plan c where c.slug = ?)`;

@@ -8,7 +8,7 @@ import { Organization } from '../organizations/organization.entity.js';
 import { CoveragePlan, type CoverageSnapshot } from '../policies/coverage-plan.entity.js';
 import { Policy } from '../policies/policy.entity.js';
 import { ChargeTypeEnum } from '../policies/charge-types.js';
-import { MAX_CHARGES, type ScheduledCharge } from '../policies/premium-schedule.js';
+import { MAX_CHARGES, type ScheduledCharge } from '../policies/ledger/premium-schedule.js';
 import { QuoteStatusEnum, type QuoteStatus } from './quote-status.js';
 
 /** One charge of a quoted schedule: the charge issuing will write, without its id (section 5). */

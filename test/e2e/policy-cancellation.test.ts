@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cancellationCharges } from '../../src/policies/cancellation-charges.js';
-import { premiumSchedule } from '../../src/policies/premium-schedule.js';
+import { cancellationCharges } from '../../src/policies/ledger/cancellation-charges.js';
+import { premiumSchedule } from '../../src/policies/ledger/premium-schedule.js';
 import { sumOfAmounts } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { CANCEL, REINSTATE, day, policyLifecycle } from '../support/policy-lifecycle.js';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ormSettings } from '../../src/database/orm-settings.js';
 import { createLogger } from '../../src/logger.js';
-import { premiumSchedule } from '../../src/policies/premium-schedule.js';
+import { premiumSchedule } from '../../src/policies/ledger/premium-schedule.js';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { insertOrganizations, insertPolicies } from '../support/rows.js';

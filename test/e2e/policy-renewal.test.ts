@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { premiumSchedule } from '../../src/policies/premium-schedule.js';
+import { premiumSchedule } from '../../src/policies/ledger/premium-schedule.js';
 import { addMonthsClamped } from '../../src/values/calendar-date.js';
 import { sumOfAmounts } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';

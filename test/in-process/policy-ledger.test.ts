@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LEDGER_CHARGES } from '../../src/policies/ledger-room.js';
+import { MAX_LEDGER_CHARGES } from '../../src/policies/ledger/ledger-room.js';
 import { policyBody } from '../support/fixtures.js';
 import { useInProcessService } from '../support/in-process.js';
 import { TRANSACTIONS } from '../support/policy-lifecycle.js';

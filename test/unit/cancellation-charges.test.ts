@@ -9,8 +9,8 @@ import {
   roundedShare,
   withinFreeLook,
   type CancellationMethod,
-} from '../../src/policies/cancellation-charges.js';
-import { premiumSchedule } from '../../src/policies/premium-schedule.js';
+} from '../../src/policies/ledger/cancellation-charges.js';
+import { premiumSchedule } from '../../src/policies/ledger/premium-schedule.js';
 import { addMonthsClamped } from '../../src/values/calendar-date.js';
 
 /** One year of accident-illness-plus (4200 cents a month) from 2026-01-01: 12 × 4200 = 50400. */

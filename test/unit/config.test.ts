@@ -1,5 +1,5 @@
-import { MAX_LEDGER_CHARGES } from '../../src/policies/ledger-room.js';
-import { MAX_CHARGES } from '../../src/policies/premium-schedule.js';
+import { MAX_LEDGER_CHARGES } from '../../src/policies/ledger/ledger-room.js';
+import { MAX_CHARGES } from '../../src/policies/ledger/premium-schedule.js';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';

@@ -1,13 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cancellationCharges, reversalLines, withinFreeLook, type CancellationMethod } from '../../src/policies/cancellation-charges.js';
-import { MAX_LEDGER_CHARGES, mostCancellationLines, stepFits } from '../../src/policies/ledger-room.js';
-import { planChangeCharges } from '../../src/policies/policy-change.js';
-import { MAX_CHARGES, premiumSchedule } from '../../src/policies/premium-schedule.js';
+import {
+  cancellationCharges,
+  reversalLines,
+  withinFreeLook,
+  type CancellationMethod,
+} from '../../src/policies/ledger/cancellation-charges.js';
+import { MAX_LEDGER_CHARGES, mostCancellationLines, stepFits } from '../../src/policies/ledger/ledger-room.js';
+import { planChangeCharges } from '../../src/policies/ledger/policy-change.js';
+import { MAX_CHARGES, premiumSchedule } from '../../src/policies/ledger/premium-schedule.js';
 import { addDays, addMonthsClamped, compareDates, daysBetween } from '../../src/values/calendar-date.js';
 
 /**
- * Contract section 14, "Bounded ledgers", as the pure rule (src/policies/ledger-room.ts): the
+ * Contract section 14, "Bounded ledgers", as the pure rule (src/policies/ledger/ledger-room.ts): the
  * cap is never passed, a reinstatement is never refused, a cancellation only when it and its
  * reinstatement do not fit, and a plan change only when a cancellation from its date and that
  * cancellation's reinstatement would not fit after it. Line counts come from the money

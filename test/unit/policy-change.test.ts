@@ -1,11 +1,17 @@
 import fc from 'fast-check';
 import { sumOfAmounts } from '../support/fixtures.js';
 import { describe, expect, it } from 'vitest';
-import { net } from '../../src/policies/cancellation-charges.js';
+import { net } from '../../src/policies/ledger/cancellation-charges.js';
 import { fieldsOn, fold, latestFields, type PolicyFields, type PostedTransaction } from '../../src/policies/ledger/state.js';
-import { CHANGEABLE_FIELDS, fieldChanges, FIXED_AT_ISSUE, isBillingDate, planChangeCharges } from '../../src/policies/policy-change.js';
+import {
+  CHANGEABLE_FIELDS,
+  fieldChanges,
+  FIXED_AT_ISSUE,
+  isBillingDate,
+  planChangeCharges,
+} from '../../src/policies/ledger/policy-change.js';
 import { POLICY_WRITE } from '../../src/policies/policy.writes.js';
-import { premiumSchedule } from '../../src/policies/premium-schedule.js';
+import { premiumSchedule } from '../../src/policies/ledger/premium-schedule.js';
 import { addDays } from '../../src/values/calendar-date.js';
 
 const schedule = (effectiveDate: string, expirationDate: string, monthlyPremium: number) =>
@@ -18,7 +24,7 @@ describe('which fields a change may set (issue 36: a field left out was silently
       const holding = Object.keys(lists).filter((name) => lists[name].includes(field));
       expect(
         holding,
-        `${field}: put it in CHANGEABLE_FIELDS (src/policies/policy-change.ts) if a change may set it, else in FIXED_AT_ISSUE`,
+        `${field}: put it in CHANGEABLE_FIELDS (src/policies/ledger/policy-change.ts) if a change may set it, else in FIXED_AT_ISSUE`,
       ).toHaveLength(1);
     }
     expect(Object.values(lists).flat().sort()).toEqual(Object.keys(POLICY_WRITE).sort());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { premiumSchedule } from '../../src/policies/premium-schedule.js';
+import { premiumSchedule } from '../../src/policies/ledger/premium-schedule.js';
 
 const terms = (effectiveDate: string, expirationDate: string, monthlyPremium = 2900) => ({
   effectiveDate,

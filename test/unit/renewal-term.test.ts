@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inRenewalWindow, renewalTerm, renewalWindowCloses, renewalWindowOpens } from '../../src/policies/renewal-term.js';
+import { inRenewalWindow, renewalTerm, renewalWindowCloses, renewalWindowOpens } from '../../src/policies/ledger/renewal-term.js';
 
 describe('a renewal term (contract section 14, "Renew")', () => {
   it('runs from the old expirationDate for one year, the same day a year later', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { getNamedType, isEnumType, isInputObjectType, isObjectType, printSchema, type GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
-import { CANCELLATION_METHODS, CANCELLATION_REASONS } from '../../src/policies/cancellation-charges.js';
+import { CANCELLATION_METHODS, CANCELLATION_REASONS } from '../../src/policies/ledger/cancellation-charges.js';
 import { CHARGE_TYPES } from '../../src/policies/charge-types.js';
 import { PolicyStatus } from '../../src/policies/policy-status.js';
 import { TRANSACTION_TYPES } from '../../src/policies/policy-transaction.entity.js';

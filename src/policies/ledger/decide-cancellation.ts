@@ -1,5 +1,5 @@
 import { badUserInput, invalidState } from '../../errors/errors.js';
-import { cancellationCharges, cancellationMethod, withinFreeLook, type CancellationReason } from '../cancellation-charges.js';
+import { cancellationCharges, cancellationMethod, withinFreeLook, type CancellationReason } from './cancellation-charges.js';
 import { assertNotExpired, assertTransactionDate, type DecideContext, type Decision } from './decision.js';
 import type { PolicyState } from './state.js';
 

@@ -1,9 +1,9 @@
 import { badUserInput, invalidState, type FieldError } from '../../errors/errors.js';
 import { compareDates } from '../../values/calendar-date.js';
 import type { CoverageSnapshot } from '../coverage-plan.entity.js';
-import { mostCancellationLines } from '../ledger-room.js';
-import { CHANGEABLE_FIELDS, fieldChanges, isBillingDate, planChangeCharges, type ChangeableField } from '../policy-change.js';
-import { premiumSchedule } from '../premium-schedule.js';
+import { mostCancellationLines } from './ledger-room.js';
+import { CHANGEABLE_FIELDS, fieldChanges, isBillingDate, planChangeCharges, type ChangeableField } from './policy-change.js';
+import { premiumSchedule } from './premium-schedule.js';
 import { unknownPlan } from '../priced-body.js';
 import { assertNotExpired, assertTransactionDate, type DecideContext, type Decision } from './decision.js';
 import { latestFields, type PolicyState } from './state.js';

@@ -1,5 +1,5 @@
 import { invalidState } from '../../errors/errors.js';
-import { canReinstate, reversalLines } from '../cancellation-charges.js';
+import { canReinstate, reversalLines } from './cancellation-charges.js';
 import type { DecideContext, Decision } from './decision.js';
 import type { PolicyState } from './state.js';
 

@@ -1,6 +1,6 @@
 import { invalidState } from '../../errors/errors.js';
 import { compareDates } from '../../values/calendar-date.js';
-import { inRenewalWindow, renewalTerm, renewalWindowCloses, renewalWindowOpens } from '../renewal-term.js';
+import { inRenewalWindow, renewalTerm, renewalWindowCloses, renewalWindowOpens } from './renewal-term.js';
 import type { DecideContext, Decision } from './decision.js';
 import { latestFields, type PolicyState } from './state.js';
 

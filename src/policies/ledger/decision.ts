@@ -2,7 +2,7 @@ import type { PolicyRules } from '../../config.js';
 import { invalidState } from '../../errors/errors.js';
 import type { EventType } from '../../outbox/record-event.js';
 import { compareDates } from '../../values/calendar-date.js';
-import type { LedgerStep } from '../ledger-room.js';
+import type { LedgerStep } from './ledger-room.js';
 import type { ChargeWrite, TransactionWrite } from '../policy.writes.js';
 import type { TransactionKind } from './kinds.js';
 import type { PolicyState } from './state.js';

@@ -13,7 +13,7 @@ import {
   type ChargeRead,
   type PolicyRead,
 } from '../policy.reads.js';
-import { CHANGEABLE_FIELDS } from '../policy-change.js';
+import { CHANGEABLE_FIELDS } from './policy-change.js';
 import type { TransactionKind } from './kinds.js';
 import { fold, type PolicyFields, type PolicyState, type PostedCharge, type PostedTransaction } from './state.js';
 

@@ -5,7 +5,7 @@ import { pickColumns } from '../../database/read-model.js';
 import { invalidState } from '../../errors/errors.js';
 import { EVENT_INSERT, eventRow, FILLED_IN_DATA } from '../../outbox/record-event.js';
 import { todayUtc } from '../../values/calendar-date.js';
-import { roomToLeave, stepFits } from '../ledger-room.js';
+import { roomToLeave, stepFits } from './ledger-room.js';
 import { policyEventData } from '../policy-event.js';
 import { CHARGE_COLUMNS, type ChargeRead, type PolicyRead } from '../policy.reads.js';
 import { CHARGE_WRITE, POLICY_WRITE, STATE_WRITE, TRANSACTION_WRITE, type ChargeWrite, type TransactionWrite } from '../policy.writes.js';

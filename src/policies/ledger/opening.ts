@@ -4,10 +4,10 @@ import { pickColumns } from '../../database/read-model.js';
 import type { OrganizationRead } from '../../organizations/organization.reads.js';
 import { eventRowFilledIn, type EventType } from '../../outbox/record-event.js';
 import { policyEventData } from '../policy-event.js';
-import { changedFieldsOf } from '../policy-change.js';
+import { changedFieldsOf } from './policy-change.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from '../policy.reads.js';
 import type { ChargeWrite, PolicyStateWrite, PolicyWrite, TransactionWrite } from '../policy.writes.js';
-import type { ScheduledCharge } from '../premium-schedule.js';
+import type { ScheduledCharge } from './premium-schedule.js';
 import { fold, stateRow, type PolicyFields as StateFields } from './state.js';
 
 /**

@@ -1,6 +1,6 @@
 import { compareDates } from '../../values/calendar-date.js';
-import { net, type CancellationMethod, type CancellationReason, type Period } from '../cancellation-charges.js';
-import type { ChangedField } from '../policy-change.js';
+import { net, type CancellationMethod, type CancellationReason, type Period } from './cancellation-charges.js';
+import type { ChangedField } from './policy-change.js';
 import { policyStatus, type PolicyStatus } from '../policy-status.js';
 import type { CancellationRead, PolicyRead } from '../policy.reads.js';
 import type { PolicyStateWrite } from '../policy.writes.js';

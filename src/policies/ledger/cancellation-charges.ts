@@ -1,4 +1,4 @@
-import { compareDates, daysBetween } from '../values/calendar-date.js';
+import { compareDates, daysBetween } from '../../values/calendar-date.js';
 
 /**
  * The money of a cancellation (contract section 14), as a pure function over the ledger: no

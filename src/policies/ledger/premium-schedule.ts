@@ -1,4 +1,4 @@
-import { addMonthsClamped, compareDates, daysBetween } from '../values/calendar-date.js';
+import { addMonthsClamped, compareDates, daysBetween } from '../../values/calendar-date.js';
 
 /** The most charges a schedule can have: a 5-year term is 60 monthly periods; one more for safety. */
 export const MAX_CHARGES = 61;

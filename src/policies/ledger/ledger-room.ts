@@ -1,4 +1,4 @@
-import { compareDates } from '../values/calendar-date.js';
+import { compareDates } from '../../values/calendar-date.js';
 import { withinFreeLook, type Period } from './cancellation-charges.js';
 
 /**

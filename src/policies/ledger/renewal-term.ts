@@ -1,4 +1,4 @@
-import { addDays, addMonthsClamped, compareDates, parseCalendarDate } from '../values/calendar-date.js';
+import { addDays, addMonthsClamped, compareDates, parseCalendarDate } from '../../values/calendar-date.js';
 
 /**
  * The dates of a renewal (contract section 14, "Renew"), as pure functions of the old

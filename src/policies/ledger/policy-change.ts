@@ -1,6 +1,6 @@
-import { compareDates } from '../values/calendar-date.js';
+import { compareDates } from '../../values/calendar-date.js';
 import { net, type LedgerLine, type Period } from './cancellation-charges.js';
-import type { POLICY_WRITE } from './policy.writes.js';
+import type { POLICY_WRITE } from '../policy.writes.js';
 
 /**
  * The pure parts of a mid-term change (contract section 14, "Change"): which fields a change
