@@ -76,6 +76,8 @@ const { values } = parseArgs({
     // A CPU profile of the service under one scenario of the table (its exact name), instead of
     // the benchmark: where the time goes, by package and by function (docs/benchmark.md).
     profile: { type: 'string' },
+    // With --profile: profile the service with the limits off instead (all 0), to compare the two profiles.
+    'limits-off': { type: 'boolean', default: false },
     // The table (issue 14) and the limits' cost on fresh pairs (issue 37), without the webhook,
     // lifecycle, fairness and observability sections. `--only limits` runs the limits' pairs alone.
     table: { type: 'boolean', default: false },
@@ -293,7 +295,13 @@ try {
     const port = await freePort();
     const started = performance.now();
     const profiled = spawn('node', ['--cpu-prof', `--cpu-prof-dir=${directory}`, ...SERVICE], {
-      env: { ...env, ...WITH_MANIFEST, ...LIMITS_HIGH, MIGRATE_ON_START: 'false', PORT: String(port) },
+      env: {
+        ...env,
+        ...WITH_MANIFEST,
+        ...(values['limits-off'] ? LIMITS_OFF : LIMITS_HIGH),
+        MIGRATE_ON_START: 'false',
+        PORT: String(port),
+      },
       stdio: 'ignore',
     });
     await ready(port);
