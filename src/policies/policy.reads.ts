@@ -82,8 +82,10 @@ export const LATEST_STATE = `(select json_build_object('version', s.version, 'ca
  * The fields in effect today (the changeable ones and `coverage`): those of the latest state row
  * valid today. The first row holds from the start, so there always is one; a change dated after
  * today is in a row this skips until its day. policyRead lays them over the policy's own columns.
+ * Null when that row is the first: its fields are the policy's own columns (the opening writes
+ * both from the same values), so a policy without a change in effect parses no JSON for them.
  */
-export const FIELDS_TODAY = `(select s.fields from policy_state s
+export const FIELDS_TODAY = `(select case when s.version > 1 then s.fields end from policy_state s
   where s.policy_id = p.id and s.valid_from <= ${TODAY_SQL} order by s.version desc limit 1)`;
 
 /**
