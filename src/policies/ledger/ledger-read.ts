@@ -4,16 +4,8 @@ import type { Principal } from '../../auth/principal.js';
 import { perAccess } from '../../database/sql.js';
 import { jsonObject, pickColumns, rfc3339 } from '../../database/read-model.js';
 import { ORGANIZATION_JSON } from '../../organizations/organization.reads.js';
-import {
-  CHARGE_COLUMNS,
-  POLICY_COLUMNS,
-  POLICY_SELECT,
-  policyNotFound,
-  policyRead,
-  type ChargeRead,
-  type PolicyRead,
-} from '../policy.reads.js';
-import { CHANGEABLE_FIELDS } from './policy-change.js';
+import { CHARGE_COLUMNS, POLICY_SELECT, policyNotFound, policyRead, type ChargeRead, type PolicyRead } from '../policy.reads.js';
+import { changedFieldsOf, type ChangedField } from './policy-change.js';
 import type { TransactionKind } from './kinds.js';
 import { fold, type PolicyFields, type PolicyState, type PostedCharge, type PostedTransaction } from './state.js';
 
@@ -55,18 +47,14 @@ const LOCK_POLICY = perAccess(
   where p.number = ? and ${access} for update of p`,
 );
 
-/** The policy's own fields (its row's, as issued), which the fold starts from. */
-const ISSUED_FIELDS = jsonObject(
-  Object.fromEntries([...CHANGEABLE_FIELDS, 'coverage' as const].map((field) => [field, POLICY_COLUMNS[field]])),
-);
-
 /**
  * Read once the lock is held, in a statement of its own: one that began before the lock was
  * granted would read the ledger as it was before the transaction that held the lock. The policy
- * as reads serve it and its own fields, every charge with its sequence, the transactions, and
- * the time this transaction's rows take (their `created_at` default is `now()`).
+ * as reads serve it (its row's own columns among them, which the fold starts from), every charge
+ * with its sequence, the transactions, and the time this transaction's rows take (their
+ * `created_at` default is `now()`).
  */
-const LEDGER = `select ${POLICY_SELECT}, ${ORGANIZATION_JSON} as organization, ${ISSUED_FIELDS} as issued,
+const LEDGER = `select ${POLICY_SELECT}, ${ORGANIZATION_JSON} as organization,
     coalesce((select json_agg(${jsonObject({ ...CHARGE_COLUMNS, sequence: 'c.sequence' })} order by c.sequence)
       from charge c where c.policy_id = p.id), '[]') as ledger,
     (select json_agg(json_build_object('id', t.id, 'type', t.type, 'effectiveDate', t.effective_date, 'changes', t.changes,
@@ -84,9 +72,11 @@ export async function readLockedLedger(tx: Transaction, principal: Principal, nu
   const [locked] = await tx.query<{ id: string }>(LOCK_POLICY(sql), [number, ...params]);
   if (!locked) throw policyNotFound();
   const [row] = await tx.query<
-    Record<string, unknown> & { issued: PolicyFields; ledger: LedgerCharge[]; transactions: TransactionRow[]; transactionTime: string }
+    Record<string, unknown> & { ledger: LedgerCharge[]; transactions: TransactionRow[]; transactionTime: string }
   >(LEDGER, [locked.id]);
-  const { issued, ledger: charges, transactions, transactionTime, ...read } = row;
+  const { ledger: charges, transactions, transactionTime, ...read } = row;
+  // The policy's own fields, as issued: its row's columns, before policyRead lays today's over them.
+  const issued = changedFieldsOf(read as Record<ChangedField, unknown>) as PolicyFields;
   if (!transactions?.length) throw new Error(`policy ${locked.id} has no transactions: its issuance is missing`);
   const policy = { ...policyRead(read), charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead) };
   const state = fold(

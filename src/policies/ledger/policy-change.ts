@@ -30,6 +30,7 @@ export type ChangeableField = (typeof CHANGEABLE_FIELDS)[number];
  * (the new plan's snapshot, which travels with `coverageSlug`). Reads overlay exactly these.
  */
 export type ChangedField = ChangeableField | 'coverage';
+const CHANGED_FIELDS: readonly ChangedField[] = [...CHANGEABLE_FIELDS, 'coverage'];
 
 /**
  * The policy's written fields that no change sets: fixed when the policy is issued (or, for its
@@ -65,9 +66,7 @@ export type FieldChanges = Partial<Record<ChangedField, { from: unknown; to: unk
 
 /** The fields a change may set (and `coverage`) of a policy: what a stored state holds (policy_state's `fields`). */
 export function changedFieldsOf(policy: Record<ChangedField, unknown>): Record<ChangedField, unknown> {
-  const fields = Object.fromEntries(CHANGEABLE_FIELDS.map((field) => [field, policy[field]])) as Record<ChangedField, unknown>;
-  fields.coverage = policy.coverage;
-  return fields;
+  return Object.fromEntries(CHANGED_FIELDS.map((field) => [field, policy[field]])) as Record<ChangedField, unknown>;
 }
 
 /**
