@@ -101,21 +101,25 @@ async function victimLatencies(
   return [...createdAt].map(([number, at]) => (healthy.arrivals.has(number) ? healthy.arrivals.get(number)! - at : Infinity));
 }
 
+/** Delivery workers on `service`'s own gateway, as its own worker would use them (the service runs none here). */
+function deliveryWorkers(service: TestServiceHandle, fairness?: boolean): Promise<DeliveryWorkers> {
+  return startDelivery({
+    database: service.database,
+    databaseUrl: service.databaseUrl,
+    settings: loadConfig(service.env).webhooks,
+    cipher: new FieldCipher(Buffer.from(service.env.DATA_ENCRYPTION_KEY, 'base64')),
+    logger: createLogger('silent'),
+    fairness,
+  });
+}
+
 /** Runs the scenario on `service` with delivery workers started with `fairness`; B's latencies. */
 async function scenario(service: TestServiceHandle, fairness: boolean): Promise<number[]> {
   const dead = await deadReceiver();
   const healthy = await healthyReceiver();
   let workers: DeliveryWorkers | undefined;
   try {
-    workers = await startDelivery({
-      // The service's own gateway, as its own worker would use (the service runs none here).
-      database: service.database,
-      databaseUrl: service.databaseUrl,
-      settings: loadConfig(service.env).webhooks,
-      cipher: new FieldCipher(Buffer.from(service.env.DATA_ENCRYPTION_KEY, 'base64')),
-      logger: createLogger('silent'),
-      fairness,
-    });
+    workers = await deliveryWorkers(service, fairness);
     const attacker = await service.token({ sub: `tree-a-${fairness}` });
     const a = (await request(service.url, 'POST', '/api/v1/organization', { token: attacker, body: organizationBody() })).body.id as string;
     for (let i = 0; i < QUOTA; i++) {
@@ -216,13 +220,7 @@ async function tenantScenario(service: TestServiceHandle): Promise<number[]> {
   const healthy = await healthyReceiver();
   let workers: DeliveryWorkers | undefined;
   try {
-    workers = await startDelivery({
-      database: service.database,
-      databaseUrl: service.databaseUrl,
-      settings,
-      cipher: new FieldCipher(Buffer.from(service.env.DATA_ENCRYPTION_KEY, 'base64')),
-      logger: createLogger('silent'),
-    });
+    workers = await deliveryWorkers(service);
     const attacker = await service.token({ sub: 'tenant-a' });
     const trees: string[] = [];
     for (const url of [...Array<string>(TENANT_A_TREES).fill(dead.url), ...Array<string>(TENANT_A_TREES).fill(slow.url)]) {
