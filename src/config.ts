@@ -84,7 +84,7 @@ export interface DatabaseSettings {
   preparedStatements: boolean;
 }
 
-/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60), POLICY_RENEWAL_LATE_DAYS (30), POLICY_MAX_CHARGES (1000). */
+/** POLICY_FREE_LOOK_DAYS (15), POLICY_SHORT_RATE_PERCENT (10), POLICY_REINSTATEMENT_DAYS (30), POLICY_RENEWAL_WINDOW_DAYS (60), POLICY_RENEWAL_LATE_DAYS (30), POLICY_MAX_CHARGES (1000); BILLING_GRACE_DAYS (15), BILLING_LAPSE_DAYS (0), BILLING_SWEEP_SECONDS (3600). */
 export interface PolicyRules {
   /** A free_look cancellation may take effect at most this many days after the policy's effectiveDate. */
   freeLookDays: number;
@@ -98,6 +98,12 @@ export interface PolicyRules {
   renewalLateDays: number;
   /** POLICY_MAX_CHARGES: the most charges a policy's ledger holds (contract section 14, "Bounded ledgers"). */
   maxCharges: number;
+  /** Contract section 19: BILLING_GRACE_DAYS (15), how long a charge may be unpaid before it is past due. */
+  billingGraceDays: number;
+  /** BILLING_LAPSE_DAYS (0: off): a policy unpaid this long after its oldest unpaid due date lapses (non_payment). */
+  billingLapseDays: number;
+  /** BILLING_SWEEP_SECONDS (3600): how often the billing sweep (lapse, policy.past_due) runs, once across instances. */
+  billingSweepSeconds: number;
 }
 
 export interface WebhookSettings {
@@ -379,6 +385,9 @@ function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
     renewalWindowDays: bounded('POLICY_RENEWAL_WINDOW_DAYS', env.POLICY_RENEWAL_WINDOW_DAYS, 60, 3650),
     renewalLateDays: bounded('POLICY_RENEWAL_LATE_DAYS', env.POLICY_RENEWAL_LATE_DAYS, 30, 3650),
     maxCharges: parseMaxCharges(env.POLICY_MAX_CHARGES),
+    billingGraceDays: bounded('BILLING_GRACE_DAYS', env.BILLING_GRACE_DAYS, 15, 3650),
+    billingLapseDays: bounded('BILLING_LAPSE_DAYS', env.BILLING_LAPSE_DAYS, 0, 3650),
+    billingSweepSeconds: parseLimit('BILLING_SWEEP_SECONDS', env.BILLING_SWEEP_SECONDS, 3600),
   };
 }
 

@@ -1,4 +1,3 @@
-import type { PolicyRules } from '../config.js';
 import { decideCancellation } from './ledger/decide-cancellation.js';
 import type { LedgerScope } from './ledger/ledger-scope.js';
 import { post } from './ledger/post.js';
@@ -11,7 +10,7 @@ import type { PolicyRead } from './policy.reads.js';
  * the `policy.cancelled` event, posted under the policy's row lock (ledger/post.ts) so that of
  * racing cancellations exactly one is written. The rules: ledger/decide-cancellation.ts.
  */
-export function cancelPolicy(scope: LedgerScope, rules: PolicyRules, number: number, input: CancelPolicyInput): Promise<PolicyRead> {
+export function cancelPolicy(scope: LedgerScope, number: number, input: CancelPolicyInput): Promise<PolicyRead> {
   const command = { effectiveDate: input.effectiveDate, reason: input.reason };
-  return post(scope, number, { rules, command: () => command, decide: decideCancellation });
+  return post(scope, number, { command: () => command, decide: decideCancellation });
 }

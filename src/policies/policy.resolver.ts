@@ -28,6 +28,7 @@ import { changePolicy } from './change-policy.js';
 import { reinstatePolicy } from './reinstate-policy.js';
 import { renewPolicy } from './renew-policy.js';
 import { MAX_LEDGER_CHARGES } from './ledger/ledger-room.js';
+import { ledgerScope } from './ledger/ledger-scope.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
 
@@ -66,8 +67,7 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { db, deadline, idempotency, policyRules } = ctx;
-    return changePolicy({ db, principal, deadline, idempotency }, policyRules, number, input);
+    return changePolicy(ledgerScope(ctx, principal), number, input);
   }
 
   @Authorized()
@@ -82,8 +82,7 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { db, deadline, idempotency, policyRules } = ctx;
-    return cancelPolicy({ db, principal, deadline, idempotency }, policyRules, number, input);
+    return cancelPolicy(ledgerScope(ctx, principal), number, input);
   }
 
   @Authorized()
@@ -98,8 +97,7 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { db, deadline, idempotency, policyRules } = ctx;
-    return reinstatePolicy({ db, principal, deadline, idempotency }, policyRules, number);
+    return reinstatePolicy(ledgerScope(ctx, principal), number);
   }
 
   @Authorized()
@@ -114,8 +112,7 @@ export class PolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { db, deadline, idempotency, policyRules } = ctx;
-    return renewPolicy({ db, principal, deadline, idempotency }, policyRules, number, input);
+    return renewPolicy(ledgerScope(ctx, principal), number, input);
   }
 
   // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate),

@@ -1,4 +1,3 @@
-import type { PolicyRules } from '../config.js';
 import { decideReinstatement } from './ledger/decide-reinstatement.js';
 import type { LedgerScope } from './ledger/ledger-scope.js';
 import { post } from './ledger/post.js';
@@ -9,6 +8,6 @@ import type { PolicyRead } from './policy.reads.js';
  * reversal of each charge of the cancellation in force, and the `policy.reinstated` event,
  * posted under the policy's row lock (ledger/post.ts). The rules: ledger/decide-reinstatement.ts.
  */
-export function reinstatePolicy(scope: LedgerScope, rules: PolicyRules, number: number): Promise<PolicyRead> {
-  return post(scope, number, { rules, command: () => ({}), decide: decideReinstatement });
+export function reinstatePolicy(scope: LedgerScope, number: number): Promise<PolicyRead> {
+  return post(scope, number, { command: () => ({}), decide: decideReinstatement });
 }

@@ -1,4 +1,3 @@
-import type { PolicyRules } from '../config.js';
 import type { Transaction } from '../database/database.js';
 import { invalidState } from '../errors/errors.js';
 import { ownFields, withNumberRetries } from './create-policy.js';
@@ -22,12 +21,11 @@ import { priceBody, quotedFields, type PricedBody } from './priced-body.js';
  * exactly one sees a policy not yet renewed; `renewal_of` is unique besides. Answers the new
  * policy. The rules: ledger/decide-renewal.ts.
  */
-export function renewPolicy(scope: LedgerScope, rules: PolicyRules, number: number, input: RenewPolicyInput): Promise<PolicyRead> {
+export function renewPolicy(scope: LedgerScope, number: number, input: RenewPolicyInput): Promise<PolicyRead> {
   // A server-assigned number that lost a race with a chosen one runs the whole transaction again.
   return withNumberRetries(scope, input.number, async () => {
     try {
       return await post(scope, number, {
-        rules,
         command: (tx, ledger) => priceSuccessor(tx, scope, ledger, input),
         decide: (state, successor, context) => renewal(scope, input, state, successor, context),
       });

@@ -7,6 +7,7 @@ import { createPolicy } from '../policies/create-policy.js';
 import { Policy } from '../policies/policy.entity.js';
 import { CreatePolicyInput, type NewPolicyInput } from '../policies/policy.input.js';
 import type { PolicyRead } from '../policies/policy.reads.js';
+import { ledgerScope } from '../policies/ledger/ledger-scope.js';
 import { issueQuote } from './issue-quote.js';
 
 /**
@@ -27,8 +28,7 @@ export class CreatePolicyResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicyRead> {
-    const { db, deadline, idempotency } = ctx;
-    const scope = { db, principal, deadline, idempotency };
+    const scope = ledgerScope(ctx, principal);
     // The input's rules have checked the body: without quoteId its required fields are there.
     return input.quoteId != null ? issueQuote(scope, input.quoteId, input) : createPolicy(scope, input as NewPolicyInput);
   }

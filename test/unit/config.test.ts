@@ -93,6 +93,9 @@ describe('loadConfig', () => {
       renewalWindowDays: 60,
       renewalLateDays: 30,
       maxCharges: 1000,
+      billingGraceDays: 15,
+      billingLapseDays: 0,
+      billingSweepSeconds: 3600,
     });
     expect(
       loadConfig({
@@ -101,6 +104,9 @@ describe('loadConfig', () => {
         POLICY_REINSTATEMENT_DAYS: '3650',
         POLICY_RENEWAL_WINDOW_DAYS: '0',
         POLICY_RENEWAL_LATE_DAYS: '0',
+        BILLING_GRACE_DAYS: '0',
+        BILLING_LAPSE_DAYS: '30',
+        BILLING_SWEEP_SECONDS: '60',
       }).policyRules,
     ).toEqual({
       freeLookDays: 0,
@@ -109,6 +115,9 @@ describe('loadConfig', () => {
       renewalWindowDays: 0,
       renewalLateDays: 0,
       maxCharges: 1000,
+      billingGraceDays: 0,
+      billingLapseDays: 30,
+      billingSweepSeconds: 60,
     });
     for (const [name, value] of [
       ['POLICY_SHORT_RATE_PERCENT', '101'],
@@ -118,6 +127,9 @@ describe('loadConfig', () => {
       ['POLICY_RENEWAL_WINDOW_DAYS', '3651'],
       ['POLICY_RENEWAL_WINDOW_DAYS', 'soon'],
       ['POLICY_RENEWAL_LATE_DAYS', '3651'],
+      ['BILLING_GRACE_DAYS', '3651'],
+      ['BILLING_LAPSE_DAYS', '-1'],
+      ['BILLING_SWEEP_SECONDS', '0'],
       ['POLICY_RENEWAL_LATE_DAYS', '-1'],
     ]) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);

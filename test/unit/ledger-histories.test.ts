@@ -82,7 +82,7 @@ type Plan = (typeof CATALOG)[string];
 const SLUGS = Object.keys(CATALOG);
 const UNKNOWN_SLUG = 'no-such-plan';
 
-const SETTINGS = { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60, renewalLateDays: 30 };
+const SETTINGS = { freeLookDays: 15, shortRatePercent: 10, reinstatementDays: 30, renewalWindowDays: 60, renewalLateDays: 30, billingGraceDays: 15, billingLapseDays: 0, billingSweepSeconds: 3600 };
 
 // ---------------------------------------------------------------------------------------------
 // The model's policy.

@@ -1,4 +1,3 @@
-import type { PolicyRules } from '../../config.js';
 import type { Transaction } from '../../database/database.js';
 import { withQuotas } from '../../limits/quotas.js';
 import { todayUtc } from '../../values/calendar-date.js';
@@ -25,7 +24,6 @@ import type { PolicyState } from './state.js';
 export type Posting = Decision | { successor: PolicyDraft };
 
 export interface Step<Command> {
-  rules: PolicyRules;
   /**
    * What the decide takes, made once the lock is held: the body as it came, or (a renewal) the
    * successor priced from the policy as locked, which needs the database (the catalog).
@@ -48,10 +46,10 @@ export async function post<Command>(scope: LedgerScope, number: number, step: St
     scope.db.transaction(async (tx) => {
       const ledger = await readLockedLedger(tx, scope.principal, number);
       const command = await step.command(tx, ledger);
-      const posting = step.decide(ledger.state, command, { today: todayUtc(), rules: step.rules });
+      const posting = step.decide(ledger.state, command, { today: todayUtc(), rules: scope.rules });
       return 'successor' in posting
         ? writeOpening(tx, scope, posting.successor)
-        : writeTransaction(tx, scope, ledger, posting, step.rules.maxCharges);
+        : writeTransaction(tx, scope, ledger, posting, scope.rules.maxCharges);
     }),
   );
 }
