@@ -8,6 +8,7 @@ import { Charge } from './src/policies/charge.entity.js';
 import { CoveragePlan } from './src/policies/coverage-plan.entity.js';
 import { Policy } from './src/policies/policy.entity.js';
 import { PolicyTransaction } from './src/policies/policy-transaction.entity.js';
+import { PolicyPayment } from './src/policies/policy-payment.entity.js';
 import { Quote } from './src/quotes/quote.entity.js';
 
 /**
@@ -18,7 +19,7 @@ import { Quote } from './src/quotes/quote.entity.js';
 export function ormConfig(clientUrl: string, logger?: Logger): Options {
   return defineConfig({
     ...ormSettings(clientUrl, logger),
-    entities: [Organization, Owner, BankAccount, Policy, PolicyTransaction, Charge, CoveragePlan, Quote],
+    entities: [Organization, Owner, BankAccount, Policy, PolicyTransaction, PolicyPayment, Charge, CoveragePlan, Quote],
     // Entities are listed, never discovered from files: the same under tsx, vitest and node.
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
   });

@@ -144,6 +144,19 @@ export const Percentage = () =>
 
 export const PositiveInteger = () => optional(rule('positive', 'must be at least 1', (value) => value >= 1));
 
+/** An amount of money in cents, from 1 to `max` (contract section 19: 100,000,000). */
+export const Cents = (max: number) =>
+  rule('cents', `must be a whole number of cents from 1 to ${max}`, (value) => Number.isInteger(value) && value >= 1 && value <= max);
+
+/** Required text of printable characters only (no control character), 1 to `max` long: an identifier from elsewhere. */
+export const PrintableText = (max: number) =>
+  rule(
+    'printable',
+    `is required: 1 to ${max} printable characters`,
+    // eslint-disable-next-line no-control-regex -- the control characters are what it refuses.
+    (value) => typeof value === 'string' && characters(value) >= 1 && characters(value) <= max && !/[\u0000-\u001f\u007f-\u009f]/u.test(value),
+  );
+
 export const CalendarDate = (options: { required: boolean }) => {
   const valid = rule('calendarDate', 'must be a real calendar date as YYYY-MM-DD', (value) => isCalendarDate(value));
   return options.required ? valid : optional(valid);

@@ -10,6 +10,9 @@ export const EVENT_TYPES = [
   'policy.cancelled',
   'policy.reinstated',
   'policy.renewed',
+  'policy.payment_recorded',
+  'policy.refund_recorded',
+  'policy.past_due',
   'quote.created',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -28,7 +28,7 @@ export async function createPolicy(scope: LedgerScope, input: NewPolicyInput): P
   const fields: NewPolicyFields = { ...ownFields(input), ...quotedFields(input, coverage) };
 
   return withNumberRetries(scope, input.number, async () => {
-    const draft = draftPolicy(fields, organization, schedule, principal);
+    const draft = draftPolicy(fields, organization, schedule, scope);
     const insert = (db: SqlClient) => writeOpening(db, scope, draft);
     // With an Idempotency-Key its mark commits with the policy; otherwise the statement is its own transaction.
     return withQuotas(() => (scope.idempotency ? scope.db.transaction(insert) : insert(scope.db)));

@@ -2,6 +2,8 @@ import { inKeyOrder, keyOrderOf, type KeyOrder } from '../values/key-order.js';
 import { policyStatus } from './policy-status.js';
 import type { ChargeRead, PolicyRead } from './policy.reads.js';
 import type { TransactionType } from './policy-transaction.entity.js';
+import type { PaymentKind } from './ledger/kinds.js';
+import { policyBilling } from './policy-billing.js';
 
 /**
  * The REST policy answer (contract section 18: every field but cvc, in the order the contract
@@ -15,7 +17,8 @@ export const POLICY_ANSWER = /* GraphQL */ `
     coverage { slug name deductible reimbursementRate annualLimit monthlyPremium currency }
     charges { id type periodStart periodEnd dueDate amount currency status transactionId reverses }
     organization { id name parentId }
-    status cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy version
+    status billing { billed paid balance pastDue status nextDueDate nextDueAmount }
+    cancellation { effectiveDate reason method credited fee createdAt } renewalOf renewedBy version
   }
 `;
 
@@ -41,7 +44,8 @@ export const POLICY_EVENT_KEY_ORDER: KeyOrder = POLICY_KEY_ORDER.filter((entry) 
 /** The transaction a policy event records, with the charges it wrote (contract section 14). */
 export interface EventTransaction {
   id: string;
-  type: TransactionType;
+  /** A payment's or a refund's event carries it here too (contract section 14, "Versions and ordering"): no charges, `changes.paid`. */
+  type: TransactionType | PaymentKind;
   effectiveDate: string;
   changes: Record<string, { from: unknown; to: unknown }>;
   charges: readonly ChargeRead[];
@@ -51,12 +55,16 @@ export interface EventTransaction {
  * A policy event's `data` besides what every event has (`policy.created`, `policy.changed`,
  * `policy.cancelled`, `policy.reinstated`, `policy.renewed`): `object`, the policy as the REST
  * read answers it at that moment without its charges, key for key and in its order, with its
- * status then; and `transaction`, `{ id, type, effectiveDate, changes, charges }`, the charges
- * in the REST answer's key order.
+ * status and billing then (`graceDays`: BILLING_GRACE_DAYS); and `transaction`, `{ id, type,
+ * effectiveDate, changes, charges }`, the charges in the REST answer's key order.
  */
-export function policyEventData(policy: PolicyRead, transaction: EventTransaction): { object: object; transaction: object } {
+export function policyEventData(
+  policy: PolicyRead,
+  transaction: EventTransaction,
+  graceDays: number,
+): { object: object; transaction: object } {
   return {
-    object: inKeyOrder(POLICY_EVENT_KEY_ORDER, { ...policy, status: policyStatus(policy) }) as object,
+    object: inKeyOrder(POLICY_EVENT_KEY_ORDER, { ...policy, status: policyStatus(policy), billing: policyBilling(policy, graceDays) }) as object,
     transaction: {
       id: transaction.id,
       type: transaction.type,

@@ -7,6 +7,7 @@ import { notFound } from '../errors/errors.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
 import { isPolicyNumber, isUuid } from '../values/identifiers.js';
 import type { CancellationMethod, CancellationReason } from './ledger/cancellation-charges.js';
+import type { Due } from './ledger/billing.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 import { POLICY_WRITE } from './policy.writes.js';
@@ -58,6 +59,9 @@ export type PolicyRead = ReadOf<Policy, HiddenPolicy> & {
   renewedBy?: number | null;
   /** Selected with a page's policies (LEDGER_LENGTH): what the page pays for their charges, and the rows the charges loader reads. */
   ledgerLength?: number;
+  /** From LATEST_STATE (contract section 19): what the charges due each day sum to, and payments minus refunds; `billing` is computed from them. */
+  dues: Due[];
+  paid: number;
 };
 
 export interface CancellationRead {
@@ -70,22 +74,24 @@ export interface CancellationRead {
 }
 
 /**
- * The policy's stored state (policy_state, written with each transaction: ledger/post), over the
- * row alias `p`. The latest row: the policy's `version` and the cancellation in force, also while
- * it lies in the future (contract section 14), as one JSON object. One probe of the table's
+ * The policy's stored state (policy_state, written with each transaction, payment and refund:
+ * ledger/post), over the row alias `p`. The latest row: the policy's `version`, the cancellation
+ * in force, also while it lies in the future (contract section 14), and billing's basis (`paid`
+ * and `dues`, contract section 19: policy-billing.ts computes the summary for today), as one JSON object. One probe of the table's
  * primary key (policy_id, version) from its end.
  */
-export const LATEST_STATE = `(select json_build_object('version', s.version, 'cancellation', s.cancellation)
+export const LATEST_STATE = `(select json_build_object('version', s.version, 'cancellation', s.cancellation, 'paid', s.paid, 'dues', s.dues)
   from policy_state s where s.policy_id = p.id order by s.version desc limit 1)`;
 
 /**
  * The fields in effect today (the changeable ones and `coverage`): those of the latest state row
  * valid today. The first row holds from the start, so there always is one; a change dated after
  * today is in a row this skips until its day. policyRead lays them over the policy's own columns.
- * Null when that row is the first: its fields are the policy's own columns (the opening writes
- * both from the same values), so a policy without a change in effect parses no JSON for them.
+ * Null when that row holds from the start ('-infinity': the first, and a payment's before any
+ * change): its fields are the policy's own columns (the opening writes both from the same
+ * values), so a policy without a change in effect parses no JSON for them.
  */
-export const FIELDS_TODAY = `(select case when s.version > 1 then s.fields end from policy_state s
+export const FIELDS_TODAY = `(select case when s.valid_from <> '-infinity' then s.fields end from policy_state s
   where s.policy_id = p.id and s.valid_from <= ${TODAY_SQL} order by s.version desc limit 1)`;
 
 /**
@@ -258,12 +264,14 @@ export const chargesOf: Batch<LedgerKey, ChargeRead[]> = {
  */
 export function policyRead(row: Record<string, unknown>): PolicyRead {
   const { inEffect, state, ...policy } = row;
-  const latest = state as { version: number; cancellation: CancellationRead | null } | null;
+  const latest = state as { version: number; cancellation: CancellationRead | null; paid: number; dues: Due[] } | null;
   return {
     ...(policy as unknown as PolicyRead),
     ...(inEffect as Partial<PolicyRead> | null),
     version: latest?.version ?? 1,
     cancellation: latest?.cancellation ?? null,
+    dues: latest?.dues ?? [],
+    paid: Number(latest?.paid ?? 0),
     number: Number(row.number),
     renewalOf: numberOrNull(row.renewalOf),
     renewedBy: numberOrNull(row.renewedBy),

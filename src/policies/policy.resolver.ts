@@ -29,8 +29,15 @@ import { reinstatePolicy } from './reinstate-policy.js';
 import { renewPolicy } from './renew-policy.js';
 import { MAX_LEDGER_CHARGES } from './ledger/ledger-room.js';
 import { ledgerScope } from './ledger/ledger-scope.js';
+import { PolicyPayment } from './policy-payment.entity.js';
+import { RecordPaymentInput, RecordRefundInput } from './policy-payment.input.js';
+import { paymentPages, type PaymentRead } from './policy-payment.reads.js';
+import { PolicyBilling, policyBilling } from './policy-billing.js';
+import { recordPayment } from './record-payment.js';
+import type { Billing } from './ledger/billing.js';
 
 const PolicyTransactionConnection = ConnectionType('PolicyTransaction', PolicyTransaction);
+const PolicyPaymentConnection = ConnectionType('PolicyPayment', PolicyPayment);
 
 @Resolver(() => Policy)
 export class PolicyResolver {
@@ -115,6 +122,47 @@ export class PolicyResolver {
     return renewPolicy(ledgerScope(ctx, principal), number, input);
   }
 
+  @Authorized()
+  @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
+  @Mutation(() => Policy, {
+    description:
+      "Records money received for a policy, in any status (contract section 19): billing's paid rises; reference is unique among the policy's payments and refunds (409 CONFLICT)",
+  })
+  recordPayment(
+    @Arg('number', () => GraphQLSafeInt) number: number,
+    @Arg('input', () => RecordPaymentInput) input: RecordPaymentInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    return recordPayment(ledgerScope(ctx, principal), number, 'payment', { ...input, date: input.receivedOn });
+  }
+
+  @Authorized()
+  @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
+  @Mutation(() => Policy, {
+    description:
+      "Records money paid back (contract section 19): at most the credit balance (-billing.balance) when recorded, else 409 INVALID_STATE; reference is unique among the policy's payments and refunds (409 CONFLICT)",
+  })
+  recordRefund(
+    @Arg('number', () => GraphQLSafeInt) number: number,
+    @Arg('input', () => RecordRefundInput) input: RecordRefundInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyRead> {
+    return recordPayment(ledgerScope(ctx, principal), number, 'refund', { ...input, date: input.paidOn });
+  }
+
+  @FieldResolver(() => PolicyBilling, { description: 'What is billed, paid and owed today (UTC), and what falls due next (contract section 19)' })
+  billing(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): Billing {
+    return policyBilling(policy, ctx.policyRules.billingGraceDays);
+  }
+
+  @FieldResolver(() => PolicyPaymentConnection, { description: "The policy's payments and refunds, oldest first" })
+  async payments(@Root() policy: PolicyRead, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: RequestContext): Promise<Connection<PaymentRead>> {
+    const { first, after } = pagePosition('payment', args);
+    return toConnection('payment', await ctx.load(paymentPages, { ownerId: policy.id, first, after }), after);
+  }
+
   // Counted at the schedule's size; a longer ledger is charged as it is read (chargeBeyondEstimate),
   // unless the page that listed the policy paid for it already (policy-page-cost.ts).
   @FieldResolver(() => [Charge], {
@@ -144,7 +192,7 @@ export class PolicyResolver {
 
   @FieldResolver(() => Int, {
     description:
-      'The version of the policy: 1 at issue, +1 for each transaction (REST: the ETag). A receiver that gets events out of order keeps the highest',
+      'The version of the policy: 1 at issue, +1 for each transaction, payment and refund (REST: the ETag). A receiver that gets events out of order keeps the highest',
   })
   version(@Root() policy: PolicyRead): number {
     return policy.version;

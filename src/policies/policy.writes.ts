@@ -1,6 +1,7 @@
 import type { WriteColumns, WriteOf } from '../database/write-model.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
+import type { PolicyPayment } from './policy-payment.entity.js';
 import type { PolicyTransaction } from './policy-transaction.entity.js';
 
 /**
@@ -74,11 +75,19 @@ export type ChargeWrite = WriteOf<Charge, OmittedCharge, { policyId: string }>;
 export interface PolicyStateWrite {
   policyId: string;
   version: number;
-  transactionId: string;
+  /** What made it: a transaction, or (contract section 19) a payment or a refund. */
+  transactionId: string | null;
+  paymentId: string | null;
   validFrom: string;
   fields: Record<string, unknown>;
   cancellation: object | null;
   cancelledFrom: string | null;
+  /** What the charges due on each day sum to (`[date, cents]`, days summing to 0 left out): billing's basis. */
+  dues: ReadonlyArray<readonly [string, number]>;
+  /** Payments minus refunds. */
+  paid: number;
+  /** The oldest unpaid due date (billing.ts: oldestUnpaidDueDate), or null. */
+  unpaidFrom: string | null;
 }
 
 export const STATE_WRITE = {
@@ -89,4 +98,23 @@ export const STATE_WRITE = {
   fields: { column: 'fields', type: 'jsonb' },
   cancellation: { column: 'cancellation', type: 'jsonb' },
   cancelledFrom: { column: 'cancelled_from', type: 'date' },
+  paymentId: { column: 'payment_id', type: 'uuid' },
+  dues: { column: 'dues', type: 'jsonb' },
+  paid: { column: 'paid', type: 'bigint' },
+  unpaidFrom: { column: 'unpaid_from', type: 'date' },
 } as const satisfies WriteColumns<PolicyStateWrite, never>;
+
+/** Left to the database: the parent reference (written as `policyId`), `seq` and `created_at`'s default. */
+type OmittedPayment = 'policy' | 'createdAt';
+
+export const PAYMENT_WRITE = {
+  id: { column: 'id', type: 'uuid' },
+  policyId: { column: 'policy_id', type: 'uuid' },
+  type: { column: 'type', type: 'text' },
+  amount: { column: 'amount', type: 'integer' },
+  reference: { column: 'reference', type: 'text' },
+  date: { column: 'date', type: 'date' },
+  createdBy: { column: 'created_by_sub', type: 'text' },
+} as const satisfies WriteColumns<PolicyPayment, OmittedPayment, 'policyId'>;
+
+export type PaymentWrite = WriteOf<PolicyPayment, OmittedPayment, { policyId: string }>;

@@ -82,7 +82,7 @@ function renewal(
     ...quotedFields({ ...policy, ...term }, coverage),
   };
   return {
-    successor: draftPolicy(fields, organization, schedule, scope.principal, {
+    successor: draftPolicy(fields, organization, schedule, scope, {
       transaction: { type: decided.kind, changes: decided.changes },
       event: decided.event,
       renewalOf: { id: policy.id, number: policy.number },

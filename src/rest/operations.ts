@@ -137,6 +137,33 @@ export const POLICIES = /* GraphQL */ `
   ${POLICY_ANSWER}
 `;
 
+/** A payment and a refund (contract section 19) answer the policy as the read does. */
+export const RECORD_PAYMENT = /* GraphQL */ `
+  mutation RecordPayment($number: SafeInt!, $input: RecordPaymentInput!) {
+    recordPayment(number: $number, input: $input) { ...PolicyAnswer }
+  }
+  ${POLICY_ANSWER}
+`;
+
+export const RECORD_REFUND = /* GraphQL */ `
+  mutation RecordRefund($number: SafeInt!, $input: RecordRefundInput!) {
+    recordRefund(number: $number, input: $input) { ...PolicyAnswer }
+  }
+  ${POLICY_ANSWER}
+`;
+
+/** A policy's payments and refunds, oldest first (contract section 19): a page, as the lists of section 10. */
+export const POLICY_PAYMENTS = /* GraphQL */ `
+  query PolicyPayments($number: SafeInt!, $first: Int!, $after: String) {
+    policy(number: $number) {
+      payments(first: $first, after: $after) {
+        edges { node { id type amount reference date createdAt createdBy } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+`;
+
 /** A policy's transactions, oldest first (spec section 14): a page, as the lists of section 10. */
 export const POLICY_TRANSACTIONS = /* GraphQL */ `
   query PolicyTransactions($number: SafeInt!, $first: Int!, $after: String) {

@@ -6,3 +6,11 @@
  */
 export const TRANSACTION_KINDS = ['issuance', 'change', 'cancellation', 'reinstatement', 'renewal'] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
+
+/**
+ * Money recorded against a policy (contract section 19): serialized with its transactions and
+ * counted in its version, but not one of them (not listed under `transactions`, and no date
+ * rule between them).
+ */
+export const PAYMENT_KINDS = ['payment', 'refund'] as const;
+export type PaymentKind = (typeof PAYMENT_KINDS)[number];

@@ -7,7 +7,7 @@ import { ORGANIZATION_JSON } from '../../organizations/organization.reads.js';
 import { CHARGE_COLUMNS, POLICY_SELECT, policyNotFound, policyRead, type ChargeRead, type PolicyRead } from '../policy.reads.js';
 import { changedFieldsOf, type ChangedField } from './policy-change.js';
 import type { TransactionKind } from './kinds.js';
-import { fold, type PolicyFields, type PolicyState, type PostedCharge, type PostedTransaction } from './state.js';
+import { fold, withPayments, type PolicyFields, type PolicyState, type PostedCharge, type PostedTransaction } from './state.js';
 
 /**
  * The locked read of a policy's ledger (post.ts takes it before deciding): the policy's row
@@ -35,7 +35,7 @@ export interface PolicyLedger {
   policy: PolicyRead & { charges: ChargeRead[] };
   /** Every charge, in sequence order. */
   charges: LedgerCharge[];
-  /** The fold of its transactions, oldest first (by seq), over the policy as issued. */
+  /** The fold of its transactions, oldest first (by seq), over the policy as issued; its payments as storage keeps them (withPayments). */
   state: PolicyState;
   /** This database transaction's time (`now()`), as reads show the `createdAt` of what it writes. */
   transactionTime: string;
@@ -79,9 +79,12 @@ export async function readLockedLedger(tx: Transaction, principal: Principal, nu
   const issued = changedFieldsOf(read as Record<ChangedField, unknown>) as PolicyFields;
   if (!transactions?.length) throw new Error(`policy ${locked.id} has no transactions: its issuance is missing`);
   const policy = { ...policyRead(read), charges: charges.map((charge) => pickColumns(CHARGE_COLUMNS, charge) as ChargeRead) };
-  const state = fold(
-    { number: policy.number, effectiveDate: policy.effectiveDate, expirationDate: policy.expirationDate, fields: issued },
-    postedTransactions(transactions, charges),
+  const state = withPayments(
+    fold(
+      { number: policy.number, effectiveDate: policy.effectiveDate, expirationDate: policy.expirationDate, fields: issued },
+      postedTransactions(transactions, charges),
+    ),
+    policy,
   );
   return { policy, charges, state, transactionTime };
 }

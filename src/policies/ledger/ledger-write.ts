@@ -8,18 +8,29 @@ import { todayUtc } from '../../values/calendar-date.js';
 import { roomToLeave, stepFits } from './ledger-room.js';
 import { policyEventData } from '../policy-event.js';
 import { CHARGE_COLUMNS, type ChargeRead, type PolicyRead } from '../policy.reads.js';
-import { CHARGE_WRITE, POLICY_WRITE, STATE_WRITE, TRANSACTION_WRITE, type ChargeWrite, type TransactionWrite } from '../policy.writes.js';
+import {
+  CHARGE_WRITE,
+  PAYMENT_WRITE,
+  POLICY_WRITE,
+  STATE_WRITE,
+  TRANSACTION_WRITE,
+  type ChargeWrite,
+  type PaymentWrite,
+  type TransactionWrite,
+} from '../policy.writes.js';
 import type { Decision } from './decision.js';
 import type { PolicyLedger } from './ledger-read.js';
 import type { LedgerScope } from './ledger-scope.js';
 import type { PolicyDraft } from './opening.js';
-import { apply, cancellationRead, fieldsOn, stateRow } from './state.js';
+import { apply, applyPayment, cancellationRead, fieldsOn, stateRow } from './state.js';
+import { duesOf } from './billing.js';
+import type { PaymentDecision } from './decide-payment.js';
 
 /**
- * The ledger's one writer: nothing else inserts a transaction, a charge or a state row
- * (test/unit/one-ledger-writer.test.ts). Two statements, each the whole write in one round trip:
- * a policy's opening (its row and first transaction) and a transaction appended to a locked
- * ledger. Each writes the transaction, its charges, the state it leaves (`policy_state`, as the
+ * The ledger's one writer: nothing else inserts a transaction, a charge, a payment or a state
+ * row (test/unit/one-ledger-writer.test.ts). Three statements, each the whole write in one round
+ * trip: a policy's opening (its row and first transaction), a transaction appended to a locked
+ * ledger, and a payment or a refund (contract section 19) appended to one. Each writes the transaction, its charges, the state it leaves (`policy_state`, as the
  * fold makes it: state.ts) and its event (the transactional outbox), and then the
  * Idempotency-Key's mark, in the caller's database transaction. The answer is made from what
  * was read and written; nothing is read back.
@@ -30,6 +41,7 @@ const INSERT_POLICIES = insertStatement('policy', POLICY_WRITE);
 const INSERT_TRANSACTIONS = insertStatement('policy_transaction', TRANSACTION_WRITE);
 const INSERT_CHARGES = insertStatement('charge', CHARGE_WRITE);
 const INSERT_STATES = insertStatement('policy_state', STATE_WRITE);
+const INSERT_PAYMENTS = insertStatement('policy_payment', PAYMENT_WRITE);
 
 /**
  * A policy's opening, with no explicit transaction needed (a statement is atomic on its own):
@@ -55,6 +67,10 @@ const WRITE_OPENING = `with made as (
 
 /** A transaction appended to a locked ledger, its charges, the state it leaves and its event: one statement. */
 const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES}), stated as (${INSERT_STATES})
+  ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
+
+/** A payment or a refund, the state it leaves and its event: one statement (the payment first: the state names it). */
+const WRITE_PAYMENT = `with made as (${INSERT_PAYMENTS}), stated as (${INSERT_STATES})
   ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
 
 /** Writes a drafted opening (opening.ts) and marks the Idempotency-Key; the answer with its number. */
@@ -129,6 +145,8 @@ export async function writeTransaction(
     version: posted.version,
     charges: [...policy.charges, ...added],
     cancellation: cancellationRead(posted),
+    dues: duesOf(posted.charges),
+    paid: posted.paid,
   };
   await tx.query(WRITE_TRANSACTION, [
     JSON.stringify([transaction]),
@@ -139,7 +157,36 @@ export async function writeTransaction(
       type: decision.event,
       organizationId: policy.organizationId,
       actorSub: scope.principal.sub,
-      ...policyEventData(read, { ...transaction, charges: added }),
+      ...policyEventData(read, { ...transaction, charges: added }, scope.rules.billingGraceDays),
+    }),
+  ]);
+  return marked(tx, scope, read);
+}
+
+/**
+ * Appends a decided payment or refund (decide-payment.ts) to a ledger read under its lock: the
+ * payment's row, the state it leaves (version +1, `paid` moved, contract section 19) and its
+ * event, whose `transaction` is the payment as a step (`changes.paid`, no charges). Returns the
+ * policy as it now reads.
+ */
+export async function writePayment(tx: Transaction, scope: LedgerScope, ledger: PolicyLedger, decision: PaymentDecision): Promise<PolicyRead> {
+  const { policy } = ledger;
+  const { kind, amount, reference, date } = decision.payment;
+  const row: PaymentWrite = { id: randomUUID(), policyId: policy.id, type: kind, amount, reference, date, createdBy: scope.principal.sub };
+  const posted = applyPayment(ledger.state, { kind, amount });
+  const read: PolicyRead = { ...policy, version: posted.version, paid: posted.paid };
+  await tx.query(WRITE_PAYMENT, [
+    JSON.stringify([row]),
+    JSON.stringify([stateRow(posted, { policyId: policy.id, paymentId: row.id })]),
+    ...eventRow({
+      type: decision.event,
+      organizationId: policy.organizationId,
+      actorSub: scope.principal.sub,
+      ...policyEventData(
+        read,
+        { id: row.id, type: kind, effectiveDate: date, changes: { paid: { from: ledger.state.paid, to: posted.paid } }, charges: [] },
+        scope.rules.billingGraceDays,
+      ),
     }),
   ]);
   return marked(tx, scope, read);

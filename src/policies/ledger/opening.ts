@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../auth/principal.js';
 import { pickColumns } from '../../database/read-model.js';
 import type { OrganizationRead } from '../../organizations/organization.reads.js';
 import { eventRowFilledIn, type EventType } from '../../outbox/record-event.js';
@@ -8,6 +7,8 @@ import { changedFieldsOf } from './policy-change.js';
 import { CHARGE_COLUMNS, POLICY_COLUMNS, type ChargeRead, type PolicyRead } from '../policy.reads.js';
 import type { ChargeWrite, PolicyStateWrite, PolicyWrite, TransactionWrite } from '../policy.writes.js';
 import type { ScheduledCharge } from './premium-schedule.js';
+import { duesOf } from './billing.js';
+import type { LedgerScope } from './ledger-scope.js';
 import { fold, stateRow, type PolicyFields as StateFields } from './state.js';
 
 /**
@@ -45,15 +46,17 @@ export interface PolicyDraft {
 
 /**
  * The policy, its first transaction (by default its issuance) owning `schedule` (new ids) and
- * its event (by default `policy.created`).
+ * its event (by default `policy.created`), written by `writer` (its caller, and the rules its
+ * answer's billing summary follows).
  */
 export function draftPolicy(
   fields: NewPolicyFields,
   organization: OrganizationRead,
   schedule: readonly ScheduledCharge[],
-  principal: Principal,
+  writer: Pick<LedgerScope, 'principal' | 'rules'>,
   origin: DraftOrigin = ISSUANCE,
 ): PolicyDraft {
+  const { principal } = writer;
   const policy: PolicyWrite = {
     id: randomUUID(),
     organizationId: organization.id,
@@ -99,6 +102,8 @@ export function draftPolicy(
   const created = {
     ...createdPolicyRead({ ...policy, number: fields.number ?? 0 }, organization, charges),
     version: state.version,
+    dues: duesOf(charges),
+    paid: 0,
     renewalOf: origin.renewalOf?.number ?? null,
     renewedBy: null,
   };
@@ -108,7 +113,7 @@ export function draftPolicy(
       organizationId: organization.id,
       actorSub: principal.sub,
       // The first transaction wrote the whole schedule: the event carries it there, as every step's does.
-      ...policyEventData(created, { ...first, charges: created.charges ?? [] }),
+      ...policyEventData(created, { ...first, charges: created.charges ?? [] }, writer.rules.billingGraceDays),
     },
     'number',
   );

@@ -6,12 +6,14 @@ import { policyNotFound, type PolicyRead } from '../policy.reads.js';
 import type { DecideContext, Decision } from './decision.js';
 import { readLockedLedger, type PolicyLedger } from './ledger-read.js';
 import type { LedgerScope } from './ledger-scope.js';
-import { writeOpening, writeTransaction } from './ledger-write.js';
+import { writeOpening, writePayment, writeTransaction } from './ledger-write.js';
+import type { PaymentDecision } from './decide-payment.js';
 import type { PolicyDraft } from './opening.js';
 import type { PolicyState } from './state.js';
 
 /**
- * Every step on an existing policy (change, cancellation, reinstatement, renewal) is posted here,
+ * Every step on an existing policy (change, cancellation, reinstatement, renewal, and the
+ * payments and refunds of contract section 19) is posted here,
  * as formancehq/ledger's `forgeLog` runs each command: in one database transaction, the policy's
  * row locked and its ledger folded (ledger-read.ts), the step's pure decide run over that state,
  * then the one writer (ledger-write.ts) writes the transaction, its charges, the state it leaves,
@@ -20,8 +22,8 @@ import type { PolicyState } from './state.js';
  * exactly one is written. With BEGIN and COMMIT, five round trips.
  */
 
-/** What a step decides: a transaction on the locked policy, or (a renewal) its successor's opening. */
-export type Posting = Decision | { successor: PolicyDraft };
+/** What a step decides: a transaction on the locked policy, (a renewal) its successor's opening, or a payment or a refund. */
+export type Posting = Decision | { successor: PolicyDraft } | PaymentDecision;
 
 export interface Step<Command> {
   /**
@@ -47,9 +49,9 @@ export async function post<Command>(scope: LedgerScope, number: number, step: St
       const ledger = await readLockedLedger(tx, scope.principal, number);
       const command = await step.command(tx, ledger);
       const posting = step.decide(ledger.state, command, { today: todayUtc(), rules: scope.rules });
-      return 'successor' in posting
-        ? writeOpening(tx, scope, posting.successor)
-        : writeTransaction(tx, scope, ledger, posting, scope.rules.maxCharges);
+      if ('successor' in posting) return writeOpening(tx, scope, posting.successor);
+      if ('payment' in posting) return writePayment(tx, scope, ledger, posting);
+      return writeTransaction(tx, scope, ledger, posting, scope.rules.maxCharges);
     }),
   );
 }

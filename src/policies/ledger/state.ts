@@ -4,7 +4,8 @@ import type { ChangedField } from './policy-change.js';
 import { policyStatus, type PolicyStatus } from '../policy-status.js';
 import type { CancellationRead, PolicyRead } from '../policy.reads.js';
 import type { PolicyStateWrite } from '../policy.writes.js';
-import type { TransactionKind } from './kinds.js';
+import { duesOf, oldestUnpaidDueDate } from './billing.js';
+import type { PaymentKind, TransactionKind } from './kinds.js';
 
 /**
  * A policy's state as the fold of its transactions (contract section 14): the one rendering of
@@ -75,12 +76,20 @@ export interface PolicyState {
   charges: readonly (PostedCharge & { transactionId: string })[];
   /** The latest transaction; null before the first. */
   latest: { id: string; kind: TransactionKind; effectiveDate: string } | null;
+  /** Payments minus refunds (contract section 19). */
+  paid: number;
+}
+
+/** A payment or a refund as the state takes it (contract section 19): it counts in the version and in `paid`. */
+export interface PostedPayment {
+  kind: PaymentKind;
+  amount: number;
 }
 
 /** The state before any transaction: the policy's own fields hold from the start. */
 export function initialState(basis: PolicyBasis): PolicyState {
   const { fields, ...policy } = basis;
-  return { policy, version: 0, timeline: [{ validFrom: null, fields }], cancellation: null, schedule: [], charges: [], latest: null };
+  return { policy, version: 0, timeline: [{ validFrom: null, fields }], cancellation: null, schedule: [], charges: [], latest: null, paid: 0 };
 }
 
 /**
@@ -122,6 +131,28 @@ export function apply(state: PolicyState, transaction: PostedTransaction): Polic
     case 'reinstatement':
       return { ...next, cancellation: null };
   }
+}
+
+/**
+ * The state after a payment or a refund: one version more, `paid` up or down; nothing else moves
+ * (contract section 19: not a transaction, no date rule, no charge).
+ */
+export function applyPayment(state: PolicyState, payment: PostedPayment): PolicyState {
+  if (state.version === 0) throw new Error(`policy ${state.policy.number}: a ${payment.kind} cannot come before its first transaction`);
+  return { ...state, version: state.version + 1, paid: state.paid + (payment.kind === 'payment' ? payment.amount : -payment.amount) };
+}
+
+/**
+ * Where the ledger's money stands as storage kept it (policy_state's latest `version` and
+ * `paid`): payments are not folded again on each write, as formancehq/ledger reads an account's
+ * volumes rather than summing its postings. The fold of the transactions gives every other part
+ * of the state; the stored version counts the payments between them too.
+ */
+export function withPayments(state: PolicyState, stored: { version: number; paid: number }): PolicyState {
+  if (stored.version < state.version) {
+    throw new Error(`policy ${state.policy.number}: stored version ${stored.version} is behind its ${state.version} transactions`);
+  }
+  return { ...state, version: stored.version, paid: stored.paid };
 }
 
 /** The state after every transaction, oldest first. */
@@ -188,22 +219,33 @@ export function statusOn(state: PolicyState, today: string): PolicyStatus {
 }
 
 /**
- * The projection row storage keeps for the state after its latest transaction (`policy_state`,
- * PolicyStateWrite): the fields in effect from `validFrom` on ('-infinity' for the first
- * transaction, whose fields hold from the start; else its effectiveDate, on or after every
- * change's) and the cancellation in force after it.
+ * The projection row storage keeps for the state after its latest transaction, payment or
+ * refund (`policy_state`, PolicyStateWrite): the fields in effect from `validFrom` on
+ * ('-infinity' while they are the policy's own: after the first transaction, and after a payment
+ * before any change; else the latest transaction's effectiveDate, on or after every change's),
+ * the cancellation in force after it, and what billing reads (contract section 19): the dues per
+ * day, `paid`, and the oldest unpaid due date.
  */
-export function stateRow(state: PolicyState, row: { policyId: string; transactionId: string }): PolicyStateWrite {
+export function stateRow(
+  state: PolicyState,
+  row: { policyId: string } & ({ transactionId: string; paymentId?: never } | { paymentId: string; transactionId?: never }),
+): PolicyStateWrite {
   const { latest } = state;
   if (!latest) throw new Error(`policy ${state.policy.number} has no transaction: no state to store`);
   const cancellation = cancellationRead(state);
+  const ownFields = state.version === 1 || (row.paymentId !== undefined && state.timeline.length === 1);
+  const dues = duesOf(state.charges);
   return {
     policyId: row.policyId,
     version: state.version,
-    transactionId: row.transactionId,
-    validFrom: state.version === 1 ? '-infinity' : latest.effectiveDate,
+    transactionId: row.transactionId ?? null,
+    paymentId: row.paymentId ?? null,
+    validFrom: ownFields ? '-infinity' : latest.effectiveDate,
     fields: latestFields(state),
     cancellation,
     cancelledFrom: cancellation?.effectiveDate ?? null,
+    dues,
+    paid: state.paid,
+    unpaidFrom: oldestUnpaidDueDate({ dues, paid: state.paid }),
   };
 }

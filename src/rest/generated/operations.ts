@@ -20,6 +20,17 @@ export type BankAccountInput = {
   routing: string;
 };
 
+/** credit (paid more than billed), past_due (unpaid beyond BILLING_GRACE_DAYS), due (owed now) or settled; today in UTC */
+export type BillingStatus =
+  /** Paid more than is billed: refundable */
+  | 'credit'
+  /** Owes what is billed, within the grace period */
+  | 'due'
+  /** Owes charges due more than BILLING_GRACE_DAYS ago */
+  | 'past_due'
+  /** Paid exactly what is billed */
+  | 'settled';
+
 export type CancelPolicyInput = {
   /** YYYY-MM-DD, the day cover ends: in the term, not before the latest transaction */
   effectiveDate: string;
@@ -144,7 +155,7 @@ export type CreateQuoteInput = {
 
 export type CreateWebhookEndpointInput = {
   description: string | null | undefined;
-  /** Event types to receive (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, quote.created); all when absent */
+  /** Event types to receive (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, policy.payment_recorded, policy.refund_recorded, policy.past_due, quote.created); all when absent */
   events: Array<string> | null | undefined;
   /** Whose subtree's events; defaults to the token's org */
   organizationId: string | number | null | undefined;
@@ -166,6 +177,13 @@ export type OwnerInput = {
   taxId: string | null | undefined;
 };
 
+/** Money the integrator recorded for a policy (contract section 19) */
+export type PaymentType =
+  /** Received from the policyholder */
+  | 'payment'
+  /** Paid back to the policyholder, at most the credit balance */
+  | 'refund';
+
 /** pending (before effectiveDate), active, cancelled (a cancellation in effect) or expired (on or after expirationDate); today in UTC */
 export type PolicyStatus =
   | 'active'
@@ -181,6 +199,24 @@ export type QuoteStatus =
   | 'issued'
   /** It can be issued */
   | 'open';
+
+export type RecordPaymentInput = {
+  /** Cents received, from 1 to 100,000,000 */
+  amount: number;
+  /** YYYY-MM-DD, not in the future; today (UTC) when absent */
+  receivedOn: string | null | undefined;
+  /** The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT) */
+  reference: string;
+};
+
+export type RecordRefundInput = {
+  /** Cents paid back, from 1 to 100,000,000: at most the credit balance (409 INVALID_STATE) */
+  amount: number;
+  /** YYYY-MM-DD, not in the future; today (UTC) when absent */
+  paidOn: string | null | undefined;
+  /** The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT) */
+  reference: string;
+};
 
 export type ReinstatePolicyInput = {
   /** Optional, ignored (GraphQL input types cannot be empty) */
@@ -230,7 +266,7 @@ export type UpdateOrganizationInput = {
 
 export type OrganizationAnswerFragment = { id: string, name: string, parentId: string | null, version: number, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> };
 
-export type PolicyAnswerFragment = { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null };
+export type PolicyAnswerFragment = { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null };
 
 export type QuoteAnswerFragment = { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: QuoteStatus, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> };
 
@@ -272,14 +308,14 @@ export type CreatePolicyMutationVariables = Exact<{
 }>;
 
 
-export type CreatePolicyMutation = { createPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
+export type CreatePolicyMutation = { createPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type PolicyQueryVariables = Exact<{
   number: number;
 }>;
 
 
-export type PolicyQuery = { policy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } | null };
+export type PolicyQuery = { policy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } | null };
 
 export type ChangePolicyMutationVariables = Exact<{
   number: number;
@@ -287,7 +323,7 @@ export type ChangePolicyMutationVariables = Exact<{
 }>;
 
 
-export type ChangePolicyMutation = { changePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
+export type ChangePolicyMutation = { changePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type CancelPolicyMutationVariables = Exact<{
   number: number;
@@ -295,7 +331,7 @@ export type CancelPolicyMutationVariables = Exact<{
 }>;
 
 
-export type CancelPolicyMutation = { cancelPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
+export type CancelPolicyMutation = { cancelPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type ReinstatePolicyMutationVariables = Exact<{
   number: number;
@@ -303,7 +339,7 @@ export type ReinstatePolicyMutationVariables = Exact<{
 }>;
 
 
-export type ReinstatePolicyMutation = { reinstatePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
+export type ReinstatePolicyMutation = { reinstatePolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type RenewPolicyMutationVariables = Exact<{
   number: number;
@@ -311,7 +347,7 @@ export type RenewPolicyMutationVariables = Exact<{
 }>;
 
 
-export type RenewPolicyMutation = { renewPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
+export type RenewPolicyMutation = { renewPolicy: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
 
 export type PoliciesQueryVariables = Exact<{
   byInternalID: boolean;
@@ -324,7 +360,32 @@ export type PoliciesQueryVariables = Exact<{
 }>;
 
 
-export type PoliciesQuery = { organization?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null, viewer?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
+export type PoliciesQuery = { organization?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null, viewer?: { policies: { edges: Array<{ node: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
+
+export type RecordPaymentMutationVariables = Exact<{
+  number: number;
+  input: RecordPaymentInput;
+}>;
+
+
+export type RecordPaymentMutation = { recordPayment: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
+
+export type RecordRefundMutationVariables = Exact<{
+  number: number;
+  input: RecordRefundInput;
+}>;
+
+
+export type RecordRefundMutation = { recordRefund: { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null } };
+
+export type PolicyPaymentsQueryVariables = Exact<{
+  number: number;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type PolicyPaymentsQuery = { policy: { payments: { edges: Array<{ node: { id: string, type: PaymentType, amount: number, reference: string, date: string, createdAt: string, createdBy: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type PolicyTransactionsQueryVariables = Exact<{
   number: number;
