@@ -171,6 +171,20 @@ const RENEWABLE_POLICY_EXAMPLE = {
   expirationDate: addDays(EXAMPLE_START, 30),
 };
 const RENEW_EXAMPLE = { coverageSlug: 'accident-illness-plus' };
+/**
+ * Two months paid ahead, then one of them paid back: the payment leaves a credit of one month's
+ * premium (the example plan's 2,900) on the day the example policy starts, which the refund takes.
+ */
+const PAYMENT_EXAMPLE = { amount: 5800, reference: 'pi_example_0001' };
+const REFUND_EXAMPLE = { amount: 2900, reference: 're_example_0001' };
+
+/** A payment's and a refund's errors (contract section 19). */
+const PAYMENT_ERRORS = {
+  ...POLICY_LIFECYCLE_ERRORS,
+  409: problem(
+    'Code CONFLICT: `reference` is already used by a payment or refund of this policy, or a request with the same Idempotency-Key is still running; code INVALID_STATE (a refund): the amount exceeds the credit balance',
+  ),
+};
 const withExample = (schema: object, value: object, more: Record<string, object> = {}) => ({
   'application/json': {
     schema,
@@ -296,6 +310,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below',
       },
       { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
+      {
+        name: 'Billing',
+        description:
+          'Payments and refunds the integrator records (the service moves no money), and every policy read’s `billing`: billed, paid, balance, past due (after BILLING_GRACE_DAYS) and what falls due next',
+      },
       {
         name: 'Quotes',
         description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS',
@@ -610,6 +629,66 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           },
         },
       },
+      '/api/v1/policy/{id}/payments': {
+        post: {
+          operationId: 'recordPayment',
+          summary: 'Record money received for a policy',
+          description:
+            'The integrator collects premiums through its own payment provider and records each payment here (contract section ' +
+            '19): `amount` in cents (1 to 100,000,000), `reference` the provider’s id (1-100 printable characters, unique among ' +
+            'the policy’s payments and refunds: 409 CONFLICT), `receivedOn` not in the future (default today, UTC). Accepted in ' +
+            'every status. `billing.paid` rises by the amount and the version by one. Records a `policy.payment_recorded` event.',
+          parameters: [policyNumberInPath, idempotencyKey],
+          tags: ['Billing'],
+          requestBody: { required: true, content: withExample(ref('RecordPaymentRequest'), PAYMENT_EXAMPLE) },
+          responses: {
+            200: {
+              description: 'Recorded: the policy, with its billing summary',
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('Policy')),
+            },
+            ...PAYMENT_ERRORS,
+          },
+        },
+        get: {
+          operationId: 'listPolicyPayments',
+          summary: 'List the payments and refunds of a policy, oldest first',
+          description: 'Both kinds in the order they were recorded (`type`: payment or refund). Pass `nextCursor` as `after` while `hasMore`.',
+          tags: ['Billing'],
+          parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
+          responses: {
+            200: {
+              description: 'A page',
+              headers: { ...requestIdHeader, ...rateLimitHeaders },
+              content: json(ref('PolicyPaymentList')),
+            },
+            404: problem('No such policy, or the caller may not access it'),
+            ...LIST_ERRORS,
+          },
+        },
+      },
+      '/api/v1/policy/{id}/refunds': {
+        post: {
+          operationId: 'recordRefund',
+          summary: 'Record money paid back to the policyholder',
+          description:
+            'At most the credit balance when recorded (`-billing.balance` when negative: paid more than billed, e.g. after a ' +
+            'cancellation’s credits), else 409 INVALID_STATE; refunds racing on one policy are judged one after the other, so ' +
+            'together they never exceed it. `amount` in cents (1 to 100,000,000), `reference` unique among the policy’s payments ' +
+            'and refunds (409 CONFLICT), `paidOn` not in the future (default today, UTC). Records a `policy.refund_recorded` event.',
+          parameters: [policyNumberInPath, idempotencyKey],
+          tags: ['Billing'],
+          requestBody: { required: true, content: withExample(ref('RecordRefundRequest'), REFUND_EXAMPLE) },
+          responses: {
+            200: {
+              description: 'Recorded: the policy, with its billing summary',
+              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+              content: json(ref('Policy')),
+            },
+            ...PAYMENT_ERRORS,
+          },
+        },
+      },
       '/api/v1/policy/{id}/renewal': {
         post: {
           operationId: 'renewPolicy',
@@ -869,6 +948,10 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         ]),
         PolicyTransactionList: listSchema('PolicyTransaction'),
         ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS, 'closed'),
+        PolicyPayment: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/payments'), OVERLAYS, ['payments', 'edges', 'node']),
+        PolicyPaymentList: listSchema('PolicyPayment'),
+        RecordPaymentRequest: requestSchema(schema, 'RecordPaymentInput', OVERLAYS, 'closed'),
+        RecordRefundRequest: requestSchema(schema, 'RecordRefundInput', OVERLAYS, 'closed'),
         CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS, 'closed'),
         ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS, 'closed'), description: 'Send `{}`' },
         RenewPolicyRequest: {

@@ -24,6 +24,8 @@ describe('write declarations', () => {
       cancelPolicy: 'policy',
       reinstatePolicy: 'policy',
       renewPolicy: 'policy',
+      recordPayment: 'policy',
+      recordRefund: 'policy',
       createQuote: 'quote',
       createWebhookEndpoint: null,
       deleteWebhookEndpoint: null,
