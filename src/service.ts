@@ -13,7 +13,8 @@ import { deleteExpiredKeys } from './idempotency/idempotency.js';
 import { treeLimitSettings } from './limits/tree-depth.js';
 import { FieldCipher } from './crypto/field-cipher.js';
 import { RequestFingerprints } from './crypto/request-fingerprint.js';
-import { startDelivery } from './webhooks/delivery.js';
+import { deliverySuperviseSeconds, startDelivery } from './webhooks/delivery.js';
+import { startJobQueue } from './jobs/job-queue.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { traceStatements } from './database/statement-spans.js';
 import { coreSettings } from './service-core.js';
@@ -108,10 +109,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    // Webhook delivery (spec section 11): the relay, the workers and the retention of events.
-    const delivery = config.webhooks.delivery
-      ? await startDelivery({ database, databaseUrl, settings: config.webhooks, cipher, logger, metrics })
+    // The job queue (pg-boss), one per process, when this instance runs webhook delivery.
+    const jobs = config.webhooks.delivery
+      ? await startJobQueue({ database, databaseUrl, logger, metrics, superviseSeconds: deliverySuperviseSeconds(config.webhooks) })
       : null;
+    // Webhook delivery (spec section 11): the relay, the workers and the retention of events.
+    const delivery = jobs ? await startDelivery({ database, jobs, settings: config.webhooks, cipher, logger, metrics }) : null;
     // Kept responses past their retention are ignored at once and deleted here, now and then.
     const cleanUp = () =>
       deleteExpiredKeys(open)
@@ -134,6 +137,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await apollo.stop();
         // An attempt cut here is run again by another instance, or after the restart.
         await delivery?.stop().catch((error) => logger.warn({ err: error }, 'webhook delivery did not stop cleanly'));
+        await jobs?.stop().catch((error) => logger.warn({ err: error }, 'the job queue did not stop cleanly'));
         await reads.close();
         await open.close();
         await embedded?.stop();

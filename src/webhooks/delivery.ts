@@ -1,12 +1,12 @@
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import http from 'node:http';
 import https from 'node:https';
-import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { Database, Transaction } from '../database/database.js';
+import { untimed, type JobQueue } from '../jobs/job-queue.js';
 import { rfc3339 } from '../database/read-model.js';
 import { EVENT_BODY } from '../events/event.reads.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
@@ -30,15 +30,13 @@ import { checkedLookup, literalUrlProblem } from './webhook-url.js';
  * the whole retry window is disabled.
  *
  * Two pools: the worker's own SQL goes through the service's gateway (database/database.ts), and
- * pg-boss keeps its pool of POOL_SIZE for its polling and maintenance (docs/decisions.md, "One
- * pool, one gateway"); the jobs a transaction of ours enqueues go on our connection, through
- * pg-boss's `db` option.
+ * the process's job queue (jobs/job-queue.ts, shared with the billing sweep) keeps pg-boss's pool
+ * for its polling and maintenance (docs/decisions.md, "One pool, one gateway"); the jobs a
+ * transaction of ours enqueues go on our connection, through pg-boss's `db` option.
  */
 const QUEUE = 'webhook-delivery';
 /** At most this much of a receiver's answer is read (64 KB; contract section 12). */
 export const RESPONSE_READ_LIMIT = 64 * 1024;
-/** Connections of pg-boss's pool. An attempt holds none of either pool while it waits on the receiver. */
-const POOL_SIZE = 4;
 
 interface Job {
   deliveryId: string;
@@ -68,14 +66,14 @@ interface DeliveryRow {
 export interface DeliveryOptions {
   /** The service's gateway: the relay's, the attempts' and the retention's SQL. */
   database: Database;
-  /** For pg-boss's own pool. */
-  databaseUrl: string;
+  /** The process's job queue (jobs/job-queue.ts), started with deliverySuperviseSeconds; its owner stops it after the workers. */
+  jobs: JobQueue;
   settings: WebhookSettings;
   cipher: FieldCipher;
   logger: Logger;
   /** How often the relay looks for new deliveries, and workers for due jobs (tests shorten it). */
   pollSeconds?: number;
-  /** Attempts by result, the queue's depth and pg-boss's pool (spec section 13). */
+  /** Attempts by result and the queue's depth (spec section 13). */
   metrics?: ServiceMetrics;
   /**
    * Fair shares between tenants: the per-tenant cap on attempts in flight, the reserved slots and
@@ -89,6 +87,14 @@ const tracer = trace.getTracer('org-policy-service/webhooks');
 
 export interface DeliveryWorkers {
   stop(): Promise<void>;
+}
+
+/**
+ * How often the job queue that delivery runs on looks for expired jobs: an attempt lasts at most
+ * the timeout, and a job active well past it lost its worker (pg-boss 10's maintenance interval).
+ */
+export function deliverySuperviseSeconds(settings: WebhookSettings): number {
+  return Math.max(5, settings.timeoutSeconds * 2);
 }
 
 /** Starts the relay, the workers and the retention job on this instance. */
@@ -105,43 +111,14 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
     );
     return count;
   });
-  // An attempt lasts at most the timeout; a job active well past it lost its worker. pg-boss 12
-  // looks for expired jobs in its monitor pass (every monitorIntervalSeconds, checked every
-  // superviseIntervalSeconds; both 60 s by default), no longer in maintenance as pg-boss 10 did:
-  // all three are set to the interval pg-boss 10's maintenance had.
-  const superviseSeconds = Math.max(5, settings.timeoutSeconds * 2);
-  const boss = new PgBoss({
-    connectionString: options.databaseUrl,
-    max: POOL_SIZE,
-    superviseIntervalSeconds: superviseSeconds,
-    monitorIntervalSeconds: superviseSeconds,
-    maintenanceIntervalSeconds: superviseSeconds,
-    // pg-boss 12 makes spans and metrics of its own (every poll, every job) when an OpenTelemetry
-    // SDK is registered; the delivery span below is the one the service promises (spec section 13).
-    openTelemetry: { enabled: false },
-  });
-  boss.on('error', (error) => logger.warn({ err: error }, 'webhook delivery queue error'));
-  await boss.start();
-  // The queue's own connections (pg-boss's pool), reported as the webhook worker's pool.
-  const queueDb = boss.getDb();
-  metrics?.watchPool('webhooks', () => {
-    const counts = queueDb.poolCounts?.();
-    return counts ? { inUse: counts.total - counts.idle, idle: counts.idle, waiting: counts.waiting } : { inUse: 0, idle: 0, waiting: 0 };
-  });
-  // pg-boss's create_queue deadlocks when two processes create the same new queue at once (each
-  // inserts the queue's row, then waits for the other): the workers of a cluster, or instances,
-  // starting together on a new database. So one at a time, under a lock our transaction holds
-  // while pg-boss works on its own connection; once the queue exists the call changes nothing.
-  await untimed(database, async (tx) => {
-    await tx.query(`select pg_advisory_xact_lock(hashtext('org-policy:create-queue:${QUEUE}'))`);
-    await boss.createQueue(QUEUE, {
-      // pg-boss's own retries only cover a worker that died mid-attempt (the job expired).
-      retryLimit: 5,
-      retryDelay: 5,
-      expireInSeconds: settings.timeoutSeconds + 20,
-      // A job not started a day after its start time is deleted (pg-boss 10's retentionDays: 1).
-      retentionSeconds: 24 * 60 * 60,
-    });
+  const { boss } = options.jobs;
+  await options.jobs.createQueue(QUEUE, {
+    // pg-boss's own retries only cover a worker that died mid-attempt (the job expired).
+    retryLimit: 5,
+    retryDelay: 5,
+    expireInSeconds: settings.timeoutSeconds + 20,
+    // A job not started a day after its start time is deleted (pg-boss 10's retentionDays: 1).
+    retentionSeconds: 24 * 60 * 60,
   });
   // Connections are kept open between attempts to the same host (a new TCP and TLS handshake per
   // event cost more than the event); a kept connection was checked by the lookup when it opened.
@@ -422,26 +399,10 @@ export async function startDelivery(options: DeliveryOptions): Promise<DeliveryW
       await relaying;
       // Each slot ends after its attempt (at most the attempt's timeout).
       await Promise.all(slots);
-      // pg-boss 12's stop() always waits for the workers (pg-boss 10's `wait: true`).
-      await boss.stop({ graceful: true, timeout: 5_000 });
       agents.http.destroy();
       agents.https.destroy();
     },
   };
-}
-
-/**
- * `work` in a transaction without the service's statement and idle-in-transaction timeouts,
- * which are for requests: the queue's creation waits on another instance's lock, and the
- * retention purge may delete a large backlog in one statement (the worker's own pool had no
- * timeout before it shared the service's).
- */
-function untimed<T>(database: Database, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return database.transaction(async (tx) => {
-    await tx.query('set local statement_timeout = 0');
-    await tx.query('set local idle_in_transaction_session_timeout = 0');
-    return work(tx);
-  });
 }
 
 /** Exponential backoff with full jitter: between half and all of base × 2^(attempt − 1). */

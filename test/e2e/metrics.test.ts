@@ -96,7 +96,7 @@ describe('metrics', () => {
       after.value('rate_limited_requests_total', { limit: 'creates' }) - before.value('rate_limited_requests_total', { limit: 'creates' }),
     ).toBe(1);
     expect(after.value('webhook_delivery_queue_depth')).toBe(0);
-    for (const pool of ['service', 'webhooks']) {
+    for (const pool of ['service', 'jobs']) {
       for (const state of ['in_use', 'idle', 'waiting'])
         expect(
           after.family('db_pool_connections')?.metrics.some((sample) => sample.labels?.pool === pool && sample.labels.state === state),

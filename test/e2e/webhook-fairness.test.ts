@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { createLogger } from '../../src/logger.js';
-import { startDelivery, type DeliveryWorkers } from '../../src/webhooks/delivery.js';
+import { deliverySuperviseSeconds, startDelivery, type DeliveryWorkers } from '../../src/webhooks/delivery.js';
+import { startJobQueue } from '../../src/jobs/job-queue.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService, type TestServiceHandle } from '../support/test-service.js';
@@ -102,15 +103,30 @@ async function victimLatencies(
 }
 
 /** Delivery workers on `service`'s own gateway, as its own worker would use them (the service runs none here). */
-function deliveryWorkers(service: TestServiceHandle, fairness?: boolean): Promise<DeliveryWorkers> {
-  return startDelivery({
+async function deliveryWorkers(service: TestServiceHandle, fairness?: boolean): Promise<DeliveryWorkers> {
+  const settings = loadConfig(service.env).webhooks;
+  const logger = createLogger('silent');
+  // A job queue of their own, as another instance's (the service's own runs its billing sweep).
+  const jobs = await startJobQueue({
     database: service.database,
     databaseUrl: service.databaseUrl,
-    settings: loadConfig(service.env).webhooks,
+    logger,
+    superviseSeconds: deliverySuperviseSeconds(settings),
+  });
+  const workers = await startDelivery({
+    database: service.database,
+    jobs,
+    settings,
     cipher: new FieldCipher(Buffer.from(service.env.DATA_ENCRYPTION_KEY, 'base64')),
-    logger: createLogger('silent'),
+    logger,
     fairness,
   });
+  return {
+    async stop() {
+      await workers.stop();
+      await jobs.stop();
+    },
+  };
 }
 
 /** Runs the scenario on `service` with delivery workers started with `fairness`; B's latencies. */

@@ -23,7 +23,7 @@ const LAYERS = [
   ['quotes', 'webhooks'],
   ['policies', 'events'],
   ['organizations'],
-  ['graphql', 'idempotency', 'limits', 'outbox'],
+  ['graphql', 'idempotency', 'limits', 'outbox', 'jobs'],
   ['auth', 'input'],
   ['observability'],
   ['errors', 'database', 'crypto', 'values'],
