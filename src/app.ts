@@ -29,7 +29,7 @@ import { routeNamer } from './observability/route-names.js';
 import { REST_ROUTES } from './rest/routes.js';
 
 /** The operation core's dependencies (service-core.ts), and what the HTTP host adds. */
-export interface ServiceDependencies extends Omit<CoreDependencies, 'rateLimited'> {
+export interface ServiceDependencies extends Omit<CoreDependencies, 'rateLimited' | 'ledgerWritten'> {
   verifyToken: TokenVerifier;
   trustProxy: boolean | number | string;
   corsOrigins: Config['corsOrigins'];
@@ -69,6 +69,7 @@ export async function createApp(deps: ServiceDependencies) {
   const { schema, core, rateLimits, apollo, graphql, outage } = await createServiceCore({
     ...deps,
     rateLimited: (policy) => deps.metrics.observeRateLimited(policy),
+    ledgerWritten: (entry) => deps.metrics.observeLedger(entry),
   });
   // Contract section 13: only declared operation names get a metrics label of their own.
   deps.metrics.declareOperationNames([

@@ -17,6 +17,7 @@ import { IdempotencyKeys } from './idempotency/idempotency.js';
 import { RateLimits } from './limits/rate-limits.js';
 import { OperationCore } from './operations/operation-core.js';
 import { readCatalogFrom } from './policies/coverage-catalog.js';
+import type { LedgerObserver } from './observability/business-metrics.js';
 
 /** What the operation core and the GraphQL executor are made of: the open database and the settings that shape an answer. */
 export interface CoreDependencies {
@@ -37,6 +38,8 @@ export interface CoreDependencies {
   policyRules: Config['policyRules'];
   /** Told of every refusal by a budget, with its policy (the metrics count them). */
   rateLimited?: ConstructorParameters<typeof RateLimits>[3];
+  /** Told of every committed write to a policy's ledger (the business metrics count them). */
+  ledgerWritten?: LedgerObserver;
 }
 
 /** The settings of CoreDependencies that come from the configuration as they are. */

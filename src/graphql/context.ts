@@ -9,6 +9,7 @@ import { Deadline } from '../limits/deadline.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { OutageLog } from '../errors/outage-log.js';
 import type { OperationOutcome } from '../observability/metrics.js';
+import type { LedgerObserver } from '../observability/business-metrics.js';
 import type { PolicyRules } from '../config.js';
 import { RequestBatches, type Batch } from './batch.js';
 import { UNMETERED, type CostMeter } from './cost-meter.js';
@@ -38,6 +39,8 @@ export interface RequestContext {
   quoteValidDays: number;
   /** POLICY_FREE_LOOK_DAYS, POLICY_SHORT_RATE_PERCENT, POLICY_REINSTATEMENT_DAYS, POLICY_RENEWAL_WINDOW_DAYS (contract section 14). */
   policyRules: PolicyRules;
+  /** Told of each committed write to a policy's ledger (the business metrics); unset, nothing is. */
+  readonly ledgerWritten?: LedgerObserver;
   logger: Logger;
   /** Counts the answers refused for a lost database, logged once per interval (errors/outage-log.ts). */
   readonly outage: OutageLog;
@@ -83,6 +86,8 @@ export interface ContextDependencies {
   webhookUrls: { publicOnly: boolean };
   quoteValidDays: number;
   policyRules: PolicyRules;
+  /** Told of each committed write to a policy's ledger (the business metrics). */
+  ledgerWritten?: LedgerObserver;
   logger: Logger;
   /** The process's one outage log: the refusals of every request count in it. */
   outage: OutageLog;
@@ -131,6 +136,7 @@ class RequestScope implements RequestContext {
   readonly webhookUrls: { publicOnly: boolean };
   readonly quoteValidDays: number;
   readonly policyRules: PolicyRules;
+  readonly ledgerWritten?: LedgerObserver;
   readonly outage: OutageLog;
   idempotency?: IdempotencyRecorder;
   readonly errorsMet: GraphQLError[] = [];
@@ -154,6 +160,7 @@ class RequestScope implements RequestContext {
     this.webhookUrls = deps.webhookUrls;
     this.quoteValidDays = deps.quoteValidDays;
     this.policyRules = deps.policyRules;
+    this.ledgerWritten = deps.ledgerWritten;
     this.outage = deps.outage;
   }
 

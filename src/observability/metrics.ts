@@ -3,6 +3,7 @@ import { REPLICA_STATES, type ReplicaStatus } from '../database/replicas.js';
 import { ANSWERED_CODES } from '../errors/safe-errors.js';
 import { DeclaredLabels } from './declared-labels.js';
 import { instanceScrape } from './cluster-metrics.js';
+import { BusinessMetrics, type LedgerEntry } from './business-metrics.js';
 
 /** The methods Express routes; anything else is counted as `OTHER`. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -48,11 +49,14 @@ export class ServiceMetrics {
   private queueDepth: (() => Promise<number>) | undefined;
   /** The text `GET /metrics` answers: this registry's, or in a cluster worker the whole instance's. */
   readonly scrape: () => Promise<string>;
+  /** Policies, premium, credits, payments, past due (business-metrics.ts). */
+  private readonly business: BusinessMetrics;
 
   constructor(options: { cluster?: boolean } = {}) {
     this.scrape = options.cluster ? instanceScrape(this.registry) : () => this.registry.metrics();
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    this.business = new BusinessMetrics(this.registry);
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by route pattern, method and status.',
@@ -200,5 +204,15 @@ export class ServiceMetrics {
   /** How the queue's depth is read at each scrape (by the instance running webhook delivery). */
   watchQueueDepth(read: () => Promise<number>): void {
     this.queueDepth = read;
+  }
+
+  /** A ledger write that committed (policies/ledger/ledger-scope.ts: the scope's `observe`). */
+  observeLedger(entry: LedgerEntry): void {
+    this.business.observe(entry);
+  }
+
+  /** How the count of past-due policies is read at each scrape. */
+  watchPastDue(read: () => Promise<number>): void {
+    this.business.watchPastDue(read);
   }
 }

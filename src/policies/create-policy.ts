@@ -9,6 +9,7 @@ import { POLICY_WRITE } from './policy.writes.js';
 import type { LedgerScope } from './ledger/ledger-scope.js';
 import { writeOpening } from './ledger/ledger-write.js';
 import { draftPolicy, type NewPolicyFields } from './ledger/opening.js';
+import { openingEntry } from './ledger/ledger-entry.js';
 
 /** A server-assigned number can lose a race with a client choosing the same one; try again. */
 const NUMBER_ATTEMPTS = 5;
@@ -27,12 +28,15 @@ export async function createPolicy(scope: LedgerScope, input: NewPolicyInput): P
   });
   const fields: NewPolicyFields = { ...ownFields(input), ...quotedFields(input, coverage) };
 
-  return withNumberRetries(scope, input.number, async () => {
+  const created = await withNumberRetries(scope, input.number, async () => {
     const draft = draftPolicy(fields, organization, schedule, scope);
     const insert = (db: SqlClient) => writeOpening(db, scope, draft);
     // With an Idempotency-Key its mark commits with the policy; otherwise the statement is its own transaction.
     return withQuotas(() => (scope.idempotency ? scope.db.transaction(insert) : insert(scope.db)));
   });
+  // Committed (ledger-scope.ts, `observe`).
+  scope.observe?.(openingEntry('issuance', created));
+  return created;
 }
 
 /** What is not the policy's own: set by the server, or fixed by a quote (a body with quoteId may not send them). */

@@ -8,6 +8,7 @@ import { ownFields, withNumberRetries, type GivenOwnFields } from '../policies/c
 import type { LedgerScope } from '../policies/ledger/ledger-scope.js';
 import { writeOpening } from '../policies/ledger/ledger-write.js';
 import { draftPolicy, type NewPolicyFields } from '../policies/ledger/opening.js';
+import { openingEntry } from '../policies/ledger/ledger-entry.js';
 import { quotedFields } from '../policies/priced-body.js';
 import type { PolicyRead } from '../policies/policy.reads.js';
 import { ORGANIZATION_JSON, type OrganizationRead } from '../organizations/organization.reads.js';
@@ -31,7 +32,7 @@ import { QUOTE_SELECT, QUOTE_STATUS, quoteNotFound, quoteRead, type QuoteRead } 
  * and it runs again from step 1: nothing is left half-issued.
  */
 export async function issueQuote(scope: LedgerScope, quoteId: string, given: GivenOwnFields): Promise<PolicyRead> {
-  return withNumberRetries(scope, given.number, () =>
+  const issued = await withNumberRetries(scope, given.number, () =>
     withQuotas(() =>
       scope.db.transaction(async (tx) => {
         const quote = await lockOpenQuote(tx, scope.principal, quoteId);
@@ -42,6 +43,9 @@ export async function issueQuote(scope: LedgerScope, quoteId: string, given: Giv
       }),
     ),
   );
+  // Committed (ledger-scope.ts, `observe`).
+  scope.observe?.(openingEntry('issuance', issued));
+  return issued;
 }
 
 export interface QuoteToIssue extends QuoteRead {

@@ -32,6 +32,8 @@ export interface Decision {
   event: EventType;
   /** What the step is to the cap (contract section 14, "Bounded ledgers"). */
   room: LedgerStep;
+  /** A cancellation the service recorded for non-payment (decide-lapse.ts): the business metrics count it as a lapse. */
+  lapse?: boolean;
 }
 
 /**

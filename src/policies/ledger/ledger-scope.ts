@@ -3,6 +3,7 @@ import type { PolicyRules } from '../../config.js';
 import type { Gateway } from '../../database/database.js';
 import type { IdempotencyRecorder } from '../../idempotency/idempotency.js';
 import type { Deadline } from '../../limits/deadline.js';
+import type { LedgerObserver } from '../../observability/business-metrics.js';
 
 /** What a write to a policy's ledger runs with: every step, the create and issuing a quote. */
 export interface LedgerScope {
@@ -13,13 +14,18 @@ export interface LedgerScope {
   rules: PolicyRules;
   /** Set while an Idempotency-Key is claimed: marked in the write's own database transaction (ledger-write.ts). */
   idempotency?: IdempotencyRecorder;
+  /**
+   * Told of each write once it has committed, never of one rolled back (the business metrics):
+   * by post.ts for every step, and by the openings' callers (create-policy.ts, issue-quote.ts).
+   */
+  observe?: LedgerObserver;
 }
 
 /** A request's scope for a ledger write (a resolver's context and the caller). */
 export function ledgerScope(
-  context: { db: Gateway; deadline: Deadline; idempotency?: IdempotencyRecorder; policyRules: PolicyRules },
+  context: { db: Gateway; deadline: Deadline; idempotency?: IdempotencyRecorder; policyRules: PolicyRules; ledgerWritten?: LedgerObserver },
   principal: Principal,
 ): LedgerScope {
-  const { db, deadline, idempotency, policyRules } = context;
-  return { db, principal, deadline, idempotency, rules: policyRules };
+  const { db, deadline, idempotency, policyRules, ledgerWritten } = context;
+  return { db, principal, deadline, idempotency, rules: policyRules, observe: ledgerWritten };
 }

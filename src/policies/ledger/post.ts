@@ -7,6 +7,7 @@ import type { DecideContext, Decision } from './decision.js';
 import { readLockedLedger, type PolicyLedger } from './ledger-read.js';
 import type { LedgerScope } from './ledger-scope.js';
 import { writeOpening, writePayment, writeTransaction } from './ledger-write.js';
+import { openingEntry, paymentEntry, transactionEntry } from './ledger-entry.js';
 import type { PaymentDecision } from './decide-payment.js';
 import type { PolicyDraft } from './opening.js';
 import type { PolicyState } from './state.js';
@@ -19,7 +20,8 @@ import type { PolicyState } from './state.js';
  * then the one writer (ledger-write.ts) writes the transaction, its charges, the state it leaves,
  * its event and the Idempotency-Key's mark. Transactions on one policy so run one after the
  * other, each deciding on what the previous one left: of racing cancellations, or renewals,
- * exactly one is written. With BEGIN and COMMIT, five round trips.
+ * exactly one is written. With BEGIN and COMMIT, five round trips. Once it has committed, the
+ * scope's `observe` is told what was written (the business metrics); a rollback tells it nothing.
  */
 
 /** What a step decides: a transaction on the locked policy, (a renewal) its successor's opening, or a payment or a refund. */
@@ -44,14 +46,21 @@ export async function post<Command>(scope: LedgerScope, number: number, step: St
   scope.deadline.assertOpen();
   // A successor counts against its tree's quota, whose triggers run at the commit (deferred): so
   // the whole transaction runs within withQuotas. Nothing else posted here is counted.
-  return withQuotas(() =>
+  const { read, entry } = await withQuotas(() =>
     scope.db.transaction(async (tx) => {
       const ledger = await readLockedLedger(tx, scope.principal, number);
       const command = await step.command(tx, ledger);
       const posting = step.decide(ledger.state, command, { today: todayUtc(), rules: scope.rules });
-      if ('successor' in posting) return writeOpening(tx, scope, posting.successor);
-      if ('payment' in posting) return writePayment(tx, scope, ledger, posting);
-      return writeTransaction(tx, scope, ledger, posting, scope.rules.maxCharges);
+      if ('successor' in posting) {
+        const opened = await writeOpening(tx, scope, posting.successor);
+        // A successor is a renewal's (decide-renewal.ts).
+        return { read: opened, entry: openingEntry('renewal', opened) };
+      }
+      if ('payment' in posting) return { read: await writePayment(tx, scope, ledger, posting), entry: paymentEntry(ledger.state, posting) };
+      const written = await writeTransaction(tx, scope, ledger, posting, scope.rules.maxCharges);
+      return { read: written, entry: transactionEntry(ledger.state, posting) };
     }),
   );
+  scope.observe?.(entry);
+  return read;
 }
