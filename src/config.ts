@@ -102,7 +102,10 @@ export interface PolicyRules {
   billingGraceDays: number;
   /** BILLING_LAPSE_DAYS (0: off): a policy unpaid this long after its oldest unpaid due date lapses (non_payment). */
   billingLapseDays: number;
-  /** BILLING_SWEEP_SECONDS (3600): how often the billing sweep (lapse, policy.past_due) runs, once across instances. */
+  /**
+   * BILLING_SWEEP_SECONDS (3600): how often the billing sweep (lapse, policy.past_due) runs, once
+   * across instances; 0: this instance takes no part in it (the others run it).
+   */
   billingSweepSeconds: number;
 }
 
@@ -387,7 +390,7 @@ function parsePolicyRules(env: NodeJS.ProcessEnv): PolicyRules {
     maxCharges: parseMaxCharges(env.POLICY_MAX_CHARGES),
     billingGraceDays: bounded('BILLING_GRACE_DAYS', env.BILLING_GRACE_DAYS, 15, 3650),
     billingLapseDays: bounded('BILLING_LAPSE_DAYS', env.BILLING_LAPSE_DAYS, 0, 3650),
-    billingSweepSeconds: parseLimit('BILLING_SWEEP_SECONDS', env.BILLING_SWEEP_SECONDS, 3600),
+    billingSweepSeconds: parseBudget('BILLING_SWEEP_SECONDS', env.BILLING_SWEEP_SECONDS, 3600),
   };
 }
 

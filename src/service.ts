@@ -15,6 +15,8 @@ import { FieldCipher } from './crypto/field-cipher.js';
 import { RequestFingerprints } from './crypto/request-fingerprint.js';
 import { deliverySuperviseSeconds, startDelivery } from './webhooks/delivery.js';
 import { startJobQueue } from './jobs/job-queue.js';
+import { startBillingSweep } from './policies/billing-sweep.js';
+import { countPastDue } from './policies/billing-notice.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { traceStatements } from './database/statement-spans.js';
 import { coreSettings } from './service-core.js';
@@ -86,8 +88,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
     metrics.watchReplicas(() => reads.status());
     const dataKey = config.dataEncryptionKey ?? developmentSecret(config.dataDir, 'data-encryption-key');
     const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
-    // The one pool: requests, rate limits, idempotency keys and the webhook worker's own SQL share it.
+    // The one pool: requests, rate limits, idempotency keys, the webhook worker's and the billing sweep's own SQL share it.
     metrics.watchPool('service', () => open.poolState());
+    // As the last billing sweep saw them, on whichever instance it ran (policy_billing_notice).
+    metrics.watchPastDue(() => countPastDue(open));
     // Every statement of a sampled request gets a span.
     if (options.traced) traceStatements(database.name);
     const { server, drain, apollo, outage } = await createApp({
@@ -109,12 +113,27 @@ export async function startService(config: Config, logger: Logger, options: Serv
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    // The job queue (pg-boss), one per process, when this instance runs webhook delivery.
-    const jobs = config.webhooks.delivery
-      ? await startJobQueue({ database, databaseUrl, logger, metrics, superviseSeconds: deliverySuperviseSeconds(config.webhooks) })
-      : null;
+    // The job queue (pg-boss), one per process, when this instance runs webhook delivery or takes
+    // part in the billing sweep (docs/decisions.md, "The billing sweep").
+    const sweepSeconds = config.policyRules.billingSweepSeconds;
+    const jobs =
+      config.webhooks.delivery || sweepSeconds > 0
+        ? await startJobQueue({ database, databaseUrl, logger, metrics, superviseSeconds: deliverySuperviseSeconds(config.webhooks) })
+        : null;
     // Webhook delivery (spec section 11): the relay, the workers and the retention of events.
-    const delivery = jobs ? await startDelivery({ database, jobs, settings: config.webhooks, cipher, logger, metrics }) : null;
+    const delivery =
+      jobs && config.webhooks.delivery ? await startDelivery({ database, jobs, settings: config.webhooks, cipher, logger, metrics }) : null;
+    // Contract section 19: past due and lapse, at start and every BILLING_SWEEP_SECONDS, once across instances.
+    const sweep =
+      jobs && sweepSeconds > 0
+        ? await startBillingSweep({
+            database,
+            jobs,
+            rules: config.policyRules,
+            logger,
+            observe: (entry) => metrics.observeLedger(entry),
+          })
+        : null;
     // Kept responses past their retention are ignored at once and deleted here, now and then.
     const cleanUp = () =>
       deleteExpiredKeys(open)
@@ -135,8 +154,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
         // Refusals for a lost database since its last line are logged before the process goes.
         outage.flush();
         await apollo.stop();
-        // An attempt cut here is run again by another instance, or after the restart.
+        // An attempt, or a sweep, cut here is run again by another instance, or after the restart.
         await delivery?.stop().catch((error) => logger.warn({ err: error }, 'webhook delivery did not stop cleanly'));
+        await sweep?.stop().catch((error) => logger.warn({ err: error }, 'the billing sweep did not stop cleanly'));
         await jobs?.stop().catch((error) => logger.warn({ err: error }, 'the job queue did not stop cleanly'));
         await reads.close();
         await open.close();

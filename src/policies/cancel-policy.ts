@@ -1,4 +1,5 @@
 import { decideCancellation } from './ledger/decide-cancellation.js';
+import { decideLapse } from './ledger/decide-lapse.js';
 import type { LedgerScope } from './ledger/ledger-scope.js';
 import { post } from './ledger/post.js';
 import type { CancelPolicyInput } from './policy-lifecycle.input.js';
@@ -13,4 +14,14 @@ import type { PolicyRead } from './policy.reads.js';
 export function cancelPolicy(scope: LedgerScope, number: number, input: CancelPolicyInput): Promise<PolicyRead> {
   const command = { effectiveDate: input.effectiveDate, reason: input.reason };
   return post(scope, number, { command: () => command, decide: decideCancellation });
+}
+
+/**
+ * Lapses a policy for non-payment (contract section 19, "Lapse"): the cancellation the billing
+ * sweep records, posted like any other (one writer, the row lock), decided again under the lock
+ * (ledger/decide-lapse.ts). `scope.principal` is the service's (auth/principal.ts). A policy that
+ * has not lapsed, or no longer has (a payment came first, or it is cancelled already): 409.
+ */
+export function lapsePolicy(scope: LedgerScope, number: number): Promise<PolicyRead> {
+  return post(scope, number, { command: () => null, decide: decideLapse });
 }

@@ -64,7 +64,7 @@ export function policyEventData(
   graceDays: number,
 ): { object: object; transaction: object } {
   return {
-    object: inKeyOrder(POLICY_EVENT_KEY_ORDER, { ...policy, status: policyStatus(policy), billing: policyBilling(policy, graceDays) }) as object,
+    object: policyEventObject(policy, graceDays),
     transaction: {
       id: transaction.id,
       type: transaction.type,
@@ -73,4 +73,17 @@ export function policyEventData(
       charges: inKeyOrder(CHARGE_KEY_ORDER, transaction.charges),
     },
   };
+}
+
+/**
+ * A policy event's `object` alone: the policy as the REST read answers it now, without its charges
+ * (POLICY_EVENT_KEY_ORDER), with its status and billing. `policy.past_due` carries only this: it
+ * records no transaction.
+ */
+export function policyEventObject(policy: PolicyRead, graceDays: number): object {
+  return inKeyOrder(POLICY_EVENT_KEY_ORDER, {
+    ...policy,
+    status: policyStatus(policy),
+    billing: policyBilling(policy, graceDays),
+  }) as object;
 }

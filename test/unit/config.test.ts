@@ -119,6 +119,8 @@ describe('loadConfig', () => {
       billingLapseDays: 30,
       billingSweepSeconds: 60,
     });
+    // 0: this instance takes no part in the sweep (another runs it; docs/decisions.md, "The billing sweep").
+    expect(loadConfig({ BILLING_SWEEP_SECONDS: '0' }).policyRules.billingSweepSeconds).toBe(0);
     for (const [name, value] of [
       ['POLICY_SHORT_RATE_PERCENT', '101'],
       ['POLICY_SHORT_RATE_PERCENT', '2.5'],
@@ -129,7 +131,8 @@ describe('loadConfig', () => {
       ['POLICY_RENEWAL_LATE_DAYS', '3651'],
       ['BILLING_GRACE_DAYS', '3651'],
       ['BILLING_LAPSE_DAYS', '-1'],
-      ['BILLING_SWEEP_SECONDS', '0'],
+      ['BILLING_SWEEP_SECONDS', '-1'],
+      ['BILLING_SWEEP_SECONDS', '1.5'],
       ['POLICY_RENEWAL_LATE_DAYS', '-1'],
     ]) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
