@@ -163,6 +163,95 @@ describe('crashes and shutdown', () => {
     }
   });
 
+  // Contract section 19: a payment is its row, the state it leaves (the policy's version +1) and its
+  // event, written in one statement under the policy's lock. Killed mid-load, nothing acknowledged
+  // is lost and nothing is written by halves.
+  it('loses no acknowledged payment and writes none by halves when killed with SIGKILL mid-payments', STARTS_TWICE, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-crash-payments-'));
+    dirs.push(dataDir);
+    const first = await startMain({ DATA_DIR: dataDir });
+    const organization = await send(first.url, 'POST', '/api/v1/organization', first.token!, organizationBody({ legalName: 'payments' }));
+    expect('status' in organization && organization.status).toBe(200);
+    const organizationId = (organization as { body: { id: string } }).body.id;
+    // Four policies, two workers paying each: payments on one policy wait on its row lock.
+    const numbers: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const policy = await send(first.url, 'POST', '/api/v1/policy', first.token!, policyBody({ organizationId, petName: `payer-${i}` }));
+      expect('status' in policy && policy.status).toBe(200);
+      numbers.push((policy as { body: { number: number } }).body.number);
+    }
+    const outcomes: Array<{ reference: string; number: number; outcome: Outcome }> = [];
+    let running = true;
+    let sent = 0;
+    const loops = Array.from({ length: 8 }, async (_, worker) => {
+      const number = numbers[worker % numbers.length];
+      while (running) {
+        const reference = `pay-${++sent}`;
+        const outcome = await send(first.url, 'POST', `/api/v1/policy/${number}/payments`, first.token!, {
+          amount: 100 + worker,
+          reference,
+        });
+        outcomes.push({ reference, number, outcome });
+        if (!('status' in outcome)) break;
+      }
+    });
+    await waitFor(() => outcomes.length >= 80);
+    first.child.kill('SIGKILL');
+    running = false;
+    await Promise.all(loops);
+
+    const acknowledged = outcomes.filter(({ outcome }) => 'status' in outcome && outcome.status === 200);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(80);
+    // Every answer before the kill was a 200; the rest could not connect, or lost their connection.
+    expect(outcomes.every(({ outcome }) => !('status' in outcome) || outcome.status === 200)).toBe(true);
+
+    const second = await startMain({ DATA_DIR: dataDir });
+    try {
+      expect((await request(second.url, 'GET', '/readyz')).status).toBe(200);
+      const client = new pg.Client({ connectionString: await databaseUrlOf(dataDir) });
+      await client.connect();
+      try {
+        // Every acknowledged payment is stored, on its policy.
+        const stored = await client.query<{ reference: string; number: string }>(
+          'select m.reference, p.number::text from policy_payment m join policy p on p.id = m.policy_id',
+        );
+        const storedOn = new Map(stored.rows.map((row) => [row.reference, Number(row.number)]));
+        for (const { reference, number } of acknowledged) expect(storedOn.get(reference), reference).toBe(number);
+        // Nothing by halves: each payment has one state row and one event, naming it; no state row
+        // or event names a payment that is not there; each policy's versions run 1, 2, ... with no gap,
+        // and its latest state's `paid` is the sum of its payments.
+        const halves = await client.query(`
+          select 'payment without one state row' as problem, m.reference from policy_payment m
+            where (select count(*) from policy_state s where s.payment_id = m.id) <> 1
+          union all
+          select 'payment without one event', m.reference from policy_payment m
+            where (select count(*) from event e where e.type = 'policy.payment_recorded' and e.data->'transaction'->>'id' = m.id::text) <> 1
+          union all
+          select 'event without its payment', e.id::text from event e
+            where e.type = 'policy.payment_recorded'
+              and not exists (select 1 from policy_payment m where m.id::text = e.data->'transaction'->>'id')
+          union all
+          select 'versions with a gap', p.number::text from policy p
+            where (select max(s.version) from policy_state s where s.policy_id = p.id) <> (select count(*) from policy_state s where s.policy_id = p.id)
+          union all
+          select 'paid is not the sum of the payments', p.number::text from policy p
+            where (select s.paid from policy_state s where s.policy_id = p.id order by s.version desc limit 1)
+              <> (select coalesce(sum(m.amount), 0) from policy_payment m where m.policy_id = p.id)`);
+        expect(halves.rows).toEqual([]);
+        // Reads agree: each policy's version counts its issuance and every payment stored.
+        for (const number of numbers) {
+          const read = await request(second.url, 'GET', `/api/v1/policy/${number}`, { token: second.token });
+          const payments = stored.rows.filter((row) => Number(row.number) === number).length;
+          expect(read.body.version, String(number)).toBe(1 + payments);
+        }
+      } finally {
+        await client.end();
+      }
+    } finally {
+      expect((await stopMain(second.child)).code).toBe(0);
+    }
+  });
+
   it('finishes in-flight requests on SIGTERM, exits 0 within 10 s, and restarts on the same data', STARTS_TWICE, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'org-policy-term-'));
     dirs.push(dataDir);
