@@ -91,8 +91,9 @@ describe('a database outage in the log', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'org-policy-outage-log-'));
     database = await startEmbeddedPostgres(dataDir, createLogger('silent'), { port: await freePort() });
     service = await startTestService(
-      // No webhook delivery: its queue's own polling is not a request, and is not what is counted here.
-      { WEBHOOK_DELIVERY: 'false' },
+      // No job queue (neither webhook delivery nor the billing sweep): its own polling is not a
+      // request, and is not what is counted here.
+      { WEBHOOK_DELIVERY: 'false', BILLING_SWEEP_SECONDS: '0' },
       { adminUrl: database.url, logger: createLogger('info', { destination: { write: (line: string) => void logLines.push(line) } }) },
     );
   });
