@@ -56,6 +56,21 @@ describe('BusinessMetrics', () => {
   });
 });
 
+describe('the past-due gauge without the database', () => {
+  it('keeps its last count and lets the scrape answer', async () => {
+    const registry = new Registry();
+    const metrics = new BusinessMetrics(registry);
+    let away = false;
+    metrics.watchPastDue(async () => {
+      if (away) throw new Error('connection refused');
+      return 4;
+    });
+    expect(await samples(registry, 'policies_past_due')).toEqual({ '{}': 4 });
+    away = true;
+    expect(await registry.metrics()).toContain('policies_past_due 4');
+  });
+});
+
 describe('transactionEntry', () => {
   const state: PolicyState = initialState({
     number: 1,
