@@ -56,7 +56,6 @@ export class ServiceMetrics {
     this.scrape = options.cluster ? instanceScrape(this.registry) : () => this.registry.metrics();
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.business = new BusinessMetrics(this.registry);
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by route pattern, method and status.',
@@ -152,6 +151,10 @@ export class ServiceMetrics {
         if (depth !== undefined) this.set(depth);
       },
     });
+    // Registered after db_pool_connections, as the queue's depth is: a scrape collects the series
+    // in this order, and the pool's state is read before a gauge's query takes a connection
+    // (which counts as waiting until its next tick).
+    this.business = new BusinessMetrics(this.registry);
   }
 
   /** A read operation's server (database/replicas.ts). */
