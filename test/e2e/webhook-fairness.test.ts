@@ -106,7 +106,7 @@ async function victimLatencies(
 async function deliveryWorkers(service: TestServiceHandle, fairness?: boolean): Promise<DeliveryWorkers> {
   const settings = loadConfig(service.env).webhooks;
   const logger = createLogger('silent');
-  // A job queue of their own, as another instance's (the service's own runs its billing sweep).
+  // A job queue of their own, as another instance's would be (the service runs none: delivery off).
   const jobs = await startJobQueue({
     database: service.database,
     databaseUrl: service.databaseUrl,

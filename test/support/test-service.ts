@@ -74,7 +74,10 @@ export async function startTestService(env: Record<string, string> = {}, options
 
 /**
  * The environment of a test service on `databaseUrl` (started, or in process): the test tokens'
- * keys, a new data key or the one of the instance whose database it shares, silent logs, then `env`.
+ * keys, a new data key or the one of the instance whose database it shares, silent logs, no part
+ * in the billing sweep, then `env`. The sweep (contract section 19) runs at start and records
+ * `policy.past_due` for the past-dated policies a test makes, at a moment no test controls: a
+ * test of it asks for it (BILLING_SWEEP_SECONDS in `env`, test/e2e/billing-sweep.test.ts).
  */
 export function serviceEnvironment(
   databaseUrl: string,
@@ -89,6 +92,7 @@ export function serviceEnvironment(
     JWT_ISSUER,
     JWT_AUDIENCE,
     LOG_LEVEL: 'silent',
+    BILLING_SWEEP_SECONDS: '0',
     ...env,
   };
 }
