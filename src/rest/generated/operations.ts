@@ -355,6 +355,7 @@ export type PoliciesQueryVariables = Exact<{
   organizationId: string | number;
   includeDescendants: boolean;
   status: PolicyStatus | null | undefined;
+  billingStatus: BillingStatus | null | undefined;
   first: number;
   after: string | null | undefined;
 }>;
