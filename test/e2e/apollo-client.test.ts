@@ -150,6 +150,65 @@ describe('Apollo Client 4 against the service', () => {
     watching.unsubscribe();
     client.stop();
   });
+  // Issue 39: recordPayment answers the Policy, so the billing a screen shows moves with it, without a refetch.
+  it('records a payment through recordPayment and sees billing and version change in the normalized cache, with no refetch', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({ organizationId: rootId, effectiveDate: today, expirationDate: `${Number(today.slice(0, 4)) + 1}${today.slice(4)}` }),
+    });
+    expect(created.status).toBe(200);
+    const operations: string[] = [];
+    const client = new ApolloClient({
+      link: new HttpLink({
+        uri: `${service.url}/graphql`,
+        headers: { authorization: `Bearer ${token}` },
+        fetch: (input, init) => {
+          operations.push(JSON.parse(String(init?.body)).operationName);
+          return fetch(input, init);
+        },
+      }),
+      // The summary has no id of its own: it is the policy's, replaced whole with each answer.
+      cache: new InMemoryCache({ typePolicies: { Coverage: { keyFields: false }, PolicyBilling: { keyFields: false } } }),
+    });
+    const BILLING = gql`
+      query PolicyBilling($number: SafeInt!) {
+        policy(number: $number) { id version billing { billed paid balance status } }
+      }
+    `;
+    const PAY = gql`
+      mutation RecordPayment($number: SafeInt!, $input: RecordPaymentInput!) {
+        recordPayment(number: $number, input: $input) { id version billing { billed paid balance status } }
+      }
+    `;
+    type Data = { policy: { id: string; version: number; billing: { billed: number; paid: number; balance: number; status: string } } };
+    const shownResults: Data[] = [];
+    const watching = client.watchQuery<Data>({ query: BILLING, variables: { number: created.body.number } }).subscribe((result) => {
+      if (result.dataState === 'complete') shownResults.push(result.data);
+    });
+    const nextShown = async (matches: (data: Data) => boolean) => {
+      for (let waited = 0; waited < 10_000; waited += 10) {
+        const found = shownResults.find(matches);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`no such result among ${JSON.stringify(shownResults)}`);
+    };
+    const before = await nextShown(() => true);
+    expect(before.policy).toMatchObject({ version: 1, billing: { billed: 2900, paid: 0, balance: 2900, status: 'due' } });
+    await client.mutate({ mutation: PAY, variables: { number: created.body.number, input: { amount: 2900, reference: 'apollo-pi-1' } } });
+    const shown = await nextShown((data) => data.policy.version === 2);
+    expect(shown.policy).toEqual({
+      __typename: 'Policy',
+      id: before.policy.id,
+      version: 2,
+      billing: { __typename: 'PolicyBilling', billed: 2900, paid: 2900, balance: 0, status: 'settled' },
+    });
+    // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
+    expect(operations).toEqual(['PolicyBilling', 'RecordPayment']);
+    watching.unsubscribe();
+    client.stop();
+  });
   // Issue 24: updateOrganization answers the Organization, normalized by id: the screen shows the change without a refetch.
   it('changes an organization through updateOrganization and sees every changed field in the normalized cache, with no refetch', async () => {
     const created = await request(service.url, 'POST', '/api/v1/organization', {
