@@ -240,7 +240,7 @@ describe('a policy through random sequences of transactions', () => {
     );
     const stored = await service.sql(
       `select policy_id as "policyId", version, transaction_id as "transactionId", valid_from::text as "validFrom", fields, cancellation,
-         cancelled_from::text as "cancelledFrom"
+         cancelled_from::text as "cancelledFrom", payment_id as "paymentId", dues, paid::int as paid, unpaid_from::text as "unpaidFrom"
        from policy_state where policy_id = $1 order by version`,
       [policy.id],
     );
