@@ -82,7 +82,9 @@ const BILLING = object({
   paid: 't.paid::text',
   balance: '(b.billed - t.paid)::text',
   pastDue: 'greatest(0, b.overdue - t.paid)::text',
-  status: json(`case when b.billed < t.paid then 'credit' when b.overdue > t.paid then 'past_due' when b.billed > t.paid then 'due' else 'settled' end`),
+  status: json(
+    `case when b.billed < t.paid then 'credit' when b.overdue > t.paid then 'past_due' when b.billed > t.paid then 'due' else 'settled' end`,
+  ),
   nextDueDate: "coalesce((b.next -> 0)::text, 'null')",
   nextDueAmount: "coalesce((b.next -> 1)::text, 'null')",
 });

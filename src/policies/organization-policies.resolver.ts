@@ -23,7 +23,10 @@ class PoliciesArgs extends PageArgs {
   @Field(() => PolicyStatus, { nullable: true, description: 'Only the policies in this status today (UTC)' })
   status?: PolicyStatus | null;
 
-  @Field(() => BillingStatusEnum, { nullable: true, description: 'Only the policies whose billing is in this status today (UTC); with status, both' })
+  @Field(() => BillingStatusEnum, {
+    nullable: true,
+    description: 'Only the policies whose billing is in this status today (UTC); with status, both',
+  })
   billingStatus?: BillingStatus | null;
 }
 export const PolicyConnection = ConnectionType('Policy', Policy);

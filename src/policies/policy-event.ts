@@ -64,7 +64,11 @@ export function policyEventData(
   graceDays: number,
 ): { object: object; transaction: object } {
   return {
-    object: inKeyOrder(POLICY_EVENT_KEY_ORDER, { ...policy, status: policyStatus(policy), billing: policyBilling(policy, graceDays) }) as object,
+    object: inKeyOrder(POLICY_EVENT_KEY_ORDER, {
+      ...policy,
+      status: policyStatus(policy),
+      billing: policyBilling(policy, graceDays),
+    }) as object,
     transaction: {
       id: transaction.id,
       type: transaction.type,

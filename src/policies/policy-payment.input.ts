@@ -13,7 +13,9 @@ export class RecordPaymentInput {
   @Cents(MAX_PAYMENT_CENTS)
   amount!: number;
 
-  @Field(() => String, { description: "The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT)" })
+  @Field(() => String, {
+    description: "The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT)",
+  })
   @PrintableText(MAX_REFERENCE_CHARACTERS)
   reference!: string;
 
@@ -30,7 +32,9 @@ export class RecordRefundInput {
   @Cents(MAX_PAYMENT_CENTS)
   amount!: number;
 
-  @Field(() => String, { description: "The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT)" })
+  @Field(() => String, {
+    description: "The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT)",
+  })
   @PrintableText(MAX_REFERENCE_CHARACTERS)
   reference!: string;
 

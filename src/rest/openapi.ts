@@ -662,7 +662,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         get: {
           operationId: 'listPolicyPayments',
           summary: 'List the payments and refunds of a policy, oldest first',
-          description: 'Both kinds in the order they were recorded (`type`: payment or refund). Pass `nextCursor` as `after` while `hasMore`.',
+          description:
+            'Both kinds in the order they were recorded (`type`: payment or refund). Pass `nextCursor` as `after` while `hasMore`.',
           tags: ['Billing'],
           parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
           responses: {

@@ -218,7 +218,15 @@ export const REST_ROUTES: RestRoute[] = [
             })),
           );
         }
-        return { byInternalID: true, internalID, organizationId: '', includeDescendants: false, status: null, billingStatus: null, ...pageVariables(query) };
+        return {
+          byInternalID: true,
+          internalID,
+          organizationId: '',
+          includeDescendants: false,
+          status: null,
+          billingStatus: null,
+          ...pageVariables(query),
+        };
       }
       return {
         byInternalID: false,

@@ -155,7 +155,11 @@ describe('Apollo Client 4 against the service', () => {
     const today = new Date().toISOString().slice(0, 10);
     const created = await request(service.url, 'POST', '/api/v1/policy', {
       token,
-      body: policyBody({ organizationId: rootId, effectiveDate: today, expirationDate: `${Number(today.slice(0, 4)) + 1}${today.slice(4)}` }),
+      body: policyBody({
+        organizationId: rootId,
+        effectiveDate: today,
+        expirationDate: `${Number(today.slice(0, 4)) + 1}${today.slice(4)}`,
+      }),
     });
     expect(created.status).toBe(200);
     const operations: string[] = [];

@@ -119,7 +119,12 @@ describe('billing: payments, refunds and the summary (contract section 19)', () 
       ['payment', PLUS, 'pi_3'],
       ['payment', PLUS, 'pi_4'],
     ]);
-    expect(listed.body.data[0]).toMatchObject({ date: paidOn[0], createdBy: 'alice', id: expect.any(String), createdAt: expect.any(String) });
+    expect(listed.body.data[0]).toMatchObject({
+      date: paidOn[0],
+      createdBy: 'alice',
+      id: expect.any(String),
+      createdAt: expect.any(String),
+    });
     const rest = await client.request('GET', `/api/v1/policy/${number}/payments?after=${listed.body.nextCursor}`, { token });
     expect(rest.body.data.map(({ type, reference }: Record<string, unknown>) => [type, reference])).toEqual([
       ['payment', 'pi_5'],
@@ -193,11 +198,19 @@ describe('billing: payments, refunds and the summary (contract section 19)', () 
     const before = await written(number);
     const bad = await pay(number, { amount: 0, reference: 'tab\there', receivedOn: addDays(todayUtc(), 1), recievedOn: todayUtc() });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['amount', 'receivedOn', 'recievedOn', 'reference']);
+    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual([
+      'amount',
+      'receivedOn',
+      'recievedOn',
+      'reference',
+    ]);
     expect(bad.body.errors.find((error: { path: string }) => error.path === 'recievedOn').message).toContain('did you mean "receivedOn"');
     expect((await refund(number, { amount: 100_000_001, reference: 'x'.repeat(101) })).body.errors).toHaveLength(2);
     const stranger = await client.token({ sub: 'mallory' });
-    const outOfReach = await client.request('POST', `/api/v1/policy/${number}/payments`, { token: stranger, body: { amount: 1, reference: 'x' } });
+    const outOfReach = await client.request('POST', `/api/v1/policy/${number}/payments`, {
+      token: stranger,
+      body: { amount: 1, reference: 'x' },
+    });
     expect(outOfReach.status).toBe(404);
     expect((await client.request('GET', `/api/v1/policy/${number}/payments`, { token: stranger })).status).toBe(404);
     expect(await written(number)).toEqual(before);
@@ -275,7 +288,10 @@ describe('billing: payments, refunds and the summary (contract section 19)', () 
     for (const status of ['settled', 'due', 'past_due', 'credit']) {
       const expected = made.filter((number) => statuses.get(number) === status);
       const rest = await client.request('GET', `/api/v1/policy?organizationId=${own.body.id}&billingStatus=${status}&limit=100`, { token });
-      expect(rest.body.data.map((item: { number: number }) => item.number), status).toEqual(expected);
+      expect(
+        rest.body.data.map((item: { number: number }) => item.number),
+        status,
+      ).toEqual(expected);
       const gql = await client.request('POST', '/graphql', {
         token,
         body: {
@@ -285,7 +301,9 @@ describe('billing: payments, refunds and the summary (contract section 19)', () 
       });
       expect(gql.body.data.organization.policies.edges.map((edge: { node: { number: number } }) => edge.node.number)).toEqual(expected);
     }
-    const both = await client.request('GET', `/api/v1/policy?organizationId=${own.body.id}&billingStatus=settled&status=pending`, { token });
+    const both = await client.request('GET', `/api/v1/policy?organizationId=${own.body.id}&billingStatus=settled&status=pending`, {
+      token,
+    });
     expect(both.body.data.map((item: { number: number }) => item.number)).toEqual([made[4]]);
     const typo = await client.request('GET', `/api/v1/policy?organizationId=${own.body.id}&billingStatus=pastdue`, { token });
     expect(typo.status).toBe(400);

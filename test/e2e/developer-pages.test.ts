@@ -109,7 +109,10 @@ describe('developer pages outside production', () => {
     expect(variables.number).toBe(issued.number);
     // Two months paid on the day the policy starts: a credit of one; the refund takes it back (contract section 19).
     const paid = (await run('Pay')).recordPayment;
-    expect(paid).toMatchObject({ version: 2, billing: { billed: 2900, paid: 5800, balance: -2900, status: 'credit', nextDueAmount: 2900 } });
+    expect(paid).toMatchObject({
+      version: 2,
+      billing: { billed: 2900, paid: 5800, balance: -2900, status: 'credit', nextDueAmount: 2900 },
+    });
     const refunded = (await run('Refund')).recordRefund;
     expect(refunded).toMatchObject({ version: 3, billing: { balance: 0, status: 'settled' } });
     expect(refunded.payments.edges.map((edge: { node: { type: string } }) => edge.node.type)).toEqual(['payment', 'refund']);

@@ -120,7 +120,10 @@ describe('openapi-typescript + openapi-fetch against the served document', () =>
     // Contract section 19: what is owed and a month more, then that month paid back.
     const path = { path: { id: right.data.number } };
     const owed = right.data.billing.balance;
-    const paid = await client.POST('/api/v1/policy/{id}/payments', { params: path, body: { amount: owed + 2900, reference: 'pi_of_fetch' } });
+    const paid = await client.POST('/api/v1/policy/{id}/payments', {
+      params: path,
+      body: { amount: owed + 2900, reference: 'pi_of_fetch' },
+    });
     expect(paid.response.status).toBe(200);
     expect(paid.data.billing).toMatchObject({ paid: owed + 2900, balance: -2900, status: 'credit' });
     const refund = -paid.data.billing.balance;

@@ -30,9 +30,7 @@ export interface Billing {
 export function duesOf(charges: readonly { dueDate: string; amount: number }[]): Due[] {
   const byDate = new Map<string, number>();
   for (const { dueDate, amount } of charges) byDate.set(dueDate, (byDate.get(dueDate) ?? 0) + amount);
-  return [...byDate]
-    .filter(([, amount]) => amount !== 0)
-    .sort(([a], [b]) => compareDates(a, b));
+  return [...byDate].filter(([, amount]) => amount !== 0).sort(([a], [b]) => compareDates(a, b));
 }
 
 /** The sum of what falls due on or before `date`. */

@@ -169,7 +169,12 @@ export async function writeTransaction(
  * event, whose `transaction` is the payment as a step (`changes.paid`, no charges). Returns the
  * policy as it now reads.
  */
-export async function writePayment(tx: Transaction, scope: LedgerScope, ledger: PolicyLedger, decision: PaymentDecision): Promise<PolicyRead> {
+export async function writePayment(
+  tx: Transaction,
+  scope: LedgerScope,
+  ledger: PolicyLedger,
+  decision: PaymentDecision,
+): Promise<PolicyRead> {
   const { policy } = ledger;
   const { kind, amount, reference, date } = decision.payment;
   const row: PaymentWrite = { id: randomUUID(), policyId: policy.id, type: kind, amount, reference, date, createdBy: scope.principal.sub };
