@@ -377,6 +377,8 @@ describe('lapseDateOf (BILLING_LAPSE_DAYS; the sweep cancels for non_payment on 
     // Eleven months paid: u is 2026-12-01.
     const paid = recorded(unpaid, 'payment', 11 * 4200, '2026-01-01');
     expect(lapse(paid, '2026-12-31', 30)).toBe('2026-12-31');
+    // Only the lapse date must be before expirationDate, not today: a sweep that comes late still finds it.
+    expect(lapse(paid, '2027-01-02', 30)).toBe('2026-12-31');
     expect(lapse(paid, '2027-01-01', 31)).toBeNull();
     expect(lapse(paid, '2027-01-20', 40)).toBeNull();
   });
