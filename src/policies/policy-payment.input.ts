@@ -6,8 +6,8 @@ export const MAX_PAYMENT_CENTS = 100_000_000;
 /** ... and a reference 1 to 100 printable characters. */
 export const MAX_REFERENCE_CHARACTERS = 100;
 
-/** What a payment's and a refund's bodies share (contract section 19); each names its date. */
-@InputType({ isAbstract: true })
+/** What a payment's and a refund's bodies share (contract section 19); each names its date. Never an argument's type, so not in the schema: its fields are inherited. */
+@InputType()
 abstract class MoneyInput {
   @Field(() => Int, { description: 'Cents, from 1 to 100,000,000' })
   @Cents(MAX_PAYMENT_CENTS)
