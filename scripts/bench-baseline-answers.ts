@@ -62,8 +62,32 @@ const ORGANIZATION_OF_POLICY = object({ id: json('o.id'), name: json('o.name'), 
  */
 const IN_EFFECT = `cross join lateral (select s.fields, s.fields -> 'coverage' as coverage from policy_state s
     where s.policy_id = p.id and s.valid_from <= ${TODAY} order by s.version desc limit 1) e`;
-const CANCELLATION = `cross join lateral (select s.version, s.cancellation, s.cancelled_from from policy_state s
+const CANCELLATION = `cross join lateral (select s.version, s.cancellation, s.cancelled_from, s.dues, s.paid from policy_state s
     where s.policy_id = p.id order by s.version desc limit 1) t`;
+
+/** BILLING_GRACE_DAYS as the bench runs the service: its default. */
+const GRACE_DAYS = 15;
+
+/**
+ * Beside `t`, billing's sums today (contract section 19): `b.billed` (due by today), `b.overdue`
+ * (due by today less the grace) and `b.next` (the first `[date, cents]` after today).
+ */
+const BILLING_SUMS = `cross join lateral (select
+    (select coalesce(sum((d ->> 1)::bigint), 0) from jsonb_array_elements(t.dues) d where (d ->> 0)::date <= ${TODAY}) as billed,
+    (select coalesce(sum((d ->> 1)::bigint), 0) from jsonb_array_elements(t.dues) d where (d ->> 0)::date <= ${TODAY} - ${GRACE_DAYS}) as overdue,
+    (select d from jsonb_array_elements(t.dues) d where (d ->> 0)::date > ${TODAY} order by (d ->> 0)::date limit 1) as next) b`;
+
+const BILLING = object({
+  billed: 'b.billed::text',
+  paid: 't.paid::text',
+  balance: '(b.billed - t.paid)::text',
+  pastDue: 'greatest(0, b.overdue - t.paid)::text',
+  status: json(
+    `case when b.billed < t.paid then 'credit' when b.overdue > t.paid then 'past_due' when b.billed > t.paid then 'due' else 'settled' end`,
+  ),
+  nextDueDate: "coalesce((b.next -> 0)::text, 'null')",
+  nextDueAmount: "coalesce((b.next -> 1)::text, 'null')",
+});
 
 /**
  * A field a change may set: the value in effect (`e.fields`), else the column (a field added
@@ -73,8 +97,8 @@ const fieldToday = (field: string, column: string) => `coalesce((e.fields -> '${
 
 /**
  * A policy `p` (with `o`, `e` and `t` beside it) as REST answers it: every field but cvc in the
- * contract's order, the charges of `chargesFrom` (rows `c`), status, cancellation and renewal
- * links (contract sections 14 and 18).
+ * contract's order, the charges of `chargesFrom` (rows `c`), status, billing (with `b` beside
+ * it too), cancellation and renewal links (contract sections 14, 18 and 19).
  */
 function policy(chargesFrom = 'charge c where c.policy_id = p.id'): string {
   return object({
@@ -95,6 +119,7 @@ function policy(chargesFrom = 'charge c where c.policy_id = p.id'): string {
     // Today in UTC: a cancellation in effect wins over expiry; one ahead changes nothing yet.
     status: json(`case when t.cancelled_from <= ${TODAY} then 'cancelled' when ${TODAY} >= p.expiration_date then 'expired'
       when ${TODAY} < p.effective_date then 'pending' else 'active' end`),
+    billing: BILLING,
     cancellation: `case when t.cancellation is null then 'null' else ${object({
       effectiveDate: "(t.cancellation -> 'effectiveDate')::text",
       reason: "(t.cancellation -> 'reason')::text",
@@ -110,7 +135,7 @@ function policy(chargesFrom = 'charge c where c.policy_id = p.id'): string {
 }
 
 const POLICY = `select ${policy()} as body
-  from policy p join organization o on o.id = p.organization_id ${IN_EFFECT} ${CANCELLATION}
+  from policy p join organization o on o.id = p.organization_id ${IN_EFFECT} ${CANCELLATION} ${BILLING_SUMS}
   where p.number = $1 and ${ACCESS}`;
 /** The benchmark's GraphQL selection (bench-support.ts, POLICY_QUERY), as the service's GraphQL answer. */
 const GRAPHQL_POLICY = `select '{"data":{"policy":' || ${object({
@@ -133,7 +158,7 @@ const SUBTREE_PAGE = `with top as (select o.id from organization o where o.id = 
   select case when not exists (select 1 from top) then null else
     '{"data":' || ${array(
       policy(),
-      `(select * from page order by seq limit 20) p join organization o on o.id = p.organization_id ${IN_EFFECT} ${CANCELLATION}`,
+      `(select * from page order by seq limit 20) p join organization o on o.id = p.organization_id ${IN_EFFECT} ${CANCELLATION} ${BILLING_SUMS}`,
       'p.seq',
     )} ||
     ',"hasMore":' || (select case when count(*) > 20 then 'true' else 'false' end from page) ||
@@ -178,14 +203,16 @@ const CREATE_POLICY = `with o as (select o.id, o.name, o.parent_id from organiza
     select gen_random_uuid(), p.id, issued.id, x.sequence, 'premium', x.start, x.finish, x.start, x.amount, 'USD', 'scheduled'
     from p, issued, jsonb_to_recordset($13::jsonb) as x(sequence int, start date, finish date, amount int) returning *),
   stated as (
-    insert into policy_state (policy_id, version, transaction_id, valid_from, fields)
+    insert into policy_state (policy_id, version, transaction_id, valid_from, fields, dues, paid, unpaid_from)
     select p.id, 1, issued.id, '-infinity', jsonb_build_object('petName', p.pet_name, 'petDOB', p.pet_dob,
       'ownerFirstname', p.owner_firstname, 'ownerLastname', p.owner_lastname, 'ownerDOB', p.owner_dob,
-      'coverageSlug', p.coverage_slug, 'coverage', p.coverage)
-    from p, issued returning version, fields, cancellation, cancelled_from)
+      'coverageSlug', p.coverage_slug, 'coverage', p.coverage),
+      (select jsonb_agg(jsonb_build_array(x.start, x.amount) order by x.start) from jsonb_to_recordset($13::jsonb) as x(start date, amount int)),
+      0, p.effective_date
+    from p, issued returning version, fields, cancellation, cancelled_from, dues, paid)
   select ${policy('charges c')} as body
   from p cross join o cross join lateral (select stated.fields, stated.fields -> 'coverage' as coverage from stated) e
-    cross join stated t`;
+    cross join stated t ${BILLING_SUMS}`;
 
 export type Principal = { sub: string; org: string | null };
 

@@ -23,6 +23,7 @@ import {
   roundRobin,
   sequentialLatencies,
   trustedPolicyDocument,
+  type BenchRequest,
 } from './bench-scenarios.js';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
 import {
@@ -452,19 +453,12 @@ try {
     );
   }
 
-  // The life of a policy (contract section 14): a cancellation, then its reinstatement, on each
-  // of a pool of fresh policies in turn, against REST POST policy on the same service, in
-  // alternating rounds. The pool is large enough that a policy's next step is sent long after
-  // its last one was answered (32 in flight, 1,000 policies), so every request is a valid step;
-  // the cancellation is a month ahead, so it can always be reinstated. Each cycle adds two dozen
-  // charges to a one-year ledger: a pool of 1,000 stays far below MAX_LEDGER_CHARGES.
-  const LIFECYCLE = 'REST cancel then reinstate';
-  if (measureTable && !values.table && (!values.only || LIFECYCLE.includes(values.only))) {
-    const post = scenarios.find(([name]) => name === 'REST POST policy')![1];
+  /** `count` new one-year policies from today (32 created at a time), each with its tree's token. */
+  const freshPolicies = async (count: number, lastname: string): Promise<Array<{ number: number; token: string }>> => {
     const today = new Date().toISOString().slice(0, 10);
     const inDays = (days: number) => new Date(Date.parse(today) + days * 86_400_000).toISOString().slice(0, 10);
     const pool: Array<{ number: number; token: string }> = [];
-    while (pool.length < 1000) {
+    while (pool.length < count) {
       pool.push(
         ...(await Promise.all(
           Array.from({ length: 32 }, async () => {
@@ -472,7 +466,7 @@ try {
             const body = {
               organizationId: p.org,
               ownerFirstname: 'Bench',
-              ownerLastname: 'Cycle',
+              ownerLastname: lastname,
               petName: 'Rex',
               effectiveDate: today,
               expirationDate: inDays(365),
@@ -483,12 +477,47 @@ try {
               headers: { authorization: `Bearer ${p.token}`, 'content-type': 'application/json' },
               body: JSON.stringify(body),
             });
-            if (!response.ok) throw new Error(`could not create a policy for the lifecycle: ${response.status} ${await response.text()}`);
+            if (!response.ok) throw new Error(`could not create a policy for the bench: ${response.status} ${await response.text()}`);
             return { number: ((await response.json()) as { number: number }).number, token: p.token };
           }),
         )),
       );
     }
+    return pool;
+  };
+
+  /** `next` against REST POST policy on the same service, in two alternating rounds (warmed up 5 s each). */
+  const againstCreates = async (name: string, next: () => BenchRequest, before: () => Promise<void> = async () => {}) => {
+    const post = scenarios.find(([scenario]) => scenario === 'REST POST policy')![1];
+    const runs: Record<'post' | 'next', Measured[]> = { post: [], next: [] };
+    for (const round of [0, 1]) {
+      for (const label of round === 0 ? (['post', 'next'] as const) : (['next', 'post'] as const)) {
+        const run = label === 'post' ? post : next;
+        if (label === 'next') await before();
+        await load(servicePort, run, connections, { duration: 5 });
+        if (label === 'next') await before();
+        runs[label].push(await load(servicePort, run));
+      }
+    }
+    const [posts, nexts] = [mean(runs.post), mean(runs.next)];
+    const ratios = runs.next.map((run, index) => (run.rps / runs.post[index].rps).toFixed(2));
+    rows.push(
+      `| ${name} | ${fmt(nexts)} | (REST POST policy, the same service, alternating rounds: ${fmt(posts)}) | **${(nexts.rps / posts.rps).toFixed(2)}x** of the creates (${ratios.join(', ')}) |`,
+    );
+    console.log(rows.at(-1));
+  };
+
+  // The life of a policy (contract section 14): a cancellation, then its reinstatement, on each
+  // of a pool of fresh policies in turn, against REST POST policy on the same service, in
+  // alternating rounds. The pool is large enough that a policy's next step is sent long after
+  // its last one was answered (32 in flight, 1,000 policies), so every request is a valid step;
+  // the cancellation is a month ahead, so it can always be reinstated. Each cycle adds two dozen
+  // charges to a one-year ledger: a pool of 1,000 stays far below MAX_LEDGER_CHARGES.
+  const LIFECYCLE = 'REST cancel then reinstate';
+  if (measureTable && !values.table && (!values.only || LIFECYCLE.includes(values.only))) {
+    const today = new Date().toISOString().slice(0, 10);
+    const inDays = (days: number) => new Date(Date.parse(today) + days * 86_400_000).toISOString().slice(0, 10);
+    const pool = await freshPolicies(1000, 'Cycle');
     // Each policy's next step is the other one: a cancellation when none is in force, else its
     // reinstatement. Read from the database before each run, since a run's last requests may be
     // cut off unanswered, written or not: once the service has finished them (a second is many
@@ -520,30 +549,28 @@ try {
             body: JSON.stringify({ effectiveDate: inDays(30), reason: 'insured_request' }),
           };
     };
-    const runs: Record<'post' | 'cycle', Measured[]> = { post: [], cycle: [] };
-    for (const round of [0, 1]) {
-      for (const [label, next] of round === 0
-        ? ([
-            ['post', post],
-            ['cycle', cycle],
-          ] as const)
-        : ([
-            ['cycle', cycle],
-            ['post', post],
-          ] as const)) {
-        if (label === 'cycle') await readStates();
-        await load(servicePort, next, connections, { duration: 5 });
-        if (label === 'cycle') await readStates();
-        runs[label].push(await load(servicePort, next));
-      }
-    }
+    await againstCreates(LIFECYCLE, cycle, readStates);
     await states.end();
-    const [posts, cycles] = [mean(runs.post), mean(runs.cycle)];
-    const ratios = runs.cycle.map((run, index) => (run.rps / runs.post[index].rps).toFixed(2));
-    rows.push(
-      `| ${LIFECYCLE} | ${fmt(cycles)} | (REST POST policy, the same service, alternating rounds: ${fmt(posts)}) | **${(cycles.rps / posts.rps).toFixed(2)}x** of the creates (${ratios.join(', ')}) |`,
-    );
-    console.log(rows.at(-1));
+  }
+
+  // Contract section 19: a payment on each of a pool of fresh policies in turn (each with a
+  // reference of its own, as a provider's ids are), against REST POST policy on the same service,
+  // in alternating rounds. A payment is posted as a transaction is (the policy's row locked, the
+  // state and the event written): the issue asks for at least half the creates' rate.
+  const PAYMENTS = 'REST POST payment';
+  if (measureTable && !values.table && (!values.only || PAYMENTS.includes(values.only))) {
+    const pool = await freshPolicies(1000, 'Payer');
+    let paid = 0;
+    const payment = () => {
+      const { number, token } = pool[paid % pool.length];
+      return {
+        method: 'POST',
+        path: `/api/v1/policy/${number}/payments`,
+        token,
+        body: JSON.stringify({ amount: 4200, reference: `bench-${process.pid}-${paid++}` }),
+      };
+    };
+    await againstCreates(PAYMENTS, payment);
   }
 
   const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);

@@ -7,6 +7,7 @@ import { ORGANIZATION_BY_ID } from '../src/organizations/organization.reads.js';
 import {
   POLICIES_BY_INTERNAL_ID,
   POLICIES_PAGE,
+  policyFilterKey,
   POLICY_BY_NUMBER,
   SUBTREE_POLICIES_PAGE,
   SUBTREE_POLICIES_WALK_END,
@@ -56,13 +57,19 @@ try {
     // A rare status walks at most STATUS_FILTER_WALK policies, then says where it stopped.
     [
       "a page of the root's subtree policies, status cancelled",
-      SUBTREE_POLICIES_PAGE(PolicyStatus.cancelled)(access.sql),
+      SUBTREE_POLICIES_PAGE(policyFilterKey({ status: PolicyStatus.cancelled }))(access.sql),
       [uuidArray([tree.rootId]), ...access.params, ...page],
     ],
     ['where that walk stopped', SUBTREE_POLICIES_WALK_END(access.sql), [uuidArray([tree.rootId]), ...access.params, 0]],
     [
       "a page of the root's subtree policies, status active",
-      SUBTREE_POLICIES_PAGE(PolicyStatus.active)(access.sql),
+      SUBTREE_POLICIES_PAGE(policyFilterKey({ status: PolicyStatus.active }))(access.sql),
+      [uuidArray([tree.rootId]), ...access.params, ...page],
+    ],
+    // Contract section 19: "all past-due policies of my tree", the billing team's morning query, walks as the status filter does.
+    [
+      "a page of the root's subtree policies, billingStatus past_due",
+      SUBTREE_POLICIES_PAGE(policyFilterKey({ billingStatus: 'past_due', graceDays: 15 }))(access.sql),
       [uuidArray([tree.rootId]), ...access.params, ...page],
     ],
     // Contract section 18: by the integrator's own key, one range of policy_ancestor_internal_id_index per entry point.

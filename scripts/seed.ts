@@ -161,9 +161,13 @@ async function seedPolicies(trees: SeedTree[]): Promise<void> {
        ),
        -- Its first stored state (policy_state), as the service's writer makes it: version 1, its fields from the start.
        stated as (
-         insert into policy_state (policy_id, version, transaction_id, valid_from, fields)
+         insert into policy_state (policy_id, version, transaction_id, valid_from, fields, dues, paid, unpaid_from)
          select m.id, 1, t.id, '-infinity', jsonb_build_object('petName', m.pet_name, 'petDOB', null, 'ownerFirstname', m.owner_firstname,
-                  'ownerLastname', m.owner_lastname, 'ownerDOB', null, 'coverageSlug', m.coverage_slug, 'coverage', m.coverage)
+                  'ownerLastname', m.owner_lastname, 'ownerDOB', null, 'coverageSlug', m.coverage_slug, 'coverage', m.coverage),
+                -- Billing's basis (contract section 19): the twelve premiums below by due date, nothing paid.
+                (select jsonb_agg(jsonb_build_array((m.effective_date + make_interval(months => k))::date, (m.coverage ->> 'monthlyPremium')::int)
+                   order by k) from generate_series(0, 11) as k),
+                0, m.effective_date
          from made m join issued t on t.policy_id = m.id
        )
        insert into charge (id, policy_id, transaction_id, sequence, type, period_start, period_end, due_date, amount, currency, status)

@@ -18,7 +18,8 @@ import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js'
 
 /**
  * The example operations preloaded in GraphiQL and Sandbox: who am I and the catalog, an
- * organization, then the life of a policy (contract section 14). The dates are set when the
+ * organization, then the life of a policy (contract section 14) with a payment and a refund
+ * (section 19). The dates are set when the
  * service starts, a term from that day for a year, a cancellation a month in and a change two
  * months in, so each step succeeds as written: the cancellation lies in the future, and so can
  * always be reinstated. The renewal renews a policy of its own that ends 30 days after that day,
@@ -67,6 +68,23 @@ mutation Issue($quoteId: ID!) {
   createPolicy(input: { quoteId: $quoteId }) {
     number status
     charges { id type dueDate amount }
+  }
+}
+
+# Records two months paid ahead (the service moves no money: the integrator's payment provider
+# does, and records it here): billing shows a credit of one month's premium.
+mutation Pay($number: SafeInt!) {
+  recordPayment(number: $number, input: { amount: 5800, reference: "pi_graphiql_0001" }) {
+    number version
+    billing { billed paid balance pastDue status nextDueDate nextDueAmount }
+  }
+}
+
+# Pays that month back: a refund takes at most the credit balance.
+mutation Refund($number: SafeInt!) {
+  recordRefund(number: $number, input: { amount: 2900, reference: "re_graphiql_0001" }) {
+    number version billing { balance status }
+    payments(first: 10) { edges { node { type amount reference date } } }
   }
 }
 

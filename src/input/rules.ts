@@ -153,8 +153,8 @@ export const PrintableText = (max: number) =>
   rule(
     'printable',
     `is required: 1 to ${max} printable characters`,
-    // eslint-disable-next-line no-control-regex -- the control characters are what it refuses.
-    (value) => typeof value === 'string' && characters(value) >= 1 && characters(value) <= max && !/[\u0000-\u001f\u007f-\u009f]/u.test(value),
+    // \p{Cc}: the C0 and C1 control characters (a tab, a newline, a NUL among them).
+    (value) => typeof value === 'string' && characters(value) >= 1 && characters(value) <= max && !/\p{Cc}/u.test(value),
   );
 
 export const CalendarDate = (options: { required: boolean }) => {

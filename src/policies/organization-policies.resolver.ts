@@ -5,7 +5,8 @@ import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection }
 import { Organization } from '../organizations/organization.entity.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { Policy } from './policy.entity.js';
-import { policyPages, subtreePolicyPages, type PolicyRead } from './policy.reads.js';
+import { policyFilterKey, policyPages, subtreePolicyPages, type PolicyRead } from './policy.reads.js';
+import { BillingStatusEnum, type BillingStatus } from './billing-status.js';
 import { PolicyStatus } from './policy-status.js';
 import { policyPageWithinMeter } from './policy-page-cost.js';
 
@@ -21,6 +22,12 @@ class PoliciesArgs extends PageArgs {
 
   @Field(() => PolicyStatus, { nullable: true, description: 'Only the policies in this status today (UTC)' })
   status?: PolicyStatus | null;
+
+  @Field(() => BillingStatusEnum, {
+    nullable: true,
+    description: 'Only the policies whose billing is in this status today (UTC); with status, both',
+  })
+  billingStatus?: BillingStatus | null;
 }
 export const PolicyConnection = ConnectionType('Policy', Policy);
 
@@ -41,7 +48,8 @@ export class OrganizationPoliciesResolver {
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
     const batch = args.includeDescendants ? subtreePolicyPages : policyPages;
-    const page = await ctx.load(batch, { ownerId: organization.id, first, after, filter: args.status ?? null });
+    const filter = policyFilterKey({ status: args.status, billingStatus: args.billingStatus, graceDays: ctx.policyRules.billingGraceDays });
+    const page = await ctx.load(batch, { ownerId: organization.id, first, after, filter });
     return toConnection('policy', policyPageWithinMeter(ctx.cost, info, page), after);
   }
 }

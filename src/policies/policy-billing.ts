@@ -23,7 +23,10 @@ export class PolicyBilling implements Billing {
   @Field(() => BillingStatusEnum)
   status!: BillingStatus;
 
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD: the first day after today on which charges falling due sum to something other than 0; else null' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'YYYY-MM-DD: the first day after today on which charges falling due sum to something other than 0; else null',
+  })
   nextDueDate!: string | null;
 
   @Field(() => GraphQLSafeInt, { nullable: true, description: 'Cents due on nextDueDate; null with it' })

@@ -152,13 +152,19 @@ export class PolicyResolver {
     return recordPayment(ledgerScope(ctx, principal), number, 'refund', { ...input, date: input.paidOn });
   }
 
-  @FieldResolver(() => PolicyBilling, { description: 'What is billed, paid and owed today (UTC), and what falls due next (contract section 19)' })
+  @FieldResolver(() => PolicyBilling, {
+    description: 'What is billed, paid and owed today (UTC), and what falls due next (contract section 19)',
+  })
   billing(@Root() policy: PolicyRead, @Ctx() ctx: RequestContext): Billing {
     return policyBilling(policy, ctx.policyRules.billingGraceDays);
   }
 
   @FieldResolver(() => PolicyPaymentConnection, { description: "The policy's payments and refunds, oldest first" })
-  async payments(@Root() policy: PolicyRead, @Args(() => PageArgs) args: PageArgs, @Ctx() ctx: RequestContext): Promise<Connection<PaymentRead>> {
+  async payments(
+    @Root() policy: PolicyRead,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<PaymentRead>> {
     const { first, after } = pagePosition('payment', args);
     return toConnection('payment', await ctx.load(paymentPages, { ownerId: policy.id, first, after }), after);
   }

@@ -5,6 +5,7 @@ import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-sc
 import { REST_ROUTES, type RestRoute } from './routes.js';
 import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../policies/policy.input.js';
 import { PolicyStatus } from '../policies/policy-status.js';
+import { BILLING_STATUSES } from '../policies/billing-status.js';
 import type { ChargeType } from '../policies/charge-types.js';
 import { TRANSACTION_TYPES } from '../policies/policy-transaction.entity.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
@@ -443,9 +444,9 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
             'every organization below it. With `internalID` instead: the policies created with that internalID (exact) among ' +
             'every policy the caller may access, wherever they are (one out of reach is not listed; none found is an empty page); ' +
-            '`organizationId`, `includeDescendants` and `status` cannot be combined with it (400). ' +
+            '`organizationId`, `includeDescendants`, `status` and `billingStatus` cannot be combined with it (400). ' +
             'Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
-            `With \`status\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
+            `With \`status\` or \`billingStatus\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
             `with \`hasMore\` true and a \`nextCursor\` past it; keep following \`nextCursor\` while \`hasMore\`.`,
           tags: ['Policies'],
           parameters: [
@@ -477,6 +478,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               required: false,
               schema: { type: 'string', enum: Object.values(PolicyStatus) },
               description: 'Only the policies in this status today (UTC); absent: every policy',
+            },
+            {
+              name: 'billingStatus',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', enum: [...BILLING_STATUSES] },
+              description:
+                'Only the policies whose `billing.status` is this today (UTC), e.g. `past_due` for every policy behind on its payments; with `status`, both (a page walks as with `status`)',
             },
             ...PAGE_PARAMETERS,
           ],
@@ -653,7 +662,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
         get: {
           operationId: 'listPolicyPayments',
           summary: 'List the payments and refunds of a policy, oldest first',
-          description: 'Both kinds in the order they were recorded (`type`: payment or refund). Pass `nextCursor` as `after` while `hasMore`.',
+          description:
+            'Both kinds in the order they were recorded (`type`: payment or refund). Pass `nextCursor` as `after` while `hasMore`.',
           tags: ['Billing'],
           parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
           responses: {

@@ -114,11 +114,12 @@ export const POLICIES = /* GraphQL */ `
     $organizationId: ID!
     $includeDescendants: Boolean!
     $status: PolicyStatus
+    $billingStatus: BillingStatus
     $first: Int!
     $after: String
   ) {
     organization(id: $organizationId) @skip(if: $byInternalID) {
-      policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status) {
+      policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status, billingStatus: $billingStatus) {
         edges {
           node { ...PolicyAnswer }
         }

@@ -3,6 +3,7 @@ import { badUserInput, preconditionFailed } from '../errors/errors.js';
 import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
 import { PolicyStatus } from '../policies/policy-status.js';
+import { BILLING_STATUSES, type BillingStatus } from '../policies/billing-status.js';
 import type { Principal } from '../auth/principal.js';
 import type { AuthenticatedContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
@@ -208,7 +209,7 @@ export const REST_ROUTES: RestRoute[] = [
     variables: ({ query }, principal) => {
       const internalID = singleParameter(query, 'internalID');
       if (internalID !== undefined) {
-        const alongside = ['organizationId', 'includeDescendants', 'status'].filter((name) => query[name] !== undefined);
+        const alongside = ['organizationId', 'includeDescendants', 'status', 'billingStatus'].filter((name) => query[name] !== undefined);
         if (alongside.length > 0) {
           throw badUserInput(
             alongside.map((path) => ({
@@ -217,7 +218,15 @@ export const REST_ROUTES: RestRoute[] = [
             })),
           );
         }
-        return { byInternalID: true, internalID, organizationId: '', includeDescendants: false, status: null, ...pageVariables(query) };
+        return {
+          byInternalID: true,
+          internalID,
+          organizationId: '',
+          includeDescendants: false,
+          status: null,
+          billingStatus: null,
+          ...pageVariables(query),
+        };
       }
       return {
         byInternalID: false,
@@ -225,6 +234,7 @@ export const REST_ROUTES: RestRoute[] = [
         organizationId: targetOrganizationId(singleParameter(query, 'organizationId'), principal),
         includeDescendants: booleanParameter(query, 'includeDescendants'),
         status: statusParameter(query),
+        billingStatus: billingStatusParameter(query),
         ...pageVariables(query),
       };
     },
@@ -400,6 +410,14 @@ function statusParameter(query: RestRequest['query']): PolicyStatus | null {
   if (value === undefined) return null;
   if (Object.hasOwn(PolicyStatus, value)) return value as PolicyStatus;
   throw badUserInput([{ path: 'status', message: `must be one of ${Object.values(PolicyStatus).join(', ')}` }]);
+}
+
+/** `billingStatus`: one of contract section 19's billing statuses; absent is every policy. */
+function billingStatusParameter(query: RestRequest['query']): BillingStatus | null {
+  const value = singleParameter(query, 'billingStatus');
+  if (value === undefined) return null;
+  if ((BILLING_STATUSES as readonly string[]).includes(value)) return value as BillingStatus;
+  throw badUserInput([{ path: 'billingStatus', message: `must be one of ${BILLING_STATUSES.join(', ')}` }]);
 }
 
 /** `true` or `false`; absent is false. */

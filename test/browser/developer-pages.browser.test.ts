@@ -197,6 +197,8 @@ describeUnless(missing('chromium'), 'developer pages in headless Chromium', () =
       const policy = (await runOperation(tab, 'Issue')).data.createPolicy;
       expect(policy.status).toBe('active');
       expect(await variablesWith(tab, `"number": ${policy.number}`)).toMatchObject({ quoteId: quote.id, number: policy.number });
+      expect((await runOperation(tab, 'Pay')).data.recordPayment.billing).toMatchObject({ balance: -2900, status: 'credit' });
+      expect((await runOperation(tab, 'Refund')).data.recordRefund.billing).toMatchObject({ balance: 0, status: 'settled' });
       const cancelled = (await runOperation(tab, 'Cancel')).data.cancelPolicy;
       expect(cancelled.cancellation).toMatchObject({ reason: 'insured_request', method: 'short_rate' });
       const reinstated = (await runOperation(tab, 'Reinstate')).data.reinstatePolicy;

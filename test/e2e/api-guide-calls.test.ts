@@ -260,6 +260,35 @@ describe("the API guide's calls", () => {
     });
     expect(plusTransactions[1].createdBy).toBe('alice');
 
+    // Billing (contract section 19): a year of 4200 from the 1st four months ago, five payments, a
+    // cancellation from the 1st of this month, its credit refunded.
+    const [unpaid, ...afterBilling] = printed('Billing: payments, refunds and what is owed');
+    const [paid1, paid2, paid3, paid4, paid5, samePayment, cancelledPaid, refundTooMuch, refunded, paymentsList] = afterBilling;
+    expect(JSON.parse(unpaid)).toMatchObject({
+      version: 1,
+      billing: { billed: 21000, paid: 0, balance: 21000, pastDue: 21000, status: 'past_due', nextDueAmount: 4200 },
+    });
+    expect([paid1, paid2, paid3, paid4].map((line) => JSON.parse(line).billing.paid)).toEqual([4200, 8400, 12600, 16800]);
+    expect(JSON.parse(paid5)).toMatchObject({
+      version: 6,
+      billing: { billed: 21000, paid: 21000, balance: 0, pastDue: 0, status: 'settled' },
+    });
+    expect(withStatus(samePayment)).toEqual({ status: 409, body: expect.objectContaining({ code: 'CONFLICT' }) });
+    expect(JSON.parse(cancelledPaid)).toEqual({
+      version: 7,
+      status: 'cancelled',
+      billing: { billed: 16800, paid: 21000, balance: -4200, pastDue: 0, status: 'credit', nextDueDate: null, nextDueAmount: null },
+    });
+    expect(withStatus(refundTooMuch)).toEqual({
+      status: 409,
+      body: expect.objectContaining({ code: 'INVALID_STATE', detail: expect.stringContaining('credit balance of 4200') }),
+    });
+    expect(JSON.parse(refunded)).toMatchObject({
+      version: 8,
+      billing: { billed: 16800, paid: 16800, balance: 0, pastDue: 0, status: 'settled' },
+    });
+    expect(JSON.parse(paymentsList)).toMatchObject({ data: [{ type: 'payment', amount: 4200 }, { type: 'payment' }], hasMore: true });
+
     // Changing: a year of 2900 from the 1st of last month, on the richer plan from the 1st of this one.
     const [planChange, newName, basicTransactions, notBillingDate] = printed('Changing a policy');
     const basic = JSON.parse(planChange);
@@ -393,6 +422,7 @@ describe("the API guide's calls", () => {
       "A policy's life",
       'More tokens',
       'Cancelling and reinstating a policy',
+      'Billing: payments, refunds and what is owed',
       'Changing a policy',
       'Renewing a policy',
       'Changing an organization',

@@ -1,4 +1,4 @@
-import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
+import { ApolloClient, gql, HttpLink, InMemoryCache, type TypePolicies } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { filter, firstValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,50 @@ const CHILDREN = gql`
     }
   }
 `;
+
+/**
+ * A screen as a frontend builds it: an Apollo Client whose requests are noted by operation name
+ * (to show that a mutation's answer, not a refetch, updated it), watching one query and keeping
+ * every complete result it is shown, in order.
+ */
+function watchedScreen<Data>(url: string, token: string, typePolicies: TypePolicies) {
+  const operations: string[] = [];
+  const client = new ApolloClient({
+    link: new HttpLink({
+      uri: `${url}/graphql`,
+      headers: { authorization: `Bearer ${token}` },
+      fetch: (input, init) => {
+        operations.push(JSON.parse(String(init?.body)).operationName);
+        return fetch(input, init);
+      },
+    }),
+    cache: new InMemoryCache({ typePolicies }),
+  });
+  const shownResults: Data[] = [];
+  let watching: { unsubscribe(): void } | undefined;
+  return {
+    client,
+    operations,
+    watch(query: ReturnType<typeof gql>, variables: Record<string, unknown>) {
+      watching = client.watchQuery<Data>({ query, variables }).subscribe((result) => {
+        if (result.dataState === 'complete') shownResults.push(result.data);
+      });
+    },
+    /** The first result shown that matches, waiting up to 10 s for it. */
+    async nextShown(matches: (data: Data) => boolean): Promise<Data> {
+      for (let waited = 0; waited < 10_000; waited += 10) {
+        const found = shownResults.find(matches);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`no such result among ${JSON.stringify(shownResults)}`);
+    },
+    stop() {
+      watching?.unsubscribe();
+      client.stop();
+    },
+  };
+}
 
 describe('Apollo Client 4 against the service', () => {
   const service = useTestService();
@@ -89,18 +133,7 @@ describe('Apollo Client 4 against the service', () => {
       }),
     });
     expect(created.status).toBe(200);
-    const operations: string[] = [];
-    const client = new ApolloClient({
-      link: new HttpLink({
-        uri: `${service.url}/graphql`,
-        headers: { authorization: `Bearer ${token}` },
-        fetch: (input, init) => {
-          operations.push(JSON.parse(String(init?.body)).operationName);
-          return fetch(input, init);
-        },
-      }),
-      cache: new InMemoryCache({ typePolicies: { Coverage: { keyFields: false } } }),
-    });
+    const screen = watchedScreen<Data>(service.url, token, { Coverage: { keyFields: false } });
     const POLICY = gql`
       query PolicyStatus($number: SafeInt!) {
         policy(number: $number) { id number status cancellation { effectiveDate reason method credited fee } }
@@ -119,25 +152,14 @@ describe('Apollo Client 4 against the service', () => {
       };
     };
     // Watched as a screen would: every result the cache pushes is kept, in order.
-    const shownResults: Data[] = [];
-    const watching = client.watchQuery<Data>({ query: POLICY, variables: { number: created.body.number } }).subscribe((result) => {
-      if (result.dataState === 'complete') shownResults.push(result.data);
-    });
-    const nextShown = async (matches: (data: Data) => boolean) => {
-      for (let waited = 0; waited < 10_000; waited += 10) {
-        const found = shownResults.find(matches);
-        if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`no such result among ${JSON.stringify(shownResults)}`);
-    };
-    const before = await nextShown(() => true);
+    screen.watch(POLICY, { number: created.body.number });
+    const before = await screen.nextShown(() => true);
     expect(before.policy).toMatchObject({ status: 'active', cancellation: null });
-    await client.mutate({
+    await screen.client.mutate({
       mutation: CANCEL,
       variables: { number: created.body.number, input: { effectiveDate: day(0), reason: 'underwriting' } },
     });
-    const shown = await nextShown((data) => data.policy.status === 'cancelled');
+    const shown = await screen.nextShown((data) => data.policy.status === 'cancelled');
     expect(shown.policy).toMatchObject({
       id: before.policy.id,
       status: 'cancelled',
@@ -146,9 +168,50 @@ describe('Apollo Client 4 against the service', () => {
     expect(shown.policy.cancellation!.credited).toBeLessThan(0);
     expect(shown.policy.cancellation!.fee).toBe(0);
     // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
-    expect(operations).toEqual(['PolicyStatus', 'CancelPolicy']);
-    watching.unsubscribe();
-    client.stop();
+    expect(screen.operations).toEqual(['PolicyStatus', 'CancelPolicy']);
+    screen.stop();
+  });
+  // Issue 39: recordPayment answers the Policy, so the billing a screen shows moves with it, without a refetch.
+  it('records a payment through recordPayment and sees billing and version change in the normalized cache, with no refetch', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const created = await request(service.url, 'POST', '/api/v1/policy', {
+      token,
+      body: policyBody({
+        organizationId: rootId,
+        effectiveDate: today,
+        expirationDate: `${Number(today.slice(0, 4)) + 1}${today.slice(4)}`,
+      }),
+    });
+    expect(created.status).toBe(200);
+    const screen = watchedScreen<Data>(service.url, token, { Coverage: { keyFields: false }, PolicyBilling: { keyFields: false } });
+    const BILLING = gql`
+      query PolicyBilling($number: SafeInt!) {
+        policy(number: $number) { id version billing { billed paid balance status } }
+      }
+    `;
+    const PAY = gql`
+      mutation RecordPayment($number: SafeInt!, $input: RecordPaymentInput!) {
+        recordPayment(number: $number, input: $input) { id version billing { billed paid balance status } }
+      }
+    `;
+    type Data = { policy: { id: string; version: number; billing: { billed: number; paid: number; balance: number; status: string } } };
+    screen.watch(BILLING, { number: created.body.number });
+    const before = await screen.nextShown(() => true);
+    expect(before.policy).toMatchObject({ version: 1, billing: { billed: 2900, paid: 0, balance: 2900, status: 'due' } });
+    await screen.client.mutate({
+      mutation: PAY,
+      variables: { number: created.body.number, input: { amount: 2900, reference: 'apollo-pi-1' } },
+    });
+    const shown = await screen.nextShown((data) => data.policy.version === 2);
+    expect(shown.policy).toEqual({
+      __typename: 'Policy',
+      id: before.policy.id,
+      version: 2,
+      billing: { __typename: 'PolicyBilling', billed: 2900, paid: 2900, balance: 0, status: 'settled' },
+    });
+    // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
+    expect(screen.operations).toEqual(['PolicyBilling', 'RecordPayment']);
+    screen.stop();
   });
   // Issue 24: updateOrganization answers the Organization, normalized by id: the screen shows the change without a refetch.
   it('changes an organization through updateOrganization and sees every changed field in the normalized cache, with no refetch', async () => {
@@ -157,18 +220,7 @@ describe('Apollo Client 4 against the service', () => {
       body: organizationBody({ name: 'Before', email: 'old@example.com', address: { city: 'Springfield' } }),
     });
     expect(created.status).toBe(200);
-    const operations: string[] = [];
-    const client = new ApolloClient({
-      link: new HttpLink({
-        uri: `${service.url}/graphql`,
-        headers: { authorization: `Bearer ${token}` },
-        fetch: (input, init) => {
-          operations.push(JSON.parse(String(init?.body)).operationName);
-          return fetch(input, init);
-        },
-      }),
-      cache: new InMemoryCache(),
-    });
+    const screen = watchedScreen<Data>(service.url, token, {});
     const ORGANIZATION = gql`
       query OrganizationDetails($id: ID!) {
         organization(id: $id) { id version name email address { city } }
@@ -182,25 +234,14 @@ describe('Apollo Client 4 against the service', () => {
     type Data = {
       organization: { id: string; version: number; name: string; email: string | null; address: { city: string | null } | null };
     };
-    const shownResults: Data[] = [];
-    const watching = client.watchQuery<Data>({ query: ORGANIZATION, variables: { id: created.body.id } }).subscribe((result) => {
-      if (result.dataState === 'complete') shownResults.push(result.data);
-    });
-    const nextShown = async (matches: (data: Data) => boolean) => {
-      for (let waited = 0; waited < 10_000; waited += 10) {
-        const found = shownResults.find(matches);
-        if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`no such result among ${JSON.stringify(shownResults)}`);
-    };
-    const before = await nextShown(() => true);
+    screen.watch(ORGANIZATION, { id: created.body.id });
+    const before = await screen.nextShown(() => true);
     expect(before.organization).toMatchObject({ version: 1, name: 'Before', email: 'old@example.com', address: { city: 'Springfield' } });
-    await client.mutate({
+    await screen.client.mutate({
       mutation: UPDATE,
       variables: { id: created.body.id, input: { name: 'After', email: null, address: { city: 'Shelbyville' } }, ifVersion: 1 },
     });
-    const shown = await nextShown((data) => data.organization.version === 2);
+    const shown = await screen.nextShown((data) => data.organization.version === 2);
     expect(shown.organization).toEqual({
       __typename: 'Organization',
       id: created.body.id,
@@ -210,8 +251,7 @@ describe('Apollo Client 4 against the service', () => {
       address: { __typename: 'Address', city: 'Shelbyville' },
     });
     // One query and one mutation: the cache, not a refetch, updated what the watcher shows.
-    expect(operations).toEqual(['OrganizationDetails', 'UpdateOrganization']);
-    watching.unsubscribe();
-    client.stop();
+    expect(screen.operations).toEqual(['OrganizationDetails', 'UpdateOrganization']);
+    screen.stop();
   });
 });

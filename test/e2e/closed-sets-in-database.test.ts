@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHARGE_TYPES } from '../../src/policies/charge-types.js';
-import { TRANSACTION_KINDS } from '../../src/policies/ledger/kinds.js';
+import { PAYMENT_KINDS, TRANSACTION_KINDS } from '../../src/policies/ledger/kinds.js';
 import { useTestService } from '../support/test-service.js';
 
 /**
@@ -23,6 +23,10 @@ describe('the closed sets in the database', () => {
 
   it('allows exactly the transaction kinds of ledger/kinds.ts', async () => {
     expect(await allowed('policy_transaction', 'policy_transaction_type_check')).toEqual([...TRANSACTION_KINDS]);
+  });
+
+  it('allows exactly the payment kinds of ledger/kinds.ts (contract section 19)', async () => {
+    expect(await allowed('policy_payment', 'policy_payment_type_check')).toEqual([...PAYMENT_KINDS]);
   });
 
   it('allows exactly the charge types of charge-types.ts', async () => {

@@ -93,7 +93,7 @@ describe('developer pages outside production', () => {
     return { run, variables };
   };
 
-  it("has example operations that succeed as written, in order, with the start-up banner's kind of token (sub only, no org claim; issue 36, F27): Example, Organization, Quote, Issue, Cancel, Reinstate, Change, Renewable, Renew", async () => {
+  it("has example operations that succeed as written, in order, with the start-up banner's kind of token (sub only, no org claim; issue 36, F27): Example, Organization, Quote, Issue, Pay, Refund, Cancel, Reinstate, Change, Renewable, Renew", async () => {
     const sub = 'example-runner';
     const { run, variables } = exampleRunner(await service.token({ sub }));
     // A sub with no organization yet: Example fills nothing, Organization makes one and fills it.
@@ -107,6 +107,15 @@ describe('developer pages outside production', () => {
     const issued = (await run('Issue')).createPolicy;
     expect(issued.status).toBe('active');
     expect(variables.number).toBe(issued.number);
+    // Two months paid on the day the policy starts: a credit of one; the refund takes it back (contract section 19).
+    const paid = (await run('Pay')).recordPayment;
+    expect(paid).toMatchObject({
+      version: 2,
+      billing: { billed: 2900, paid: 5800, balance: -2900, status: 'credit', nextDueAmount: 2900 },
+    });
+    const refunded = (await run('Refund')).recordRefund;
+    expect(refunded).toMatchObject({ version: 3, billing: { balance: 0, status: 'settled' } });
+    expect(refunded.payments.edges.map((edge: { node: { type: string } }) => edge.node.type)).toEqual(['payment', 'refund']);
     const cancelled = (await run('Cancel')).cancelPolicy;
     expect(cancelled.cancellation).toMatchObject({ reason: 'insured_request', method: 'short_rate' });
     expect(cancelled.charges.some((charge: { type: string }) => charge.type === 'credit')).toBe(true);

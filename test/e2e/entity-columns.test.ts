@@ -16,6 +16,7 @@ const DATABASE_ONLY = [
   'organization.seq',
   'policy.seq',
   'policy_transaction.seq',
+  'policy_payment.seq',
   // The ancestry and the owners along it, kept by the organization trigger for the access rule.
   'organization.path',
   'organization.owner_subs',

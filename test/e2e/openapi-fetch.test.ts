@@ -38,6 +38,15 @@ export async function create(): Promise<number | undefined> {
   });
   return data?.number;
 }
+
+/** A payment, and the billing summary its answer carries (contract section 19), typed from the document. */
+export async function pay(number: number): Promise<'settled' | 'due' | 'past_due' | 'credit' | undefined> {
+  const { data } = await client.POST('/api/v1/policy/{id}/payments', {
+    params: { path: { id: number } },
+    body: { amount: 5800, reference: 'pi_typed' } satisfies components['schemas']['RecordPaymentRequest'],
+  });
+  return data?.billing.status;
+}
 `;
 
 describe('openapi-typescript + openapi-fetch against the served document', () => {
@@ -107,5 +116,24 @@ describe('openapi-typescript + openapi-fetch against the served document', () =>
     expect(right.data).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), petDOB: '2022-05-01' });
     const read = await client.GET('/api/v1/policy/{id}', { params: { path: { id: right.data.number } } });
     expect(read.data).toEqual(right.data);
+
+    // Contract section 19: what is owed and a month more, then that month paid back.
+    const path = { path: { id: right.data.number } };
+    const owed = right.data.billing.balance;
+    const paid = await client.POST('/api/v1/policy/{id}/payments', {
+      params: path,
+      body: { amount: owed + 2900, reference: 'pi_of_fetch' },
+    });
+    expect(paid.response.status).toBe(200);
+    expect(paid.data.billing).toMatchObject({ paid: owed + 2900, balance: -2900, status: 'credit' });
+    const refund = -paid.data.billing.balance;
+    const refunded = await client.POST('/api/v1/policy/{id}/refunds', { params: path, body: { amount: refund, reference: 're_of_fetch' } });
+    expect(refunded.response.status).toBe(200);
+    expect(refunded.data.billing).toMatchObject({ balance: 0, status: 'settled' });
+    const listed = await client.GET('/api/v1/policy/{id}/payments', { params: path });
+    expect(listed.data.data.map((entry: { type: string; amount: number }) => [entry.type, entry.amount])).toEqual([
+      ['payment', owed + 2900],
+      ['refund', 2900],
+    ]);
   });
 });

@@ -22,6 +22,8 @@ describe('the OpenAPI document', () => {
       '/api/v1/policy/{id}',
       '/api/v1/policy/{id}/cancellation',
       '/api/v1/policy/{id}/changes',
+      '/api/v1/policy/{id}/payments',
+      '/api/v1/policy/{id}/refunds',
       '/api/v1/policy/{id}/reinstatement',
       '/api/v1/policy/{id}/renewal',
       '/api/v1/policy/{id}/transactions',
@@ -138,6 +140,9 @@ describe('the OpenAPI document', () => {
     // The rest name a policy by number: the token needs no claim for them.
     const number = policy.body.number;
     for (const [path, kind] of [
+      // Two months paid on the day the example starts, then one paid back (contract section 19).
+      [`/api/v1/policy/${number}/payments`, '/api/v1/policy/{id}/payments'],
+      [`/api/v1/policy/${number}/refunds`, '/api/v1/policy/{id}/refunds'],
       [`/api/v1/policy/${number}/cancellation`, '/api/v1/policy/{id}/cancellation'],
       [`/api/v1/policy/${number}/reinstatement`, '/api/v1/policy/{id}/reinstatement'],
       [`/api/v1/policy/${number}/changes`, '/api/v1/policy/{id}/changes'],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fold, stateRow, type PostedTransaction } from '../../src/policies/ledger/state.js';
+import { apply, applyPayment, fold, stateRow, type PolicyState, type PostedTransaction } from '../../src/policies/ledger/state.js';
 import { addDays, addMonthsClamped, daysBetween, todayUtc } from '../../src/values/calendar-date.js';
 import { policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
@@ -16,8 +16,11 @@ import { createRootOrganization, useTestService } from '../support/test-service.
  * step wrote nothing (charges, transactions, events); and the transactions list replays to the
  * policy as read. And (issue 38) the state stored with each transaction (policy_state) is the
  * service's fold (ledger/state.ts) of the ledger up to it, row for row: what reads show is what
- * the one rendering of the rules gives, never a copy that drifted.
+ * the one rendering of the rules gives, never a copy that drifted. And (issue 39) payments and
+ * refunds among the steps: the model's billing summary (contract section 19, from the model's own
+ * ledger) is every read's `billing` to the cent, and a refund beyond the credit is refused.
  */
+const GRACE_DAYS = 15;
 
 const PRICES: Record<string, number> = {
   'accident-only': 1200,
@@ -71,6 +74,8 @@ class Model {
   /** The values after every change so far (the values on the latest transaction's date). */
   fields: Record<string, unknown>;
   cancellation: { date: string; reason: string; lines: Line[] } | null = null;
+  /** Payments minus refunds (contract section 19). */
+  paid = 0;
 
   constructor(
     readonly start: string,
@@ -146,6 +151,31 @@ class Model {
     return 200;
   }
 
+  /**
+   * Section 19's summary on `today`. Every line here falls due on its periodStart (section 5: a
+   * premium's dueDate is its periodStart; section 14: a credit's and a reversal's too, a fee on the
+   * cancellation's date, its periodStart).
+   */
+  billing(today: string) {
+    const dueBy = (date: string) => this.ledger.filter((line) => line.periodStart <= date).reduce((sum, line) => sum + line.amount, 0);
+    const billed = dueBy(today);
+    const balance = billed - this.paid;
+    const pastDue = Math.max(0, dueBy(addDays(today, -GRACE_DAYS)) - this.paid);
+    const days = [...new Set(this.ledger.map((line) => line.periodStart))].filter((date) => date > today).sort();
+    const next = days
+      .map((date) => [date, this.ledger.filter((line) => line.periodStart === date).reduce((sum, line) => sum + line.amount, 0)] as const)
+      .find(([, amount]) => amount !== 0);
+    const status = balance < 0 ? 'credit' : pastDue > 0 ? 'past_due' : balance > 0 ? 'due' : 'settled';
+    return { billed, paid: this.paid, balance, pastDue, status, nextDueDate: next?.[0] ?? null, nextDueAmount: next?.[1] ?? null };
+  }
+
+  /** A payment is always recorded; a refund only up to the credit balance, else 409. */
+  money(kind: 'payment' | 'refund', amount: number, today: string): number {
+    if (kind === 'refund' && amount > Math.max(0, -this.billing(today).balance)) return 409;
+    this.paid += kind === 'payment' ? amount : -amount;
+    return 200;
+  }
+
   reinstate(today: string): number {
     const { cancellation } = this;
     if (!cancellation || cancellation.reason === 'fraud' || daysBetween(cancellation.date, today) > REINSTATEMENT_DAYS) return 409;
@@ -199,6 +229,12 @@ const step = fc.oneof(
   fc.record({ kind: fc.constant('reinstate' as const) }),
   // Twice as likely as the others: most reinstatements meet no cancellation to undo.
   fc.record({ kind: fc.constant('reinstate' as const) }),
+  // Contract section 19: money recorded; refunds often beyond the credit (409).
+  fc.record({
+    kind: fc.constant('payment' as const),
+    amount: fc.oneof(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom(1200, 4200, 50_000)),
+  }),
+  fc.record({ kind: fc.constant('refund' as const), amount: fc.integer({ min: 1, max: 20_000 }) }),
 );
 
 describe('a policy through random sequences of transactions', () => {
@@ -220,7 +256,10 @@ describe('a policy through random sequences of transactions', () => {
       )
     )[0];
 
-  /** The stored state rows of a policy, and what the fold of its ledger gives for each prefix of its transactions. */
+  /**
+   * The stored state rows of a policy, and what the fold of its ledger gives for each: its
+   * transactions and payments applied in the order their rows were written (by version).
+   */
   const storedAndFolded = async (number: number) => {
     const [policy] = await service.sql<Record<string, any>>(
       `select p.id, p.number::int as number, p.effective_date::text as "effectiveDate", p.expiration_date::text as "expirationDate",
@@ -238,19 +277,29 @@ describe('a policy through random sequences of transactions', () => {
        from policy_transaction t where t.policy_id = $1 order by t.seq`,
       [policy.id],
     );
-    const stored = await service.sql(
+    const payments = await service.sql<{ id: string; kind: 'payment' | 'refund'; amount: number }>(
+      `select id, type as kind, amount from policy_payment where policy_id = $1`,
+      [policy.id],
+    );
+    const stored = await service.sql<Record<string, any>>(
       `select policy_id as "policyId", version, transaction_id as "transactionId", valid_from::text as "validFrom", fields, cancellation,
-         cancelled_from::text as "cancelledFrom"
+         cancelled_from::text as "cancelledFrom", payment_id as "paymentId", dues, paid::int as paid, unpaid_from::text as "unpaidFrom"
        from policy_state where policy_id = $1 order by version`,
       [policy.id],
     );
     const { fields, effectiveDate, expirationDate } = policy;
-    const folded = transactions.map((transaction, index) =>
-      stateRow(fold({ number, effectiveDate, expirationDate, fields }, transactions.slice(0, index + 1) as PostedTransaction[]), {
-        policyId: policy.id,
-        transactionId: transaction.id,
-      }),
-    );
+    let state: PolicyState = fold({ number, effectiveDate, expirationDate, fields }, []);
+    const folded = stored.map((row) => {
+      if (row.transactionId) {
+        state = apply(state, transactions.find((transaction) => transaction.id === row.transactionId) as PostedTransaction);
+        return stateRow(state, { policyId: policy.id, transactionId: row.transactionId });
+      }
+      state = applyPayment(
+        state,
+        payments.find((payment) => payment.id === row.paymentId)!,
+      );
+      return stateRow(state, { policyId: policy.id, paymentId: row.paymentId });
+    });
     return { stored, folded };
   };
 
@@ -301,6 +350,10 @@ describe('a policy through random sequences of transactions', () => {
               body = { effectiveDate: dateOf(action.date), reason: action.reason };
               path = 'cancellation';
               expected = model.cancel(body.effectiveDate as string, action.reason);
+            } else if (action.kind === 'payment' || action.kind === 'refund') {
+              body = { amount: action.amount, reference: `${action.kind}-${number}-${seen.size}-${Math.random()}` };
+              path = action.kind === 'payment' ? 'payments' : 'refunds';
+              expected = model.money(action.kind, action.amount, today);
             } else {
               body = {};
               path = 'reinstatement';
@@ -353,17 +406,20 @@ describe('a policy through random sequences of transactions', () => {
             for (const field of FIELDS) expect(shown[field], `${label}: ${field}`).toEqual(replayed[field]);
             for (const field of FIELDS) expect(read[field], `${label}: REST ${field}`).toEqual(replayed[field]);
             expect(read.coverage.slug).toBe(shown.coverageSlug);
+            // Billing (contract section 19) to the cent, from the model's own ledger and payments.
+            expect(read.billing, `${label}: billing`).toEqual(model.billing(today));
           }
         },
       ),
       { numRuns: 40 },
     );
     const tally = JSON.stringify(Object.fromEntries(seen));
-    for (const kind of ['fields', 'plan', 'cancel', 'reinstate']) {
+    for (const kind of ['fields', 'plan', 'cancel', 'reinstate', 'refund']) {
       expect(seen.get(`${kind} 200`) ?? 0, `${kind} accepted: ${tally}`).toBeGreaterThan(0);
       expect([...seen].filter(([key]) => key.startsWith(`${kind} 4`)).length, `${kind} refused: ${tally}`).toBeGreaterThan(0);
     }
     expect(seen.get('fields 400') ?? 0, tally).toBeGreaterThan(0);
     expect(seen.get('plan 400') ?? 0, tally).toBeGreaterThan(0);
+    expect(seen.get('payment 200') ?? 0, tally).toBeGreaterThan(0);
   });
 });

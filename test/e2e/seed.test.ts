@@ -43,6 +43,13 @@ describe('npm run seed', () => {
     expect(policy.status).toBe(200);
     expect(policy.body.charges).toHaveLength(12);
     expect([policy.body.version, policy.headers.get('etag')]).toEqual([1, '"1"']);
+    // Its billing as the service would store it (contract section 19): the premiums due by today, nothing paid.
+    const today = new Date().toISOString().slice(0, 10);
+    const billed = policy.body.charges.filter((charge: { dueDate: string }) => charge.dueDate <= today);
+    expect(policy.body.billing).toMatchObject({
+      billed: billed.reduce((sum: number, charge: { amount: number }) => sum + charge.amount, 0),
+      paid: 0,
+    });
     const organization = await request(service.url, 'GET', `/api/v1/organization/${tree.deepest[0]}`, { token });
     expect(organization.status).toBe(200);
   });

@@ -36,14 +36,14 @@ export function accessMatrix(org: Record<string, string>): Array<[string, () => 
  * route on a policy joins this list, and the matrix covers it.
  */
 export function policyReadPaths(number: number | string): string[] {
-  return [`/api/v1/policy/${number}`, `/api/v1/policy/${number}/transactions`];
+  return [`/api/v1/policy/${number}`, `/api/v1/policy/${number}/transactions`, `/api/v1/policy/${number}/payments`];
 }
 
 /**
  * Every REST write on one policy, with a body that changes nothing where it is allowed, and the
  * code it answers there: a change or a cancellation dated outside any term of the test tree, a
- * reinstatement without a cancellation to undo (409 INVALID_STATE: looked at, and refused on its
- * state), a renewal to the policy's own number (409: CONFLICT once the renewal window of the test
+ * reinstatement without a cancellation to undo and a refund beyond any credit (409
+ * INVALID_STATE: looked at, and refused on its state), a renewal to the policy's own number (409: CONFLICT once the renewal window of the test
  * tree's policies, 60 days before 2027-01-01, is open, INVALID_STATE before; an unknown plan is a
  * body check since issue 25, answered 400 before any policy is looked at, so it cannot tell in
  * reach from out of reach). Where the policy's organization is out of reach
@@ -55,6 +55,8 @@ export function policyWritePaths(number: number | string): Array<[string, object
     [`/api/v1/policy/${number}/changes`, { effectiveDate: '2099-01-01', petName: 'Renamed' }, refused],
     [`/api/v1/policy/${number}/cancellation`, { effectiveDate: '2099-01-01', reason: 'other' }, refused],
     [`/api/v1/policy/${number}/reinstatement`, {}, refused],
+    // A refund beyond any credit balance (contract section 19): looked at, and refused on the policy's billing.
+    [`/api/v1/policy/${number}/refunds`, { amount: 100_000_000, reference: 'matrix-refund' }, refused],
     [
       `/api/v1/policy/${number}/renewal`,
       { number: Number(number) },

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The policy ledger has one writer (src/policies/ledger/ledger-write.ts, through post.ts for a
- * step on a policy): a transaction, a charge or a state row written anywhere else could skip the
+ * step on a policy): a transaction, a charge, a payment or a state row written anywhere else could skip the
  * lock, the fold, the state row or the event. So no file of `src/` outside `src/policies/ledger/`
  * names the ledger's inserts or inserts into its tables in SQL text; the migrations (which make
  * the tables) are the exception. Test support and scripts/ (seeds, the benchmark's baseline)
@@ -17,9 +17,9 @@ const MIGRATIONS = 'database/migrations/';
 
 /** The inserts' names, and an insert into a ledger table, as SQL text or as a write map's table (`insertStatement('charge', …)`). */
 const LEDGER_WRITES = [
-  /\bINSERT_(?:TRANSACTIONS|CHARGES|STATES)\b/,
-  /\binsert\s+into\s+(?:public\.)?"?(?:policy_transaction|charge|policy_state)\b/i,
-  /\binsertStatement\(\s*['"`](?:policy_transaction|charge|policy_state)['"`]/,
+  /\bINSERT_(?:TRANSACTIONS|CHARGES|STATES|PAYMENTS)\b/,
+  /\binsert\s+into\s+(?:public\.)?"?(?:policy_transaction|charge|policy_state|policy_payment)\b/i,
+  /\binsertStatement\(\s*['"`](?:policy_transaction|charge|policy_state|policy_payment)['"`]/,
 ];
 
 function sourceFiles(folder: string): string[] {
@@ -53,8 +53,9 @@ describe('one writer for the policy ledger', () => {
         'INSERT INTO policy_state (policy_id) select 1',
         `insert into "policy_transaction" (id) values (?)`,
         "insertStatement('charge', CHARGE_WRITE)",
+        'insert into policy_payment (id) values (?)',
       ].map(seen),
-    ).toEqual([true, true, true, true, true]);
+    ).toEqual([true, true, true, true, true, true]);
     expect(['insert into policy (id) values (?)', 'insert into charge_type (id) values (?)', 'select * from charge'].map(seen)).toEqual([
       false,
       false,

@@ -98,7 +98,9 @@ describe('read models', () => {
     expect(fieldsOf('Organization').filter((field) => !connections.includes(field) && !organization.includes(field))).toEqual([]);
     // REST names a policy by its number: its internal id is for GraphQL clients (node, caches).
     const policy = selectedBy('POST', '/api/v1/policy');
-    expect(fieldsOf('Policy').filter((field) => !['id', 'transactions', 'payments'].includes(field) && !policy.includes(field))).toEqual([]);
+    expect(fieldsOf('Policy').filter((field) => !['id', 'transactions', 'payments'].includes(field) && !policy.includes(field))).toEqual(
+      [],
+    );
   });
 
   it('the quote routes answer with every field of a quote, the create as the read', () => {

@@ -26,20 +26,27 @@ export interface Billing {
   nextDueAmount: number | null;
 }
 
+/**
+ * `a` before `b` (negative), the same day (0) or after. Every read computes billing, so dates of
+ * the same length (YYYY-MM-DD, zero-padded: the order of their text is the order of the days)
+ * are compared as text; only a date past year 9999 (longer) is parsed (compareDates).
+ */
+function order(a: string, b: string): number {
+  return a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : compareDates(a, b);
+}
+
 /** The charges summed per due date, days whose charges sum to 0 left out (a premium and its credit). */
 export function duesOf(charges: readonly { dueDate: string; amount: number }[]): Due[] {
   const byDate = new Map<string, number>();
   for (const { dueDate, amount } of charges) byDate.set(dueDate, (byDate.get(dueDate) ?? 0) + amount);
-  return [...byDate]
-    .filter(([, amount]) => amount !== 0)
-    .sort(([a], [b]) => compareDates(a, b));
+  return [...byDate].filter(([, amount]) => amount !== 0).sort(([a], [b]) => order(a, b));
 }
 
 /** The sum of what falls due on or before `date`. */
 function dueBy(dues: readonly Due[], date: string): number {
   let sum = 0;
   for (const [dueDate, amount] of dues) {
-    if (compareDates(dueDate, date) > 0) break;
+    if (order(dueDate, date) > 0) break;
     sum += amount;
   }
   return sum;
@@ -50,7 +57,7 @@ export function billingOf({ dues, paid }: BillingBasis, today: string, graceDays
   const billed = dueBy(dues, today);
   const balance = billed - paid;
   const pastDue = Math.max(0, dueBy(dues, addDays(today, -graceDays)) - paid);
-  const next = dues.find(([dueDate]) => compareDates(dueDate, today) > 0);
+  const next = dues.find(([dueDate]) => order(dueDate, today) > 0);
   return {
     billed,
     paid,

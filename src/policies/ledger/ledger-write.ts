@@ -23,7 +23,6 @@ import type { PolicyLedger } from './ledger-read.js';
 import type { LedgerScope } from './ledger-scope.js';
 import type { PolicyDraft } from './opening.js';
 import { apply, applyPayment, cancellationRead, fieldsOn, stateRow } from './state.js';
-import { duesOf } from './billing.js';
 import type { PaymentDecision } from './decide-payment.js';
 
 /**
@@ -139,20 +138,21 @@ export async function writeTransaction(
     createdAt: ledger.transactionTime,
     charges: rows,
   });
+  // The state it leaves, stored as it was folded (state.ts): what reads show from now on.
+  const state = stateRow(posted, { policyId: policy.id, transactionId: transaction.id });
   const read: PolicyRead = {
     ...policy,
     ...fieldsOn(posted, todayUtc()),
     version: posted.version,
     charges: [...policy.charges, ...added],
     cancellation: cancellationRead(posted),
-    dues: duesOf(posted.charges),
+    dues: [...state.dues],
     paid: posted.paid,
   };
   await tx.query(WRITE_TRANSACTION, [
     JSON.stringify([transaction]),
     JSON.stringify(rows),
-    // The state it leaves, stored as it was folded (state.ts): what reads show from now on.
-    JSON.stringify([stateRow(posted, { policyId: policy.id, transactionId: transaction.id })]),
+    JSON.stringify([state]),
     ...eventRow({
       type: decision.event,
       organizationId: policy.organizationId,
@@ -169,7 +169,12 @@ export async function writeTransaction(
  * event, whose `transaction` is the payment as a step (`changes.paid`, no charges). Returns the
  * policy as it now reads.
  */
-export async function writePayment(tx: Transaction, scope: LedgerScope, ledger: PolicyLedger, decision: PaymentDecision): Promise<PolicyRead> {
+export async function writePayment(
+  tx: Transaction,
+  scope: LedgerScope,
+  ledger: PolicyLedger,
+  decision: PaymentDecision,
+): Promise<PolicyRead> {
   const { policy } = ledger;
   const { kind, amount, reference, date } = decision.payment;
   const row: PaymentWrite = { id: randomUUID(), policyId: policy.id, type: kind, amount, reference, date, createdBy: scope.principal.sub };

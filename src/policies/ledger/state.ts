@@ -89,7 +89,16 @@ export interface PostedPayment {
 /** The state before any transaction: the policy's own fields hold from the start. */
 export function initialState(basis: PolicyBasis): PolicyState {
   const { fields, ...policy } = basis;
-  return { policy, version: 0, timeline: [{ validFrom: null, fields }], cancellation: null, schedule: [], charges: [], latest: null, paid: 0 };
+  return {
+    policy,
+    version: 0,
+    timeline: [{ validFrom: null, fields }],
+    cancellation: null,
+    schedule: [],
+    charges: [],
+    latest: null,
+    paid: 0,
+  };
 }
 
 /**

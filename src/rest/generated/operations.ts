@@ -201,18 +201,18 @@ export type QuoteStatus =
   | 'open';
 
 export type RecordPaymentInput = {
-  /** Cents received, from 1 to 100,000,000 */
+  /** Cents, from 1 to 100,000,000 */
   amount: number;
-  /** YYYY-MM-DD, not in the future; today (UTC) when absent */
+  /** YYYY-MM-DD, the day it was received: not in the future; today (UTC) when absent */
   receivedOn: string | null | undefined;
   /** The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT) */
   reference: string;
 };
 
 export type RecordRefundInput = {
-  /** Cents paid back, from 1 to 100,000,000: at most the credit balance (409 INVALID_STATE) */
+  /** Cents, from 1 to 100,000,000 */
   amount: number;
-  /** YYYY-MM-DD, not in the future; today (UTC) when absent */
+  /** YYYY-MM-DD, the day it was paid back: not in the future; today (UTC) when absent */
   paidOn: string | null | undefined;
   /** The payment provider's id, 1-100 printable characters: unique among the policy's payments and refunds (409 CONFLICT) */
   reference: string;
@@ -355,6 +355,7 @@ export type PoliciesQueryVariables = Exact<{
   organizationId: string | number;
   includeDescendants: boolean;
   status: PolicyStatus | null | undefined;
+  billingStatus: BillingStatus | null | undefined;
   first: number;
   after: string | null | undefined;
 }>;
