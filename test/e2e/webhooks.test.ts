@@ -136,6 +136,9 @@ describe('events and webhooks', () => {
       'policy.cancelled',
       'policy.reinstated',
       'policy.renewed',
+      'policy.payment_recorded',
+      'policy.refund_recorded',
+      'policy.past_due',
       'quote.created',
     ]);
 
