@@ -6,7 +6,7 @@ import { ServiceError } from '../errors/errors.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { Deadline } from '../limits/deadline.js';
 import type { LedgerObserver } from '../observability/business-metrics.js';
-import { addDays, compareDates, todayUtc } from '../values/calendar-date.js';
+import { addDays, todayUtc } from '../values/calendar-date.js';
 import { clearPastDue, recordPastDue } from './billing-notice.js';
 import { lapsePolicy } from './cancel-policy.js';
 import { billingOf, lapseDateOf, type Due } from './ledger/billing.js';
@@ -210,8 +210,10 @@ async function sweepPolicy(options: SweepOptions, policy: Candidate, today: stri
     today,
     rules.billingLapseDays,
   );
-  // An expired policy is not cancelled (decide-cancellation.ts): not tried every sweep.
-  if (lapse === null || compareDates(today, policy.expirationDate) >= 0) return;
+  // Also a policy whose term has ended since its lapse date (decide-lapse.ts); once lapsed, or its
+  // lapse written before, the locked decide refuses it and the walk keeps no such policy again
+  // unless it is unpaid (a lapse reinstated with nothing paid: one statement a sweep).
+  if (lapse === null) return;
   const scope: LedgerScope = { db: database, principal, deadline: new Deadline(WRITE_SECONDS), rules, observe: options.observe };
   try {
     await lapsePolicy(scope, policy.number);

@@ -52,6 +52,8 @@ describe('the billing sweep', () => {
   let paidUp: Awaited<ReturnType<typeof lifecycle.policy>>;
   let toReinstate: Awaited<ReturnType<typeof lifecycle.policy>>;
   let behind: Awaited<ReturnType<typeof lifecycle.policy>>;
+  let expired: Awaited<ReturnType<typeof lifecycle.policy>>;
+  let reinstatedUnpaid: Awaited<ReturnType<typeof lifecycle.policy>>;
 
   beforeAll(async () => {
     ({ token } = await createRootOrganization(service));
@@ -64,6 +66,10 @@ describe('the billing sweep', () => {
     toReinstate = await lifecycle.policy(-50);
     // 20 days ago, nothing paid: past due (BILLING_GRACE_DAYS 15), lapsing only in 10 days.
     behind = await lifecycle.policy(-20, { coverageSlug: 'accident-illness-basic' });
+    // A year from 400 days ago, ended 35 days ago, nothing paid: its lapse date lay in its term.
+    expired = await lifecycle.policy(-400);
+    // 50 days ago, nothing paid: lapses 20 days ago; reinstated with nothing paid.
+    reinstatedUnpaid = await lifecycle.policy(-50);
     // Two instances that sweep every second, on A's database.
     for (let i = 0; i < 2; i++) {
       sweepers.push(await startTestService({ ...lapse, BILLING_SWEEP_SECONDS: '1' }, { sameDatabaseAs: service }));
@@ -139,6 +145,29 @@ describe('the billing sweep', () => {
     expect(policy.billing).toMatchObject({ pastDue: 0, balance: 0, status: 'settled' });
     expect((await transactions(paidUp.number)).map((transaction) => transaction.type)).toEqual(['issuance']);
     expect(await events(paidUp.number, 'policy.past_due')).toEqual([]);
+  });
+
+  it('lapses a policy whose term has ended since its lapse date, as section 19 says (no "expired" refusal for the service)', async () => {
+    const { number, effectiveDate } = expired;
+    await until(async () => (await read(number)).cancellation !== null, `policy ${number} lapsed`);
+    expect((await read(number)).cancellation).toMatchObject({ effectiveDate: addDays(effectiveDate, 30), reason: 'non_payment' });
+    expect(await transactions(number)).toEqual([
+      { type: 'issuance', effective_date: effectiveDate, created_by_sub: 'alice' },
+      { type: 'cancellation', effective_date: addDays(effectiveDate, 30), created_by_sub: 'system' },
+    ]);
+  });
+
+  it('writes each lapse once: one reinstated with nothing paid is not written again', async () => {
+    const { number } = reinstatedUnpaid;
+    await until(async () => (await read(number)).status === 'cancelled', `policy ${number} lapsed`);
+    const reinstated = await request(service.url, 'POST', `/api/v1/policy/${number}/reinstatement`, { token, body: {} });
+    expect(reinstated.status, reinstated.text).toBe(200);
+    // Still unpaid, and its lapse date the same (the reinstatement is dated on it): not lapsed again.
+    expect(reinstated.body.billing.status).toBe('past_due');
+    await moreSweeps(service, 3);
+    expect(await read(number)).toMatchObject({ status: 'active', cancellation: null });
+    expect((await transactions(number)).map((transaction) => transaction.type)).toEqual(['issuance', 'cancellation', 'reinstatement']);
+    expect(await events(number, 'policy.cancelled')).toHaveLength(1);
   });
 
   it('after a lapse, a payment and then a reinstatement make the policy active again, and it stays so', async () => {

@@ -33,13 +33,23 @@ export function decideCancellation(state: PolicyState, command: CancelCommand, {
   }
   assertNotExpired(state, today);
   assertTransactionDate(state, effectiveDate);
+  return cancellationOf(state, command, rules.shortRatePercent);
+}
+
+/**
+ * The cancellation's transaction once its rules are met: its credits (and fee), its changes and
+ * event. decideCancellation checks a caller's cancellation first; decide-lapse.ts the service's.
+ */
+export function cancellationOf(state: PolicyState, { effectiveDate, reason }: CancelCommand, shortRatePercent: number): Decision {
+  const { policy } = state;
+  const method = cancellationMethod(reason);
   const money = cancellationCharges({
     schedule: state.schedule,
     ledger: state.charges,
     effectiveDate,
     expirationDate: policy.expirationDate,
     method,
-    shortRatePercent: rules.shortRatePercent,
+    shortRatePercent,
   });
   return {
     kind: 'cancellation',
