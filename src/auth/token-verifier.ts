@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import type { KeyObject } from 'node:crypto';
 import { isUuid } from '../values/identifiers.js';
-import type { Principal } from './principal.js';
+import { SERVICE_SUB, type Principal } from './principal.js';
 
 export interface VerificationKeys {
   /** HS256 shared secret (configured, or the development secret). */
@@ -114,6 +114,9 @@ function principalFrom(payload: JWTPayload): Principal {
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || sub.includes('\u0000') || !sub.isWellFormed()) {
     throw new TokenRejected('the sub claim must be a non-empty string of at most 255 characters of valid text');
   }
+  // The service's own writes (the billing sweep's lapses) are made as `system`: no caller may
+  // write as it, or a cancellation of theirs would read as the service's (and be taken for a lapse).
+  if (sub === SERVICE_SUB) throw new TokenRejected(`the sub "${SERVICE_SUB}" is reserved for the service's own writes`);
   if (org !== undefined && org !== null && (typeof org !== 'string' || !isUuid(org))) {
     throw new TokenRejected('the org claim must be an organization id');
   }

@@ -28,6 +28,12 @@ describe('token verifier cache', () => {
     await expect(verify(token)).rejects.toThrow(TokenRejected);
   });
 
+  it('refuses the sub the service writes as (system), naming why', async () => {
+    const verify = createTokenVerifier({ secret });
+    await expect(verify(await sign({ sub: 'system' }, 600))).rejects.toThrow(/reserved for the service/);
+    expect(await verify(await sign({ sub: 'systems' }, 600))).toEqual({ sub: 'systems', org: null });
+  });
+
   it('does not remember refusals', async () => {
     const verify = createTokenVerifier({ secret });
     const forged = (await sign({ sub: 'alice' }, 600)).slice(0, -2) + 'xx';
