@@ -50,6 +50,15 @@ const SAMPLES: Record<string, (setup: Setup, surface: Surface) => Sample> = {
   }),
   reinstatePolicy: (setup, surface) => ({ record: { number: setup.policies[surface].reinstate }, body: {} }),
   renewPolicy: (setup, surface) => ({ record: { number: setup.policies[surface].renew }, body: {} }),
+  // Contract section 19: later runs of the same reference are 409 CONFLICT, and spend the budget all the same.
+  recordPayment: (setup, surface) => ({
+    record: { number: setup.policies[surface].change },
+    body: { amount: 100_000, reference: `budget-${surface}` },
+  }),
+  recordRefund: (setup, surface) => ({
+    record: { number: setup.policies[surface].change },
+    body: { amount: 1, reference: `budget-refund-${surface}` },
+  }),
   createWebhookEndpoint: (setup) => ({ body: { organizationId: setup.hooksOrganizationId, url: 'http://127.0.0.1:9/hooks' } }),
   deleteWebhookEndpoint: (setup, surface) => ({ record: { id: setup.endpoints[surface] } }),
 };
@@ -95,7 +104,10 @@ describe('every write spends the budget it declares, on /graphql and on its REST
     const policies = async () => {
       const reinstate = await policy(200);
       await write('POST', `/api/v1/policy/${reinstate}/cancellation`, { effectiveDate: day(0), reason: 'other' });
-      return { change: await policy(200), cancel: await policy(200), reinstate, renew: await policy(30) };
+      const change = await policy(200);
+      // Paid well ahead: a credit for recordRefund's sample to take a cent of at a time.
+      await write('POST', `/api/v1/policy/${change}/payments`, { amount: 200_000, reference: 'setup-credit' });
+      return { change, cancel: await policy(200), reinstate, renew: await policy(30) };
     };
     const endpoint = async () =>
       (await write('POST', '/api/v1/webhook-endpoints', { organizationId: hooks.id, url: 'http://127.0.0.1:9/hooks' })).id as string;
