@@ -123,7 +123,7 @@ describe('WEB_CONCURRENCY=2: a primary and two workers on one port, on the embed
       ).toBe(ids.length);
       // Every worker's pools, summed; the queue's depth (the same count on each) once, not twice.
       expect(after.value('webhook_delivery_queue_depth')).toBe(0);
-      expect(after.family('db_pool_connections')?.metrics.some((sample) => sample.labels?.pool === 'webhooks')).toBe(true);
+      expect(after.family('db_pool_connections')?.metrics.some((sample) => sample.labels?.pool === 'jobs')).toBe(true);
       expect(after.family('nodejs_version_info')?.metrics).toHaveLength(1);
     }
   });
