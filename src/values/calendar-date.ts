@@ -45,9 +45,21 @@ export function formatCalendarDate(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
 }
 
-export function todayUtc(now: Date = new Date()): string {
-  return now.toISOString().slice(0, 10);
+/**
+ * Today in UTC, `YYYY-MM-DD`. Every policy a read returns asks for it (its status, its billing),
+ * so without `now` the day is kept until the next UTC midnight: one comparison instead of a
+ * Date and its ISO text each time.
+ */
+export function todayUtc(now?: Date): string {
+  if (now) return now.toISOString().slice(0, 10);
+  const time = Date.now();
+  if (time >= today.until || time < today.from) {
+    const from = time - (time % DAY_MS);
+    today = { day: new Date(from).toISOString().slice(0, 10), from, until: from + DAY_MS };
+  }
+  return today.day;
 }
+let today = { day: '', from: 0, until: 0 };
 
 /** `date` plus `days` days (negative: earlier). */
 export function addDays(date: string, days: number): string {

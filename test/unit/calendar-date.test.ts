@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { addMonthsClamped, compareDates, daysBetween, isCalendarDate, todayUtc } from '../../src/values/calendar-date.js';
 
 describe('calendar dates', () => {
@@ -43,5 +43,19 @@ describe('calendar dates', () => {
     expect('9999-12-31' < addMonthsClamped('9995-01-31', 60)).toBe(false); // why: as text it sorts after
     expect(compareDates('2026-01-01', '2026-01-01')).toBe(0);
     expect(daysBetween('9999-12-31', '10000-01-01')).toBe(1);
+  });
+
+  describe('today, kept until the next UTC midnight', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('turns at midnight UTC, and follows a clock set back', () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date('2026-11-28T23:59:59.999Z'));
+      expect(todayUtc()).toBe('2026-11-28');
+      vi.setSystemTime(new Date('2026-11-29T00:00:00.000Z'));
+      expect(todayUtc()).toBe('2026-11-29');
+      vi.setSystemTime(new Date('2026-11-28T12:00:00.000Z'));
+      expect(todayUtc()).toBe('2026-11-28');
+    });
   });
 });

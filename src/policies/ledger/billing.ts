@@ -52,11 +52,18 @@ function dueBy(dues: readonly Due[], date: string): number {
   return sum;
 }
 
+/** `today` less the grace: the same for every policy of a read, so the last one is kept. */
+function graceStart(today: string, graceDays: number): string {
+  if (today !== lastGrace.today || graceDays !== lastGrace.days) lastGrace = { today, days: graceDays, start: addDays(today, -graceDays) };
+  return lastGrace.start;
+}
+let lastGrace = { today: '', days: 0, start: '' };
+
 /** The billing summary on `today` (contract section 19), `graceDays` being BILLING_GRACE_DAYS. */
 export function billingOf({ dues, paid }: BillingBasis, today: string, graceDays: number): Billing {
   const billed = dueBy(dues, today);
   const balance = billed - paid;
-  const pastDue = Math.max(0, dueBy(dues, addDays(today, -graceDays)) - paid);
+  const pastDue = Math.max(0, dueBy(dues, graceStart(today, graceDays)) - paid);
   const next = dues.find(([dueDate]) => order(dueDate, today) > 0);
   return {
     billed,
