@@ -236,7 +236,8 @@ const step = fc.oneof(
   }),
   fc.record({
     kind: fc.constant('refund' as const),
-    amount: fc.oneof(fc.integer({ min: 1, max: 3_000 }), fc.integer({ min: 1, max: 20_000 })),
+    // The credit exactly, a cent over it (the boundary), or any amount.
+    amount: fc.oneof(fc.constantFrom('credit' as const, 'a cent over' as const), fc.integer({ min: 1, max: 20_000 })),
   }),
 );
 
@@ -251,6 +252,25 @@ function amountFor(chosen: number | 'ahead' | 'credit' | 'a cent over', balance:
   if (chosen === 'a cent over') return credit + 1;
   return chosen;
 }
+
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * Besides the random runs, one that reaches both sides of the money rules and a reinstatement
+ * every time: paid ahead, the credit refunded, a cent more refused, a cancellation today and its
+ * reinstatement.
+ */
+const EVERY_RULE: [startedDaysAgo: number, slug: string, steps: Step[]] = [
+  60,
+  'accident-illness-plus',
+  [
+    { kind: 'payment', amount: 'ahead' },
+    { kind: 'refund', amount: 'credit' },
+    { kind: 'refund', amount: 'a cent over' },
+    { kind: 'cancel', date: { fromToday: 0 }, reason: 'underwriting' },
+    { kind: 'reinstate' },
+  ],
+];
 
 describe('a policy through random sequences of transactions', () => {
   const service = useTestService();
@@ -427,7 +447,13 @@ describe('a policy through random sequences of transactions', () => {
           }
         },
       ),
-      { numRuns: 40 },
+      {
+        numRuns: 40,
+        // Besides the random runs, one that reaches both sides of the money rules and a
+        // reinstatement every time: paid ahead, the credit refunded, a cent more refused, a
+        // cancellation today and its reinstatement.
+        examples: [EVERY_RULE],
+      },
     );
     const tally = JSON.stringify(Object.fromEntries(seen));
     for (const kind of ['fields', 'plan', 'cancel', 'reinstate', 'refund']) {
