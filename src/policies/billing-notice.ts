@@ -53,7 +53,7 @@ export async function clearPastDue(db: Gateway, policyId: string): Promise<void>
   await db.query(NOTICE_PAID_UP, [policyId]);
 }
 
-/** Policies past due as the last sweep saw them (the `policies_past_due` gauge): one count over the notices. */
+/** Policies past due as the last sweep saw them (the `policies_past_due` gauge): one count of the partial index policy_billing_notice_past_due_index. */
 export async function countPastDue(db: Gateway): Promise<number> {
   const [{ count }] = await db.query<{ count: number }>('select count(*)::int as count from policy_billing_notice where past_due');
   return count;
