@@ -1,8 +1,18 @@
-/** Who is asking, from a verified token: the user (`sub`) and the organization they act for. */
+import type { ApiKeyScope } from './scopes.js';
+
+/**
+ * Who is asking, from a verified token or API key: the user (`sub`) and the organization they
+ * act for. A key acts as a token whose `sub` is `apikey:<id>` and whose `org` is the key's
+ * organization, within its scopes (contract section 20).
+ */
 export interface Principal {
   sub: string;
   /** The `org` claim: a UUID, or null when the token carries none. */
   org: string | null;
+  /** Set when the caller is an API key: its id (the `sub` is `apikey:<id>`). */
+  apiKeyId?: string;
+  /** An API key's scopes; absent for a token, which is limited by the access rule alone. */
+  scopes?: readonly ApiKeyScope[];
 }
 
 /**
