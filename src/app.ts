@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import { authenticationGate } from './http/authentication-gate.js';
 import { rateLimitGate } from './http/rate-limit-gate.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
+import { API_KEY_VERIFIER_SETTINGS, createApiKeyVerifier, credentialVerifier } from './auth/api-key-verifier.js';
 import type { Config } from './config.js';
 import { pendingMigrations } from './database/migration-state.js';
 import { corsPolicy } from './http/cors.js';
@@ -130,7 +131,9 @@ export async function createApp(deps: ServiceDependencies) {
   if (deps.metricsToken || !deps.production) app.get('/metrics', metricsRoute(deps.metrics, deps.metricsToken));
 
   // Everything past health and metrics: who is asking, then their budgets, before any body is read.
-  app.use(authenticationGate(deps.verifyToken));
+  // A bearer credential is a JWT or an API key (contract section 20): both become one principal shape.
+  const verifyKey = createApiKeyVerifier(deps.database, deps.apiKeyHashes, API_KEY_VERIFIER_SETTINGS(deps.logger));
+  app.use(authenticationGate(credentialVerifier(deps.verifyToken, verifyKey)));
   app.use(rateLimitGate(rateLimits));
 
   // The REST layer's description is public, like any API reference; built once from the schema.

@@ -2,6 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { CallerLimits, Config } from './config.js';
+import type { ApiKeyHashes } from './auth/api-key-hashes.js';
 import type { FieldCipher } from './crypto/field-cipher.js';
 import type { RequestFingerprints } from './crypto/request-fingerprint.js';
 import type { Database } from './database/database.js';
@@ -27,6 +28,8 @@ export interface CoreDependencies {
   replicas: ReadReplicas;
   cipher: FieldCipher;
   fingerprints: RequestFingerprints;
+  /** API keys' text and stored hashes (contract section 20): their writes and their authentication. */
+  apiKeyHashes: ApiKeyHashes;
   logger: Logger;
   production: boolean;
   graphql: Config['graphql'];

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
+import { apiKeyHashesOf } from './auth/api-key-hashes.js';
 import { verificationKeys } from './auth/verification-keys.js';
 import type { Config } from './config.js';
 import type { EmbeddedDatabase } from './database/embedded-postgres.js';
@@ -90,6 +91,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const cipher = new FieldCipher(dataKey, config.previousDataEncryptionKeys);
     // The one pool: requests, rate limits, idempotency keys, the webhook worker's and the billing sweep's own SQL share it.
     metrics.watchPool('service', () => open.poolState());
+    metrics.watchStatements(() => open.statementsSent);
     // As the last billing sweep saw them, on whichever instance it ran (policy_billing_notice).
     metrics.watchPastDue(() => countPastDue(open));
     // Every statement of a sampled request gets a span.
@@ -100,6 +102,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       verifyToken: createTokenVerifier(verificationKeys(config)),
       cipher,
       fingerprints: new RequestFingerprints(dataKey, config.previousDataEncryptionKeys),
+      apiKeyHashes: apiKeyHashesOf(config, dataKey),
       logger,
       ...coreSettings(config),
       trustProxy: config.trustProxy,

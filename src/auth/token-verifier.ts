@@ -117,6 +117,8 @@ function principalFrom(payload: JWTPayload): Principal {
   // The service's own writes (the billing sweep's lapses) are made as `system`: no caller may
   // write as it, or a cancellation of theirs would read as the service's (and be taken for a lapse).
   if (sub === SERVICE_SUB) throw new TokenRejected(`the sub "${SERVICE_SUB}" is reserved for the service's own writes`);
+  // A key acts as `apikey:<id>` (contract section 20): a token naming itself so would pass for it.
+  if (sub.startsWith('apikey:')) throw new TokenRejected('a sub starting with "apikey:" is reserved for API keys');
   if (org !== undefined && org !== null && (typeof org !== 'string' || !isUuid(org))) {
     throw new TokenRejected('the org claim must be an organization id');
   }

@@ -131,6 +131,8 @@ export class Database implements Gateway {
   /** When the last "statement lost by a pooler" error was logged (once a minute at most). */
   private poolerLogged = 0;
   private readonly listeners: Array<(statement: SentStatement) => void> = [];
+  /** Statements sent since the pool opened (`db_statements_total`): a number, so counting costs nothing. */
+  statementsSent = 0;
   /** Each open connection's end: `close` waits for them all. */
   private readonly connections = new Set<Promise<void>>();
 
@@ -297,6 +299,7 @@ export class Database implements Gateway {
   ): Promise<pg.QueryResult> {
     const started = performance.now();
     let error: unknown;
+    this.statementsSent++;
     try {
       return await inStatementSpan(statement.text, () => on.query({ ...statement, values: values as unknown[] }));
     } catch (failed) {

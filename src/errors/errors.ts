@@ -7,6 +7,7 @@ import { GraphQLError } from 'graphql';
 export const ERROR_STATUS = {
   BAD_USER_INPUT: 400,
   UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
   QUOTA_EXCEEDED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -55,6 +56,11 @@ export class ServiceError extends GraphQLError {
 /** No principal, or a token that cannot be used: 401 with its RFC 6750 challenge. */
 export function unauthenticated(message: string, challenge: string): ServiceError {
   return new ServiceError('UNAUTHENTICATED', message, {}, { 'www-authenticate': challenge });
+}
+
+/** A caller that is known but may not do this (an API key without the scope it needs). */
+export function forbidden(message: string, extensions: Record<string, unknown> = {}): ServiceError {
+  return new ServiceError('FORBIDDEN', message, extensions);
 }
 
 export function notFound(message = 'Not found.'): ServiceError {

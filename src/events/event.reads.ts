@@ -10,8 +10,9 @@ import { rfc3339 } from '../database/read-model.js';
 import type { Event, WebhookDelivery } from './event.type.js';
 import { EVENT_API_VERSION } from '../outbox/record-event.js';
 
-/** An event's `actor` from its stored `actor_sub` (over the row alias `e`): `{ sub }`, or null when unknown (events older than the column: its migration). */
-const EVENT_ACTOR = `case when e.actor_sub is not null then json_build_object('sub', e.actor_sub) end`;
+/** An event's `actor` from its stored `actor_sub` (over the row alias `e`): `{ sub, apiKeyId }` (contract section 20: a key's sub is `apikey:<id>`), or null when unknown (events older than the column: its migration). */
+const EVENT_ACTOR = `case when e.actor_sub is not null then json_build_object('sub', e.actor_sub,
+  'apiKeyId', case when e.actor_sub like 'apikey:%' then substr(e.actor_sub, 8) end) end`;
 
 /** An event as reads serve it (over the row alias `e`). */
 export const EVENT_SELECT = `e.id, e.type, '${EVENT_API_VERSION}'::text as "apiVersion", ${rfc3339('e.created_at')} as "createdAt",

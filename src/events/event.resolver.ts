@@ -1,4 +1,5 @@
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Page } from '../graphql/batch.js';
 import { jsonCostBeyondEstimate, nodeSelects, pageWithinMeter } from '../graphql/cost-meter.js';
@@ -49,6 +50,7 @@ function checkedTypes(types: string[] | null | undefined): string[] | null {
 @Resolver(() => Event)
 export class EventResolver {
   @Authorized()
+  @Scoped('events:read')
   @Query(() => Event, { nullable: true, description: 'An event of an organization the caller may access; else null and NOT_FOUND' })
   async event(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<EventRead> {
     const event = await findAccessibleEvent(ctx.db, principal, id);
@@ -57,6 +59,7 @@ export class EventResolver {
   }
 
   @Authorized()
+  @Scoped('events:read')
   @Query(() => EventConnection, { description: 'The events the caller may access, oldest first; organizationId narrows to a subtree' })
   async events(
     @Args(() => AccessibleEventsArgs) args: AccessibleEventsArgs,
@@ -88,6 +91,7 @@ export class EventResolver {
 /** `Organization.events`: its subtree's events. */
 @Resolver(() => Organization)
 export class OrganizationEventsResolver {
+  @Scoped('events:read')
   @FieldResolver(() => EventConnection, { description: 'The events of this organization and every descendant, oldest first' })
   async events(
     @Root() organization: OrganizationRead,

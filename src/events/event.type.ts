@@ -33,8 +33,11 @@ export class WebhookDelivery {
 /** Who made an event: the caller whose request made it (contract section 18). */
 @ObjectType('EventActor', { simpleResolvers: true })
 export class EventActor {
-  @Field(() => String, { description: "The caller's token's `sub`" })
+  @Field(() => String, { description: "The caller's token's `sub`, or `apikey:<id>` for an API key" })
   sub!: string;
+
+  @Field(() => ID, { nullable: true, description: 'The API key that made the request; null for a token or the service' })
+  apiKeyId!: string | null;
 }
 
 /** Something that happened (spec section 11), as delivered to webhook endpoints. */

@@ -7,12 +7,14 @@ import { OrganizationPoliciesResolver } from '../policies/organization-policies.
 import { QuoteResolver } from '../quotes/quote.resolver.js';
 import { CreatePolicyResolver } from '../quotes/create-policy.resolver.js';
 import { EventResolver, OrganizationEventsResolver } from '../events/event.resolver.js';
+import { ApiKeyResolver, OrganizationApiKeysResolver } from '../api-keys/api-key.resolver.js';
 import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.js';
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
 import { callerOf, type RequestContext } from '../graphql/context.js';
 import { declaredWrites } from '../graphql/write.js';
+import { applyScopes } from '../auth/scope-gate.js';
 
 /**
  * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the
@@ -33,6 +35,8 @@ export async function buildServiceSchema(): Promise<GraphQLSchema> {
       EventResolver,
       OrganizationEventsResolver,
       WebhookEndpointResolver,
+      ApiKeyResolver,
+      OrganizationApiKeysResolver,
     ],
     authChecker: ({ context }: { context: RequestContext }) => {
       callerOf(context);
@@ -42,5 +46,7 @@ export async function buildServiceSchema(): Promise<GraphQLSchema> {
   });
   // Every mutation declares its write (graphql/write.ts): one without refuses the start, before any request.
   declaredWrites(schema);
+  // Every root field declares what it needs of an API key, checked at one gate (auth/scope-gate.ts).
+  applyScopes(schema);
   return schema;
 }

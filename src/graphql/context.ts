@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { Deadline } from '../limits/deadline.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
+import type { ApiKeyHashes } from '../auth/api-key-hashes.js';
 import type { OutageLog } from '../errors/outage-log.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { LedgerObserver } from '../observability/business-metrics.js';
@@ -33,6 +34,8 @@ export interface RequestContext {
    */
   load<K, V>(batch: Batch<K, V>, key: K): Promise<V>;
   cipher: FieldCipher;
+  /** API keys' text and stored hashes (contract section 20). */
+  apiKeyHashes: ApiKeyHashes;
   /** Webhook URLs: only https to public addresses (spec section 11; production by default). */
   webhookUrls: { publicOnly: boolean };
   /** QUOTE_VALID_DAYS: how long a new quote can be issued (contract section 14). */
@@ -83,6 +86,7 @@ export interface ContextDependencies {
   /** Read replicas (none: every statement on `database`). */
   replicas: ReadReplicas;
   cipher: FieldCipher;
+  apiKeyHashes: ApiKeyHashes;
   webhookUrls: { publicOnly: boolean };
   quoteValidDays: number;
   policyRules: PolicyRules;
@@ -133,6 +137,7 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
 class RequestScope implements RequestContext {
   readonly principal: Principal | null;
   readonly cipher: FieldCipher;
+  readonly apiKeyHashes: ApiKeyHashes;
   readonly webhookUrls: { publicOnly: boolean };
   readonly quoteValidDays: number;
   readonly policyRules: PolicyRules;
@@ -157,6 +162,7 @@ class RequestScope implements RequestContext {
   ) {
     this.principal = authentication.principal;
     this.cipher = deps.cipher;
+    this.apiKeyHashes = deps.apiKeyHashes;
     this.webhookUrls = deps.webhookUrls;
     this.quoteValidDays = deps.quoteValidDays;
     this.policyRules = deps.policyRules;

@@ -20,7 +20,8 @@ export type CreatedRecord =
   | { type: 'policy'; number: number }
   | { type: 'organization'; id: string }
   | { type: 'webhookEndpoint'; id: string }
-  | { type: 'quote'; id: string };
+  | { type: 'quote'; id: string }
+  | { type: 'apiKey'; id: string };
 
 /** Handed to a create through its request context while the request holds a key. */
 export interface IdempotencyRecorder {

@@ -142,6 +142,16 @@ export const Percentage = () =>
     ),
   );
 
+/** A whole number from `min` to `max`, when given. */
+export const IntegerBetween = (min: number, max: number) =>
+  optional(
+    rule(
+      'integerBetween',
+      `must be a whole number from ${min} to ${max}`,
+      (value) => Number.isInteger(value) && value >= min && value <= max,
+    ),
+  );
+
 export const PositiveInteger = () => optional(rule('positive', 'must be at least 1', (value) => value >= 1));
 
 /** An amount of money in cents, from 1 to `max` (contract section 19: 100,000,000). */

@@ -200,6 +200,21 @@ export class ServiceMetrics {
   }
 
   /** A connection pool to report at each scrape. */
+  /** How many statements the service's pool has sent, read at each scrape (`db_statements_total`). */
+  watchStatements(read: () => number): void {
+    let reported = 0;
+    new Counter({
+      name: 'db_statements_total',
+      help: "SQL statements the service's pool sent to the primary (an API key refused for its checksum sends none).",
+      registers: [this.registry],
+      collect() {
+        const sent = read();
+        this.inc(sent - reported);
+        reported = sent;
+      },
+    });
+  }
+
   watchPool(name: string, read: () => PoolState): void {
     this.pools.set(name, read);
   }

@@ -53,6 +53,11 @@ export interface IdempotentRun {
   execute(): Promise<Answer>;
   /** The answer of a create that already happened, read back from the record it made. */
   rebuild(created: CreatedRecord): Promise<Answer>;
+  /**
+   * Its success shows a secret once (an API key): never kept, not even sealed, so a retry of
+   * one that happened gets what `rebuild` says instead (contract section 20).
+   */
+  showsSecretOnce?: boolean;
 }
 
 /** Codes of a refusal before anything ran: its corrected retry must run, so it is not kept. */
@@ -173,7 +178,11 @@ export class OperationCore {
           return run.execute();
         },
         rebuild: (created) => run.rebuild(created),
-        keep: (answer) => answer.status < 500 && answer.status !== 429 && !answer.codes?.some((code) => REFUSED_UNRUN.has(code)),
+        keep: (answer) =>
+          answer.status < 500 &&
+          answer.status !== 429 &&
+          !(run.showsSecretOnce && answer.status < 400) &&
+          !answer.codes?.some((code) => REFUSED_UNRUN.has(code)),
       },
     );
     const headers = 'headers' in response ? (response as Answer).headers : {};

@@ -1,6 +1,7 @@
 import { Collection, Entity, ManyToOne, OneToMany, PrimaryKey, Property, type Opt, type Ref } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { ScopedType } from '../auth/scope-gate.js';
 import { Node } from '../graphql/node.js';
 import { Address, type StoredAddress } from './address.type.js';
 import { BankAccount } from './bank-account.entity.js';
@@ -11,6 +12,8 @@ import { Owner } from './owner.entity.js';
  * `owner_subs` (the creators' `sub` along that path), filled by a database trigger from the
  * parent row; the access rule reads them, the entity never writes them.
  */
+// Contract section 20: an organization's data needs organizations:read of a key; its reference in a policy's answer does not.
+@ScopedType('organizations:read', { open: ['id', 'name', 'parentId'] })
 @ObjectType('Organization', { simpleResolvers: true, implements: Node })
 @Entity({ tableName: 'organization' })
 export class Organization {

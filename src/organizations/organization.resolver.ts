@@ -1,4 +1,5 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import { findAccessibleOrganization, organizationNotFound } from './organization.reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
@@ -27,6 +28,8 @@ export const OrganizationConnection = ConnectionType('Organization', Organizatio
 @Resolver(() => Organization)
 export class OrganizationResolver {
   @Authorized()
+  // Its data fields need organizations:read (the type's scope); through it, `policies` needs policies:read and `events` events:read.
+  @Scoped('any')
   @Query(() => Organization, {
     nullable: true,
     description: 'An organization the caller may access (its org or below, or created by it or below); else null and NOT_FOUND',
@@ -42,6 +45,7 @@ export class OrganizationResolver {
   }
 
   @Authorized()
+  @Scoped('organizations:write')
   @Write({ budget: 'creates', readBack: 'organization' })
   @Mutation(() => Organization, { description: 'Creates an organization with its address, bank accounts and owners, all or nothing' })
   async createOrganization(
@@ -54,6 +58,7 @@ export class OrganizationResolver {
   }
 
   @Authorized()
+  @Scoped('organizations:write')
   @Write({ budget: 'creates', readBack: 'organization', record: 'id' })
   @Mutation(() => Organization, {
     description:

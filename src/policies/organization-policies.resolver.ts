@@ -1,4 +1,5 @@
 import { Args, ArgsType, Ctx, Field, FieldResolver, Info, Resolver, Root } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../graphql/context.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
@@ -37,6 +38,7 @@ export const PolicyConnection = ConnectionType('Policy', Policy);
  */
 @Resolver(() => Organization)
 export class OrganizationPoliciesResolver {
+  @Scoped('policies:read')
   @FieldResolver(() => PolicyConnection, {
     description: "The organization's own policies, oldest first; with includeDescendants, those of its whole subtree",
   })

@@ -1,4 +1,5 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { chargesOf, findAccessiblePolicy, policyNotFound } from './policy.reads.js';
@@ -42,6 +43,7 @@ const PolicyPaymentConnection = ConnectionType('PolicyPayment', PolicyPayment);
 @Resolver(() => Policy)
 export class PolicyResolver {
   @Authorized()
+  @Scoped('policies:read')
   @Query(() => Policy, {
     nullable: true,
     description: 'A policy of an organization the caller may access; else null and NOT_FOUND',
@@ -57,12 +59,14 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Scoped('policies:read')
   @Query(() => [CoveragePlan], { description: 'The coverage catalog, cheapest first' })
   coverages(@Ctx() ctx: RequestContext): Promise<CoveragePlan[]> {
     return readCoverages(ctx.db);
   }
 
   @Authorized()
+  @Scoped('policies:write')
   @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
@@ -78,6 +82,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Scoped('policies:write')
   @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
@@ -93,6 +98,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Scoped('policies:write')
   @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
@@ -108,6 +114,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Scoped('policies:write')
   @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
@@ -123,6 +130,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Scoped('billing:write')
   @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:
@@ -138,6 +146,7 @@ export class PolicyResolver {
   }
 
   @Authorized()
+  @Scoped('billing:write')
   @Write({ budget: 'creates', readBack: 'policy', record: 'number' })
   @Mutation(() => Policy, {
     description:

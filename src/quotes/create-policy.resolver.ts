@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
@@ -18,6 +19,7 @@ import { issueQuote } from './issue-quote.js';
 @Resolver(() => Policy)
 export class CreatePolicyResolver {
   @Authorized()
+  @Scoped('policies:write')
   @Write({ budget: 'creates', readBack: 'policy' })
   @Mutation(() => Policy, {
     description:

@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
 import { CurrentPrincipal } from '../graphql/current-principal.js';
@@ -12,6 +13,7 @@ import { findAccessibleQuote, quoteNotFound, type QuoteRead } from './quote.read
 @Resolver(() => Quote)
 export class QuoteResolver {
   @Authorized()
+  @Scoped('policies:read')
   @Query(() => Quote, { nullable: true, description: 'A quote of an organization the caller may access; else null and NOT_FOUND' })
   async quote(@Arg('id', () => ID) id: string, @CurrentPrincipal() principal: Principal, @Ctx() ctx: RequestContext): Promise<QuoteRead> {
     const quote = await findAccessibleQuote(ctx.db, principal, id);
@@ -20,6 +22,7 @@ export class QuoteResolver {
   }
 
   @Authorized()
+  @Scoped('policies:write')
   @Write({ budget: 'creates', readBack: 'quote' })
   @Mutation(() => Quote, {
     description: 'Prices a policy body: the plan and premium schedule issuing it will use, valid for QUOTE_VALID_DAYS',

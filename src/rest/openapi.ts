@@ -1,4 +1,5 @@
-import type { GraphQLSchema } from 'graphql';
+import { parse, type GraphQLSchema } from 'graphql';
+import { documentScopes } from '../auth/scope-gate.js';
 import { LSN_PATTERN } from '../database/replicas.js';
 import { ERROR_STATUS } from '../errors/errors.js';
 import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-schemas.js';
@@ -176,6 +177,7 @@ const RENEW_EXAMPLE = { coverageSlug: 'accident-illness-plus' };
  * Two months paid ahead, then one of them paid back: the payment leaves a credit of one month's
  * premium (the example plan's 2,900) on the day the example policy starts, which the refund takes.
  */
+const API_KEY_EXAMPLE = { name: 'nightly billing batch', scopes: ['policies:read', 'billing:write'], expiresInDays: 90 };
 const PAYMENT_EXAMPLE = { amount: 5800, reference: 'pi_example_0001' };
 const REFUND_EXAMPLE = { amount: 2900, reference: 're_example_0001' };
 
@@ -294,698 +296,827 @@ function documentOf(method: RestRoute['method'], path: string): string {
 
 /** The OpenAPI 3.1 document, built once at start-up from the schema and the route documents. */
 export function openApiDocument(schema: GraphQLSchema, version: string) {
-  return withConsistencyTokens({
-    openapi: '3.1.0',
-    info: {
-      title: 'Organization and Policy service: REST compatibility layer',
-      version,
-      description:
-        'The four operations of the interface document, changing an organization, two lists (organizations, policies), quotes, events and webhook endpoints. Every route needs `Authorization: Bearer <JWT>`. ' +
-        'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
-        'whose `code` equals the GraphQL `extensions.code`.',
-    },
-    servers: [{ url: '/' }],
-    tags: [
-      {
-        name: 'Organizations',
-        description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below',
-      },
-      { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
-      {
-        name: 'Billing',
+  return withScopes(
+    schema,
+    withConsistencyTokens({
+      openapi: '3.1.0',
+      info: {
+        title: 'Organization and Policy service: REST compatibility layer',
+        version,
         description:
-          'Payments and refunds the integrator records (the service moves no money), and every policy read’s `billing`: billed, paid, balance, past due (after BILLING_GRACE_DAYS) and what falls due next',
+          'The four operations of the interface document, changing an organization, two lists (organizations, policies), quotes, events and webhook endpoints. Every route needs `Authorization: Bearer <JWT or API key>`. ' +
+          'A record the caller may not access answers 404, exactly like a missing one. Errors are RFC 9457 problem details ' +
+          'whose `code` equals the GraphQL `extensions.code`.',
       },
-      {
-        name: 'Quotes',
-        description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS',
-      },
-      {
-        name: 'Events',
-        description: `What happened (${EVENT_TYPES.join(', ')}), kept 30 days, with the state of each webhook delivery`,
-      },
-      {
-        name: 'Webhooks',
-        description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way",
-      },
-    ],
-    security: [{ bearerAuth: [] }],
-    paths: {
-      '/api/v1/organization': {
-        get: {
-          operationId: 'listOrganizations',
-          summary: 'List organizations: the children of parentId, or without it where the caller starts',
+      servers: [{ url: '/' }],
+      tags: [
+        {
+          name: 'Organizations',
+          description: 'The organization hierarchy: a caller reaches its org and below, and what it created and below',
+        },
+        { name: 'Policies', description: 'Pet insurance policies, with their coverage snapshot and premium schedule' },
+        {
+          name: 'Billing',
           description:
-            'Without `parentId`: the organizations the caller may access whose parent it may not (a sub-only token finds the ' +
-            'roots it created here). Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`.',
-          tags: ['Organizations'],
-          parameters: [
-            {
-              name: 'parentId',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', format: 'uuid' },
-              description: 'List its children',
-            },
-            ...PAGE_PARAMETERS,
-          ],
-          responses: {
-            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('OrganizationList')) },
-            404: problem('`parentId` names no organization the caller may access'),
-            ...LIST_ERRORS,
-          },
+            'Payments and refunds the integrator records (the service moves no money), and every policy read’s `billing`: billed, paid, balance, past due (after BILLING_GRACE_DAYS) and what falls due next',
         },
-        post: {
-          operationId: 'createOrganization',
-          summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
-          parameters: [idempotencyKey],
-          tags: ['Organizations'],
-          requestBody: { required: true, content: withExample(ref('CreateOrganizationRequest'), ORGANIZATION_EXAMPLE) },
-          responses: {
-            200: {
-              description: 'Created',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('OrganizationCreated')),
-            },
-            ...ORGANIZATION_POST_ERRORS,
-          },
+        {
+          name: 'Quotes',
+          description: 'The price of a policy before it binds: the plan and premium schedule issuing will use, valid for QUOTE_VALID_DAYS',
         },
-      },
-      '/api/v1/organization/{id}': {
-        get: {
-          operationId: 'getOrganization',
-          summary: 'Read an organization the caller may access',
-          tags: ['Organizations'],
-          parameters: [
-            { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' },
-          ],
-          responses: {
-            200: {
-              description: 'Found',
-              headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders },
-              content: json(ref('Organization')),
-            },
-            404: problem('No such organization, or the caller may not access it'),
-            ...ERRORS,
-          },
+        {
+          name: 'Events',
+          description: `What happened (${EVENT_TYPES.join(', ')}), kept 30 days, with the state of each webhook delivery`,
         },
-        patch: {
-          operationId: 'updateOrganization',
-          summary: 'Change an organization: a JSON merge patch (RFC 7396), guarded by If-Match',
+        {
+          name: 'Webhooks',
+          description: "Endpoints that receive the events of an organization's whole subtree, signed the Standard Webhooks way",
+        },
+        {
+          name: 'API keys',
           description:
-            'The body is a merge patch of the create’s fields (see UpdateOrganizationRequest), sent as `application/merge-patch+json` ' +
-            'or `application/json`. Answers the organization as the create does, with its new `version` (also the `ETag`). A patch that ' +
-            'changes nothing answers 200 with the same version and records nothing; any other records an `organization.updated` ' +
-            'event with `previousAttributes` (the changed fields’ earlier values, masked as reads mask them). Bank account numbers ' +
-            'and owner tax ids sent are stored encrypted, answered as last fours.',
-          parameters: [
-            { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' },
-            ifMatch,
-            idempotencyKey,
-          ],
-          tags: ['Organizations'],
-          requestBody: {
-            required: true,
-            content: {
-              'application/merge-patch+json': {
-                schema: ref('UpdateOrganizationRequest'),
-                examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } },
+            'Keys for servers (`opk_live_…`, `opk_test_…`), sent as `Authorization: Bearer <key>` on every route: each acts for one organization and its subtree, within its scopes. Made, rotated and revoked with a token only.',
+        },
+      ],
+      security: [{ bearerAuth: [] }],
+      paths: {
+        '/api/v1/organization': {
+          get: {
+            operationId: 'listOrganizations',
+            summary: 'List organizations: the children of parentId, or without it where the caller starts',
+            description:
+              'Without `parentId`: the organizations the caller may access whose parent it may not (a sub-only token finds the ' +
+              'roots it created here). Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`.',
+            tags: ['Organizations'],
+            parameters: [
+              {
+                name: 'parentId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: 'List its children',
               },
-              'application/json': {
-                schema: ref('UpdateOrganizationRequest'),
-                examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } },
+              ...PAGE_PARAMETERS,
+            ],
+            responses: {
+              200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('OrganizationList')) },
+              404: problem('`parentId` names no organization the caller may access'),
+              ...LIST_ERRORS,
+            },
+          },
+          post: {
+            operationId: 'createOrganization',
+            summary: 'Create an organization with its address, bank accounts and owners (all or nothing)',
+            parameters: [idempotencyKey],
+            tags: ['Organizations'],
+            requestBody: { required: true, content: withExample(ref('CreateOrganizationRequest'), ORGANIZATION_EXAMPLE) },
+            responses: {
+              200: {
+                description: 'Created',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('OrganizationCreated')),
               },
+              ...ORGANIZATION_POST_ERRORS,
             },
-          },
-          responses: {
-            200: {
-              description: 'Changed (or nothing to change)',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('OrganizationCreated')),
-            },
-            ...POST_ERRORS,
-            400: problem(
-              'The body is not valid JSON, not an object, or the organization it would make breaks the rules (all listed in `errors`, at most 100); `id` or `parentId` sent is listed by name',
-            ),
-            404: problem('No such organization, or the caller may not access it'),
-            409: problem('A request with the same Idempotency-Key is still running'),
-            412: problem(
-              'If-Match names another version than the organization’s, or is malformed (code PRECONDITION_FAILED); nothing was written',
-            ),
-            415: problem('The body is neither application/merge-patch+json nor application/json, or not UTF-8'),
           },
         },
-      },
-      '/api/v1/policy': {
-        get: {
-          operationId: 'listPolicies',
-          summary: 'List the policies of an organization, or of its whole subtree; or find policies by internalID',
-          description:
-            'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
-            'every organization below it. With `internalID` instead: the policies created with that internalID (exact) among ' +
-            'every policy the caller may access, wherever they are (one out of reach is not listed; none found is an empty page); ' +
-            '`organizationId`, `includeDescendants`, `status` and `billingStatus` cannot be combined with it (400). ' +
-            'Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
-            `With \`status\` or \`billingStatus\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
-            `with \`hasMore\` true and a \`nextCursor\` past it; keep following \`nextCursor\` while \`hasMore\`.`,
-          tags: ['Policies'],
-          parameters: [
-            {
-              name: 'organizationId',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', format: 'uuid' },
-              description: 'Whose policies; without it, the token’s org (a token without one must send it)',
+        '/api/v1/organization/{id}': {
+          get: {
+            operationId: 'getOrganization',
+            summary: 'Read an organization the caller may access',
+            tags: ['Organizations'],
+            parameters: [
+              { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' },
+            ],
+            responses: {
+              200: {
+                description: 'Found',
+                headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders },
+                content: json(ref('Organization')),
+              },
+              404: problem('No such organization, or the caller may not access it'),
+              ...ERRORS,
             },
-            {
-              name: 'includeDescendants',
-              in: 'query',
-              required: false,
-              schema: { type: 'boolean', default: false },
-              description: 'Also every descendant’s policies',
-            },
-            {
-              name: 'internalID',
-              in: 'query',
-              required: false,
-              schema: { type: 'string' },
-              description:
-                'Find by the integrator’s own key (exact), among every policy the caller may access; alone (with `limit` and `after`)',
-            },
-            {
-              name: 'status',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', enum: Object.values(PolicyStatus) },
-              description: 'Only the policies in this status today (UTC); absent: every policy',
-            },
-            {
-              name: 'billingStatus',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', enum: [...BILLING_STATUSES] },
-              description:
-                'Only the policies whose `billing.status` is this today (UTC), e.g. `past_due` for every policy behind on its payments; with `status`, both (a page walks as with `status`)',
-            },
-            ...PAGE_PARAMETERS,
-          ],
-          responses: {
-            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyList')) },
-            404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
-            ...LIST_ERRORS,
           },
-        },
-        post: {
-          operationId: 'createPolicy',
-          summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing), or issue a quote',
-          description:
-            'With `quoteId` (and optionally `number`, `cvc`, `internalID`), issues that open quote: the policy’s fields, coverage ' +
-            'and charges are the quote’s, at the quoted price even if the catalog has changed since; the quote then reads `issued` ' +
-            'with its `policyNumber`. Sending a quoted field again is 400 naming it; a quote already issued or expired is 409 `INVALID_STATE`.' +
-            ' The organization is `organizationId`, else the token’s `org` claim; with neither, 400 (the start-up banner’s token has no claim: on /api/v1/docs, run the organization create first and this example carries its id).',
-          parameters: [idempotencyKey],
-          tags: ['Policies'],
-          requestBody: {
-            required: true,
-            content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, {
-              issueQuote: ISSUE_EXAMPLE,
-              renewable: RENEWABLE_POLICY_EXAMPLE,
-            }),
-          },
-          responses: {
-            200: {
-              description: 'Created',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('PolicyCreated')),
-            },
-            ...POLICY_POST_ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}': {
-        get: {
-          operationId: 'getPolicy',
-          summary: 'Read a policy of an organization the caller may access',
-          tags: ['Policies'],
-          parameters: [policyNumberInPath],
-          responses: {
-            200: {
-              description: 'Found',
-              headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders },
-              content: json(ref('Policy')),
-            },
-            404: problem('No such policy, or the caller may not access it'),
-            ...ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}/transactions': {
-        get: {
-          operationId: 'listPolicyTransactions',
-          summary: 'List the transactions of a policy, oldest first',
-          description:
-            `Each step in the policy’s life (${TRANSACTION_TYPES.join(', ')}) with the day it takes effect, ` +
-            'who made it and the fields it changed. Every charge names its transaction (`transactionId`). Pass `nextCursor` as `after` while `hasMore`.',
-          tags: ['Policies'],
-          parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
-          responses: {
-            200: {
-              description: 'A page',
-              headers: { ...requestIdHeader, ...rateLimitHeaders },
-              content: json(ref('PolicyTransactionList')),
-            },
-            404: problem('No such policy, or the caller may not access it'),
-            ...LIST_ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}/changes': {
-        post: {
-          operationId: 'changePolicy',
-          summary: 'Change the pet’s or the owner’s fields, or the plan, from effectiveDate',
-          description:
-            'One `change` transaction whose `changes` name each field that differs from the value in effect on `effectiveDate` as ' +
-            '`{ from, to }` (a field sent with the value it has is left out; with nothing left, 400). At least one of `petName`, ' +
-            '`petDOB`, `ownerFirstname`, `ownerLastname`, `ownerDOB`, `coverageSlug`, with the create’s rules (`petDOB` not after the ' +
-            'policy’s effectiveDate); none null. A new plan (at today’s catalog price) takes effect on a billing date, the start of a ' +
-            'schedule period (else 400 on `effectiveDate`): for every period `P` from then, a `credit` of `-net(P)` and a `premium` at ' +
-            'the new plan’s price for `P` (section 5’s rule). Reads show the fields and the coverage in effect today (UTC): a change ' +
-            'dated in the future shows from its date. 409 INVALID_STATE when the policy is cancelled, has a cancellation scheduled, ' +
-            'or has expired. Records a `policy.changed` event.',
-          parameters: [policyNumberInPath, idempotencyKey],
-          tags: ['Policies'],
-          requestBody: {
-            required: true,
-            content: withExample(ref('ChangePolicyRequest'), CHANGE_EXAMPLE),
-          },
-          responses: {
-            200: {
-              description: 'Changed (or scheduled to be)',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('Policy')),
-            },
-            ...POLICY_LIFECYCLE_ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}/cancellation': {
-        post: {
-          operationId: 'cancelPolicy',
-          summary: 'Cancel a policy from effectiveDate (also a date in the future), crediting what is left of its premiums',
-          description:
-            'One `cancellation` transaction owning, for every schedule period `[s, e)` still running on `effectiveDate`, a `credit` of ' +
-            '`-round(net × days(max(effectiveDate, s), e) ÷ days(s, e))` over `[max(effectiveDate, s), e)` (`net`: the sum of the ' +
-            'charges of exactly that period; round: half up on the absolute value). `method` is `flat` for `free_look` (every period ' +
-            'credited in full; only within POLICY_FREE_LOOK_DAYS, default 15, of the policy’s effectiveDate, else 400 on `reason`), ' +
-            '`short_rate` for `insured_request` (plus a `fee` of POLICY_SHORT_RATE_PERCENT, default 10, of the credits, due on ' +
-            '`effectiveDate`), `pro_rata` otherwise. `status` is `cancelled` from `effectiveDate`. 409 INVALID_STATE when the ' +
-            'policy is cancelled, has a cancellation scheduled, or has expired. Records a `policy.cancelled` event.',
-          parameters: [policyNumberInPath, idempotencyKey],
-          tags: ['Policies'],
-          requestBody: {
-            required: true,
-            content: withExample(ref('CancelPolicyRequest'), CANCEL_EXAMPLE),
-          },
-          responses: {
-            200: {
-              description: 'Cancelled (or scheduled to be)',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('Policy')),
-            },
-            ...POLICY_LIFECYCLE_ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}/reinstatement': {
-        post: {
-          operationId: 'reinstatePolicy',
-          summary: 'Undo the policy’s cancellation',
-          description:
-            'One `reinstatement` transaction owning a `reversal` of each charge of the cancellation (`reverses`: its id; the opposite ' +
-            'amount): afterwards `cancellation` is null and the charges sum to what they did before it. Only while the cancellation ' +
-            'lies in the future or took effect at most POLICY_REINSTATEMENT_DAYS (default 30) ago, and not for `fraud`; else (or ' +
-            'without a cancellation) 409 INVALID_STATE. Records a `policy.reinstated` event.',
-          parameters: [policyNumberInPath, idempotencyKey],
-          tags: ['Policies'],
-          requestBody: { required: true, content: withExample(ref('ReinstatePolicyRequest'), {}) },
-          responses: {
-            200: {
-              description: 'Reinstated',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('Policy')),
-            },
-            ...POLICY_LIFECYCLE_ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}/payments': {
-        post: {
-          operationId: 'recordPayment',
-          summary: 'Record money received for a policy',
-          description:
-            'The integrator collects premiums through its own payment provider and records each payment here (contract section ' +
-            '19): `amount` in cents (1 to 100,000,000), `reference` the provider’s id (1-100 printable characters, unique among ' +
-            'the policy’s payments and refunds: 409 CONFLICT), `receivedOn` not in the future (default today, UTC). Accepted in ' +
-            'every status. `billing.paid` rises by the amount and the version by one. Records a `policy.payment_recorded` event.',
-          parameters: [policyNumberInPath, idempotencyKey],
-          tags: ['Billing'],
-          requestBody: { required: true, content: withExample(ref('RecordPaymentRequest'), PAYMENT_EXAMPLE) },
-          responses: {
-            200: {
-              description: 'Recorded: the policy, with its billing summary',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('Policy')),
-            },
-            ...PAYMENT_ERRORS,
-          },
-        },
-        get: {
-          operationId: 'listPolicyPayments',
-          summary: 'List the payments and refunds of a policy, oldest first',
-          description:
-            'Both kinds in the order they were recorded (`type`: payment or refund). Pass `nextCursor` as `after` while `hasMore`.',
-          tags: ['Billing'],
-          parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
-          responses: {
-            200: {
-              description: 'A page',
-              headers: { ...requestIdHeader, ...rateLimitHeaders },
-              content: json(ref('PolicyPaymentList')),
-            },
-            404: problem('No such policy, or the caller may not access it'),
-            ...LIST_ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}/refunds': {
-        post: {
-          operationId: 'recordRefund',
-          summary: 'Record money paid back to the policyholder',
-          description:
-            'At most the credit balance when recorded (`-billing.balance` when negative: paid more than billed, e.g. after a ' +
-            'cancellation’s credits), else 409 INVALID_STATE; refunds racing on one policy are judged one after the other, so ' +
-            'together they never exceed it. `amount` in cents (1 to 100,000,000), `reference` unique among the policy’s payments ' +
-            'and refunds (409 CONFLICT), `paidOn` not in the future (default today, UTC). Records a `policy.refund_recorded` event.',
-          parameters: [policyNumberInPath, idempotencyKey],
-          tags: ['Billing'],
-          requestBody: { required: true, content: withExample(ref('RecordRefundRequest'), REFUND_EXAMPLE) },
-          responses: {
-            200: {
-              description: 'Recorded: the policy, with its billing summary',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('Policy')),
-            },
-            ...PAYMENT_ERRORS,
-          },
-        },
-      },
-      '/api/v1/policy/{id}/renewal': {
-        post: {
-          operationId: 'renewPolicy',
-          summary: 'Renew a policy: a successor for the next year, answered as the new policy',
-          description:
-            'A new policy (`number` as sent, with the create’s rules and its 409 CONFLICT when taken, else assigned) in the same ' +
-            'organization with the same owner and pet fields, from the old `expirationDate` for one year (Feb 29 → Feb 28), on ' +
-            '`coverageSlug` (400 when not in the catalog) or the old policy’s current plan, priced at today’s catalog price ' +
-            '(contract section 5’s schedule). Its first transaction is a `renewal` owning its premiums. Allowed from ' +
-            'POLICY_RENEWAL_WINDOW_DAYS (default 60) before the old `expirationDate` until POLICY_RENEWAL_LATE_DAYS (default 30) after it, for a ' +
-            'policy that is not cancelled, has no cancellation scheduled and was not renewed; else 409 INVALID_STATE (before the ' +
-            'window, the message says when it opens; after it, when it closed). Both policies then show the link: `renewalOf` on the new one, `renewedBy` ' +
-            'on the old one. Records a `policy.renewed` event whose object is the new policy (no `policy.created`).',
-          parameters: [policyNumberInPath, idempotencyKey],
-          tags: ['Policies'],
-          requestBody: { required: true, content: withExample(ref('RenewPolicyRequest'), RENEW_EXAMPLE, { currentPlan: {} }) },
-          responses: {
-            200: {
-              description: 'Renewed: the new policy',
-              headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('Policy')),
-            },
-            ...POLICY_LIFECYCLE_ERRORS,
-            403: problem('The organization tree already has its quota of policies: the successor is one more (code QUOTA_EXCEEDED)'),
-            409: problem(
-              'Code INVALID_STATE: before the renewal window, cancelled or with a cancellation scheduled, or already renewed; code CONFLICT: `number` is taken, or a request with the same Idempotency-Key is still running',
-            ),
-          },
-        },
-      },
-      '/api/v1/quote': {
-        post: {
-          operationId: 'createQuote',
-          summary: 'Quote a policy: the plan as it is now and the premium schedule issuing would write, kept with the quote',
-          description:
-            'The policy create’s body without `number`, `cvc` and `internalID`, under the same rules. `charges` is the schedule a ' +
-            'policy with this body gets (without ids), `totalPremium` their sum. The quote is `open` until `expiresAt` ' +
-            '(creation + QUOTE_VALID_DAYS, default 30), then `expired`; `issued` once a policy is made from it. Records a ' +
-            '`quote.created` event.' +
-            ' The organization is `organizationId`, else the token’s `org` claim; with neither, 400 (the start-up banner’s token has no claim: on /api/v1/docs, run the organization create first and this example carries its id).',
-          parameters: [idempotencyKey],
-          tags: ['Quotes'],
-          requestBody: { required: true, content: withExample(ref('CreateQuoteRequest'), QUOTE_EXAMPLE) },
-          responses: {
-            200: {
-              description: 'Quoted',
-              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('Quote')),
-            },
-            ...QUOTE_POST_ERRORS,
-          },
-        },
-      },
-      '/api/v1/quote/{id}': {
-        get: {
-          operationId: 'getQuote',
-          summary: 'Read a quote of an organization the caller may access, with its status as of now',
-          tags: ['Quotes'],
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Quote id' }],
-          responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Quote')) },
-            404: problem('No such quote, or the caller may not access it'),
-            ...ERRORS,
-          },
-        },
-      },
-      '/api/v1/events': {
-        get: {
-          operationId: 'listEvents',
-          summary: 'List the events the caller may access, oldest first, each with the state of its deliveries',
-          description:
-            'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`. ' +
-            'Each event carries `actor` (`{ sub }` of the caller whose request made it) and `apiVersion`, and its `deliveries` (at most 25, to endpoints the caller may access) as `GET /api/v1/events/{id}` shows them.',
-          tags: ['Events'],
-          parameters: [
-            {
-              name: 'organizationId',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', format: 'uuid' },
-              description: "Only this organization's subtree",
-            },
-            {
-              name: 'type',
-              in: 'query',
-              required: false,
-              schema: { type: 'string' },
-              description: 'Comma-separated event types, e.g. `policy.created`',
-            },
-            ...PAGE_PARAMETERS,
-          ],
-          responses: {
-            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('EventList')) },
-            404: problem('`organizationId` names no organization the caller may access'),
-            ...LIST_ERRORS,
-          },
-        },
-      },
-      '/api/v1/events/{id}': {
-        get: {
-          operationId: 'getEvent',
-          summary: 'Read an event with the state of its deliveries',
-          tags: ['Events'],
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-          responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Event')) },
-            404: problem('No such event, or the caller may not access it'),
-            ...ERRORS,
-          },
-        },
-      },
-      '/api/v1/webhook-endpoints': {
-        get: {
-          operationId: 'listWebhookEndpoints',
-          summary: 'List the webhook endpoints registered on an organization',
-          tags: ['Webhooks'],
-          parameters: [
-            {
-              name: 'organizationId',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', format: 'uuid' },
-              description: 'Default: the token’s org',
-            },
-            ...PAGE_PARAMETERS,
-          ],
-          responses: {
-            200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpointList')) },
-            404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
-            ...LIST_ERRORS,
-          },
-        },
-        post: {
-          operationId: 'createWebhookEndpoint',
-          summary: "Register an endpoint for the events of an organization's whole subtree; the secret is shown only here",
-          tags: ['Webhooks'],
-          parameters: [idempotencyKey],
-          requestBody: { required: true, content: json(ref('CreateWebhookEndpointRequest')) },
-          responses: {
-            200: {
-              description: 'Created',
-              headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
-              content: json(ref('WebhookEndpointCreated')),
-            },
-            ...POST_ERRORS,
-            400: problem('The body breaks the rules, or the URL is not allowed (in production: https to a public address)'),
-            403: problem(
-              'The organization tree already has its quota of webhook endpoints (WEBHOOK_ENDPOINTS_PER_TREE, default 25; code QUOTA_EXCEEDED)',
-            ),
-            409: problem('A request with the same Idempotency-Key is still running'),
-            404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
-          },
-        },
-      },
-      '/api/v1/webhook-endpoints/{id}': {
-        get: {
-          operationId: 'getWebhookEndpoint',
-          summary: 'Read a webhook endpoint (never its secret)',
-          tags: ['Webhooks'],
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-          responses: {
-            200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpoint')) },
-            404: problem('No such endpoint, or the caller may not access it'),
-            ...ERRORS,
-          },
-        },
-        delete: {
-          operationId: 'deleteWebhookEndpoint',
-          summary: 'Delete a webhook endpoint: it receives nothing more',
-          tags: ['Webhooks'],
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-          responses: {
-            204: { description: 'Deleted', headers: { ...requestIdHeader, ...rateLimitHeaders } },
-            404: problem('No such endpoint, or the caller may not access it'),
-            ...ERRORS,
-          },
-        },
-      },
-    },
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description: 'Claims: `sub` (required), `exp` (required), `org` (optional organization id), `iss`/`aud` when configured.',
-        },
-      },
-      schemas: {
-        Problem: {
-          type: 'object',
-          required: ['type', 'title', 'status', 'detail', 'code'],
-          properties: {
-            type: { type: 'string', const: 'about:blank' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            detail: { type: 'string' },
-            code: {
-              type: 'string',
-              // The error table (errors/errors.ts), so a new code cannot be missing here.
-              enum: Object.keys(ERROR_STATUS),
-            },
-            errors: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['path', 'message'],
-                properties: { path: { type: 'string', examples: ['owners[1].ownership'] }, message: { type: 'string' } },
-                additionalProperties: false,
+          patch: {
+            operationId: 'updateOrganization',
+            summary: 'Change an organization: a JSON merge patch (RFC 7396), guarded by If-Match',
+            description:
+              'The body is a merge patch of the create’s fields (see UpdateOrganizationRequest), sent as `application/merge-patch+json` ' +
+              'or `application/json`. Answers the organization as the create does, with its new `version` (also the `ETag`). A patch that ' +
+              'changes nothing answers 200 with the same version and records nothing; any other records an `organization.updated` ' +
+              'event with `previousAttributes` (the changed fields’ earlier values, masked as reads mask them). Bank account numbers ' +
+              'and owner tax ids sent are stored encrypted, answered as last fours.',
+            parameters: [
+              { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Organization id' },
+              ifMatch,
+              idempotencyKey,
+            ],
+            tags: ['Organizations'],
+            requestBody: {
+              required: true,
+              content: {
+                'application/merge-patch+json': {
+                  schema: ref('UpdateOrganizationRequest'),
+                  examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } },
+                },
+                'application/json': {
+                  schema: ref('UpdateOrganizationRequest'),
+                  examples: { typical: { value: ORGANIZATION_PATCH_EXAMPLE } },
+                },
               },
             },
-            requestId: { type: 'string', description: 'Only on 500' },
+            responses: {
+              200: {
+                description: 'Changed (or nothing to change)',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('OrganizationCreated')),
+              },
+              ...POST_ERRORS,
+              400: problem(
+                'The body is not valid JSON, not an object, or the organization it would make breaks the rules (all listed in `errors`, at most 100); `id` or `parentId` sent is listed by name',
+              ),
+              404: problem('No such organization, or the caller may not access it'),
+              409: problem('A request with the same Idempotency-Key is still running'),
+              412: problem(
+                'If-Match names another version than the organization’s, or is malformed (code PRECONDITION_FAILED); nothing was written',
+              ),
+              415: problem('The body is neither application/merge-patch+json nor application/json, or not UTF-8'),
+            },
           },
-          additionalProperties: false,
         },
-        AddressInput: addressInput,
-        Address: { ...addressInput, description: 'As sent: the named properties that were given, and every other one.' },
-        CreateOrganizationRequest: {
-          ...requestSchema(schema, 'CreateOrganizationInput', OVERLAYS, 'open'),
-          description:
-            'Strings at most 255 characters (description 2,000, descriptor 22); required strings not blank; email valid; ' +
-            'logo and website absolute http(s) URLs; phone 7–20 of digits, spaces and +-(). ; at most 10 bank accounts and ' +
-            '25 owners whose ownership adds up to at most 100. Unknown properties are accepted and ignored (the interface document allows them).',
+        '/api/v1/policy': {
+          get: {
+            operationId: 'listPolicies',
+            summary: 'List the policies of an organization, or of its whole subtree; or find policies by internalID',
+            description:
+              'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
+              'every organization below it. With `internalID` instead: the policies created with that internalID (exact) among ' +
+              'every policy the caller may access, wherever they are (one out of reach is not listed; none found is an empty page); ' +
+              '`organizationId`, `includeDescendants`, `status` and `billingStatus` cannot be combined with it (400). ' +
+              'Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
+              `With \`status\` or \`billingStatus\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
+              `with \`hasMore\` true and a \`nextCursor\` past it; keep following \`nextCursor\` while \`hasMore\`.`,
+            tags: ['Policies'],
+            parameters: [
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: 'Whose policies; without it, the token’s org (a token without one must send it)',
+              },
+              {
+                name: 'includeDescendants',
+                in: 'query',
+                required: false,
+                schema: { type: 'boolean', default: false },
+                description: 'Also every descendant’s policies',
+              },
+              {
+                name: 'internalID',
+                in: 'query',
+                required: false,
+                schema: { type: 'string' },
+                description:
+                  'Find by the integrator’s own key (exact), among every policy the caller may access; alone (with `limit` and `after`)',
+              },
+              {
+                name: 'status',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', enum: Object.values(PolicyStatus) },
+                description: 'Only the policies in this status today (UTC); absent: every policy',
+              },
+              {
+                name: 'billingStatus',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', enum: [...BILLING_STATUSES] },
+                description:
+                  'Only the policies whose `billing.status` is this today (UTC), e.g. `past_due` for every policy behind on its payments; with `status`, both (a page walks as with `status`)',
+              },
+              ...PAGE_PARAMETERS,
+            ],
+            responses: {
+              200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('PolicyList')) },
+              404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+              ...LIST_ERRORS,
+            },
+          },
+          post: {
+            operationId: 'createPolicy',
+            summary: 'Create a policy with its coverage snapshot and premium schedule (all or nothing), or issue a quote',
+            description:
+              'With `quoteId` (and optionally `number`, `cvc`, `internalID`), issues that open quote: the policy’s fields, coverage ' +
+              'and charges are the quote’s, at the quoted price even if the catalog has changed since; the quote then reads `issued` ' +
+              'with its `policyNumber`. Sending a quoted field again is 400 naming it; a quote already issued or expired is 409 `INVALID_STATE`.' +
+              ' The organization is `organizationId`, else the token’s `org` claim; with neither, 400 (the start-up banner’s token has no claim: on /api/v1/docs, run the organization create first and this example carries its id).',
+            parameters: [idempotencyKey],
+            tags: ['Policies'],
+            requestBody: {
+              required: true,
+              content: withExample(ref('CreatePolicyRequest'), POLICY_EXAMPLE, {
+                issueQuote: ISSUE_EXAMPLE,
+                renewable: RENEWABLE_POLICY_EXAMPLE,
+              }),
+            },
+            responses: {
+              200: {
+                description: 'Created',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('PolicyCreated')),
+              },
+              ...POLICY_POST_ERRORS,
+            },
+          },
         },
-        OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
-        UpdateOrganizationRequest: {
-          ...requestSchema(schema, 'UpdateOrganizationInput', OVERLAYS, 'open'),
-          not: { anyOf: [{ required: ['id'] }, { required: ['parentId'] }] },
-          description:
-            'A JSON merge patch (RFC 7396) of the create’s fields: an absent field is kept, null removes an optional one (`name` goes back to ' +
-            '`legalName`; `legalName`, `legalType` and `taxId` cannot be removed), `address` is merged property by property (null removes ' +
-            'a property), `bankAccounts` and `owners` are replaced whole (null or [] removes them all). `id` and `parentId` are refused ' +
-            '(400 naming them). The result follows every rule of the create, all errors listed at once. Other unknown properties are ignored.',
+        '/api/v1/policy/{id}': {
+          get: {
+            operationId: 'getPolicy',
+            summary: 'Read a policy of an organization the caller may access',
+            tags: ['Policies'],
+            parameters: [policyNumberInPath],
+            responses: {
+              200: {
+                description: 'Found',
+                headers: { ...requestIdHeader, ...etagHeader, ...rateLimitHeaders },
+                content: json(ref('Policy')),
+              },
+              404: problem('No such policy, or the caller may not access it'),
+              ...ERRORS,
+            },
+          },
         },
-        Organization: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
-        OrganizationList: listSchema('Organization'),
-        CreatePolicyRequest: {
-          ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS, 'closed'),
-          // A new policy's body, or a quote to issue: GraphQL cannot say "required unless quoteId".
-          oneOf: [
-            { required: [...REQUIRED_UNLESS_QUOTED], not: { required: ['quoteId'] } },
-            { required: ['quoteId'], not: { anyOf: QUOTED_FIELDS.map((field) => ({ required: [field] })) } },
-          ],
-          description:
-            'Either a new policy (its required fields, no `quoteId`) or a quote to issue (`quoteId`, optionally `number`, `cvc` ' +
-            'and `internalID`, and none of the quoted fields). Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
-            'not in the future, petDOB not after effectiveDate. An unknown property is 400, listed with the other errors as `is not a field of this request`, with `; did you mean "<field>"?` when a field is within two edits of it. Without `organizationId` the policy goes to the token’s org.',
+        '/api/v1/policy/{id}/transactions': {
+          get: {
+            operationId: 'listPolicyTransactions',
+            summary: 'List the transactions of a policy, oldest first',
+            description:
+              `Each step in the policy’s life (${TRANSACTION_TYPES.join(', ')}) with the day it takes effect, ` +
+              'who made it and the fields it changed. Every charge names its transaction (`transactionId`). Pass `nextCursor` as `after` while `hasMore`.',
+            tags: ['Policies'],
+            parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
+            responses: {
+              200: {
+                description: 'A page',
+                headers: { ...requestIdHeader, ...rateLimitHeaders },
+                content: json(ref('PolicyTransactionList')),
+              },
+              404: problem('No such policy, or the caller may not access it'),
+              ...LIST_ERRORS,
+            },
+          },
         },
-        PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),
-        Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
-        PolicyListItem: responseSchema(schema, documentOf('GET', '/api/v1/policy'), OVERLAYS, ['policies', 'edges', 'node']),
-        PolicyList: listSchema('PolicyListItem'),
-        PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, [
-          'transactions',
-          'edges',
-          'node',
-        ]),
-        PolicyTransactionList: listSchema('PolicyTransaction'),
-        ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS, 'closed'),
-        PolicyPayment: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/payments'), OVERLAYS, ['payments', 'edges', 'node']),
-        PolicyPaymentList: listSchema('PolicyPayment'),
-        RecordPaymentRequest: requestSchema(schema, 'RecordPaymentInput', OVERLAYS, 'closed'),
-        RecordRefundRequest: requestSchema(schema, 'RecordRefundInput', OVERLAYS, 'closed'),
-        CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS, 'closed'),
-        ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS, 'closed'), description: 'Send `{}`' },
-        RenewPolicyRequest: {
-          ...requestSchema(schema, 'RenewPolicyInput', OVERLAYS, 'closed'),
-          description: 'Both optional: `{}` renews on the current plan with a number the server assigns',
+        '/api/v1/policy/{id}/changes': {
+          post: {
+            operationId: 'changePolicy',
+            summary: 'Change the pet’s or the owner’s fields, or the plan, from effectiveDate',
+            description:
+              'One `change` transaction whose `changes` name each field that differs from the value in effect on `effectiveDate` as ' +
+              '`{ from, to }` (a field sent with the value it has is left out; with nothing left, 400). At least one of `petName`, ' +
+              '`petDOB`, `ownerFirstname`, `ownerLastname`, `ownerDOB`, `coverageSlug`, with the create’s rules (`petDOB` not after the ' +
+              'policy’s effectiveDate); none null. A new plan (at today’s catalog price) takes effect on a billing date, the start of a ' +
+              'schedule period (else 400 on `effectiveDate`): for every period `P` from then, a `credit` of `-net(P)` and a `premium` at ' +
+              'the new plan’s price for `P` (section 5’s rule). Reads show the fields and the coverage in effect today (UTC): a change ' +
+              'dated in the future shows from its date. 409 INVALID_STATE when the policy is cancelled, has a cancellation scheduled, ' +
+              'or has expired. Records a `policy.changed` event.',
+            parameters: [policyNumberInPath, idempotencyKey],
+            tags: ['Policies'],
+            requestBody: {
+              required: true,
+              content: withExample(ref('ChangePolicyRequest'), CHANGE_EXAMPLE),
+            },
+            responses: {
+              200: {
+                description: 'Changed (or scheduled to be)',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('Policy')),
+              },
+              ...POLICY_LIFECYCLE_ERRORS,
+            },
+          },
         },
-        CreateQuoteRequest: {
-          ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS, 'closed'),
-          description:
-            'The policy create’s rules: dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ' +
-            'ownerDOB and petDOB not in the future, petDOB not after effectiveDate. `number`, `cvc` and `internalID` are refused ' +
-            '(400 naming each): they are sent when issuing. Any other unknown property is 400 (`is not a field of this request`, with a "did you mean" when a field is within two edits). Without `organizationId` the quote goes to the token’s org.',
+        '/api/v1/policy/{id}/cancellation': {
+          post: {
+            operationId: 'cancelPolicy',
+            summary: 'Cancel a policy from effectiveDate (also a date in the future), crediting what is left of its premiums',
+            description:
+              'One `cancellation` transaction owning, for every schedule period `[s, e)` still running on `effectiveDate`, a `credit` of ' +
+              '`-round(net × days(max(effectiveDate, s), e) ÷ days(s, e))` over `[max(effectiveDate, s), e)` (`net`: the sum of the ' +
+              'charges of exactly that period; round: half up on the absolute value). `method` is `flat` for `free_look` (every period ' +
+              'credited in full; only within POLICY_FREE_LOOK_DAYS, default 15, of the policy’s effectiveDate, else 400 on `reason`), ' +
+              '`short_rate` for `insured_request` (plus a `fee` of POLICY_SHORT_RATE_PERCENT, default 10, of the credits, due on ' +
+              '`effectiveDate`), `pro_rata` otherwise. `status` is `cancelled` from `effectiveDate`. 409 INVALID_STATE when the ' +
+              'policy is cancelled, has a cancellation scheduled, or has expired. Records a `policy.cancelled` event.',
+            parameters: [policyNumberInPath, idempotencyKey],
+            tags: ['Policies'],
+            requestBody: {
+              required: true,
+              content: withExample(ref('CancelPolicyRequest'), CANCEL_EXAMPLE),
+            },
+            responses: {
+              200: {
+                description: 'Cancelled (or scheduled to be)',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('Policy')),
+              },
+              ...POLICY_LIFECYCLE_ERRORS,
+            },
+          },
         },
-        Quote: responseSchema(schema, documentOf('GET', '/api/v1/quote/:id'), OVERLAYS),
-        EventListItem: responseSchema(schema, documentOf('GET', '/api/v1/events'), OVERLAYS, ['edges', 'node']),
-        EventList: listSchema('EventListItem'),
-        Event: responseSchema(schema, documentOf('GET', '/api/v1/events/:id'), OVERLAYS),
-        CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS, 'open'),
-        WebhookEndpointCreated: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints'), OVERLAYS),
-        WebhookEndpoint: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id'), OVERLAYS),
-        WebhookEndpointList: listSchema('WebhookEndpoint'),
+        '/api/v1/policy/{id}/reinstatement': {
+          post: {
+            operationId: 'reinstatePolicy',
+            summary: 'Undo the policy’s cancellation',
+            description:
+              'One `reinstatement` transaction owning a `reversal` of each charge of the cancellation (`reverses`: its id; the opposite ' +
+              'amount): afterwards `cancellation` is null and the charges sum to what they did before it. Only while the cancellation ' +
+              'lies in the future or took effect at most POLICY_REINSTATEMENT_DAYS (default 30) ago, and not for `fraud`; else (or ' +
+              'without a cancellation) 409 INVALID_STATE. Records a `policy.reinstated` event.',
+            parameters: [policyNumberInPath, idempotencyKey],
+            tags: ['Policies'],
+            requestBody: { required: true, content: withExample(ref('ReinstatePolicyRequest'), {}) },
+            responses: {
+              200: {
+                description: 'Reinstated',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('Policy')),
+              },
+              ...POLICY_LIFECYCLE_ERRORS,
+            },
+          },
+        },
+        '/api/v1/policy/{id}/payments': {
+          post: {
+            operationId: 'recordPayment',
+            summary: 'Record money received for a policy',
+            description:
+              'The integrator collects premiums through its own payment provider and records each payment here (contract section ' +
+              '19): `amount` in cents (1 to 100,000,000), `reference` the provider’s id (1-100 printable characters, unique among ' +
+              'the policy’s payments and refunds: 409 CONFLICT), `receivedOn` not in the future (default today, UTC). Accepted in ' +
+              'every status. `billing.paid` rises by the amount and the version by one. Records a `policy.payment_recorded` event.',
+            parameters: [policyNumberInPath, idempotencyKey],
+            tags: ['Billing'],
+            requestBody: { required: true, content: withExample(ref('RecordPaymentRequest'), PAYMENT_EXAMPLE) },
+            responses: {
+              200: {
+                description: 'Recorded: the policy, with its billing summary',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('Policy')),
+              },
+              ...PAYMENT_ERRORS,
+            },
+          },
+          get: {
+            operationId: 'listPolicyPayments',
+            summary: 'List the payments and refunds of a policy, oldest first',
+            description:
+              'Both kinds in the order they were recorded (`type`: payment or refund). Pass `nextCursor` as `after` while `hasMore`.',
+            tags: ['Billing'],
+            parameters: [policyNumberInPath, ...PAGE_PARAMETERS],
+            responses: {
+              200: {
+                description: 'A page',
+                headers: { ...requestIdHeader, ...rateLimitHeaders },
+                content: json(ref('PolicyPaymentList')),
+              },
+              404: problem('No such policy, or the caller may not access it'),
+              ...LIST_ERRORS,
+            },
+          },
+        },
+        '/api/v1/policy/{id}/refunds': {
+          post: {
+            operationId: 'recordRefund',
+            summary: 'Record money paid back to the policyholder',
+            description:
+              'At most the credit balance when recorded (`-billing.balance` when negative: paid more than billed, e.g. after a ' +
+              'cancellation’s credits), else 409 INVALID_STATE; refunds racing on one policy are judged one after the other, so ' +
+              'together they never exceed it. `amount` in cents (1 to 100,000,000), `reference` unique among the policy’s payments ' +
+              'and refunds (409 CONFLICT), `paidOn` not in the future (default today, UTC). Records a `policy.refund_recorded` event.',
+            parameters: [policyNumberInPath, idempotencyKey],
+            tags: ['Billing'],
+            requestBody: { required: true, content: withExample(ref('RecordRefundRequest'), REFUND_EXAMPLE) },
+            responses: {
+              200: {
+                description: 'Recorded: the policy, with its billing summary',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('Policy')),
+              },
+              ...PAYMENT_ERRORS,
+            },
+          },
+        },
+        '/api/v1/policy/{id}/renewal': {
+          post: {
+            operationId: 'renewPolicy',
+            summary: 'Renew a policy: a successor for the next year, answered as the new policy',
+            description:
+              'A new policy (`number` as sent, with the create’s rules and its 409 CONFLICT when taken, else assigned) in the same ' +
+              'organization with the same owner and pet fields, from the old `expirationDate` for one year (Feb 29 → Feb 28), on ' +
+              '`coverageSlug` (400 when not in the catalog) or the old policy’s current plan, priced at today’s catalog price ' +
+              '(contract section 5’s schedule). Its first transaction is a `renewal` owning its premiums. Allowed from ' +
+              'POLICY_RENEWAL_WINDOW_DAYS (default 60) before the old `expirationDate` until POLICY_RENEWAL_LATE_DAYS (default 30) after it, for a ' +
+              'policy that is not cancelled, has no cancellation scheduled and was not renewed; else 409 INVALID_STATE (before the ' +
+              'window, the message says when it opens; after it, when it closed). Both policies then show the link: `renewalOf` on the new one, `renewedBy` ' +
+              'on the old one. Records a `policy.renewed` event whose object is the new policy (no `policy.created`).',
+            parameters: [policyNumberInPath, idempotencyKey],
+            tags: ['Policies'],
+            requestBody: { required: true, content: withExample(ref('RenewPolicyRequest'), RENEW_EXAMPLE, { currentPlan: {} }) },
+            responses: {
+              200: {
+                description: 'Renewed: the new policy',
+                headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('Policy')),
+              },
+              ...POLICY_LIFECYCLE_ERRORS,
+              403: problem('The organization tree already has its quota of policies: the successor is one more (code QUOTA_EXCEEDED)'),
+              409: problem(
+                'Code INVALID_STATE: before the renewal window, cancelled or with a cancellation scheduled, or already renewed; code CONFLICT: `number` is taken, or a request with the same Idempotency-Key is still running',
+              ),
+            },
+          },
+        },
+        '/api/v1/quote': {
+          post: {
+            operationId: 'createQuote',
+            summary: 'Quote a policy: the plan as it is now and the premium schedule issuing would write, kept with the quote',
+            description:
+              'The policy create’s body without `number`, `cvc` and `internalID`, under the same rules. `charges` is the schedule a ' +
+              'policy with this body gets (without ids), `totalPremium` their sum. The quote is `open` until `expiresAt` ' +
+              '(creation + QUOTE_VALID_DAYS, default 30), then `expired`; `issued` once a policy is made from it. Records a ' +
+              '`quote.created` event.' +
+              ' The organization is `organizationId`, else the token’s `org` claim; with neither, 400 (the start-up banner’s token has no claim: on /api/v1/docs, run the organization create first and this example carries its id).',
+            parameters: [idempotencyKey],
+            tags: ['Quotes'],
+            requestBody: { required: true, content: withExample(ref('CreateQuoteRequest'), QUOTE_EXAMPLE) },
+            responses: {
+              200: {
+                description: 'Quoted',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('Quote')),
+              },
+              ...QUOTE_POST_ERRORS,
+            },
+          },
+        },
+        '/api/v1/quote/{id}': {
+          get: {
+            operationId: 'getQuote',
+            summary: 'Read a quote of an organization the caller may access, with its status as of now',
+            tags: ['Quotes'],
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Quote id' }],
+            responses: {
+              200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Quote')) },
+              404: problem('No such quote, or the caller may not access it'),
+              ...ERRORS,
+            },
+          },
+        },
+        '/api/v1/events': {
+          get: {
+            operationId: 'listEvents',
+            summary: 'List the events the caller may access, oldest first, each with the state of its deliveries',
+            description:
+              'With `organizationId`, the events of that organization and every descendant. Pass `nextCursor` as `after` while `hasMore`. ' +
+              'Each event carries `actor` (`{ sub }` of the caller whose request made it) and `apiVersion`, and its `deliveries` (at most 25, to endpoints the caller may access) as `GET /api/v1/events/{id}` shows them.',
+            tags: ['Events'],
+            parameters: [
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: "Only this organization's subtree",
+              },
+              {
+                name: 'type',
+                in: 'query',
+                required: false,
+                schema: { type: 'string' },
+                description: 'Comma-separated event types, e.g. `policy.created`',
+              },
+              ...PAGE_PARAMETERS,
+            ],
+            responses: {
+              200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('EventList')) },
+              404: problem('`organizationId` names no organization the caller may access'),
+              ...LIST_ERRORS,
+            },
+          },
+        },
+        '/api/v1/events/{id}': {
+          get: {
+            operationId: 'getEvent',
+            summary: 'Read an event with the state of its deliveries',
+            tags: ['Events'],
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+            responses: {
+              200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Event')) },
+              404: problem('No such event, or the caller may not access it'),
+              ...ERRORS,
+            },
+          },
+        },
+        '/api/v1/webhook-endpoints': {
+          get: {
+            operationId: 'listWebhookEndpoints',
+            summary: 'List the webhook endpoints registered on an organization',
+            tags: ['Webhooks'],
+            parameters: [
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: 'Default: the token’s org',
+              },
+              ...PAGE_PARAMETERS,
+            ],
+            responses: {
+              200: {
+                description: 'A page',
+                headers: { ...requestIdHeader, ...rateLimitHeaders },
+                content: json(ref('WebhookEndpointList')),
+              },
+              404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+              ...LIST_ERRORS,
+            },
+          },
+          post: {
+            operationId: 'createWebhookEndpoint',
+            summary: "Register an endpoint for the events of an organization's whole subtree; the secret is shown only here",
+            tags: ['Webhooks'],
+            parameters: [idempotencyKey],
+            requestBody: { required: true, content: json(ref('CreateWebhookEndpointRequest')) },
+            responses: {
+              200: {
+                description: 'Created',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('WebhookEndpointCreated')),
+              },
+              ...POST_ERRORS,
+              400: problem('The body breaks the rules, or the URL is not allowed (in production: https to a public address)'),
+              403: problem(
+                'The organization tree already has its quota of webhook endpoints (WEBHOOK_ENDPOINTS_PER_TREE, default 25; code QUOTA_EXCEEDED)',
+              ),
+              409: problem('A request with the same Idempotency-Key is still running'),
+              404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+            },
+          },
+        },
+        '/api/v1/webhook-endpoints/{id}': {
+          get: {
+            operationId: 'getWebhookEndpoint',
+            summary: 'Read a webhook endpoint (never its secret)',
+            tags: ['Webhooks'],
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+            responses: {
+              200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpoint')) },
+              404: problem('No such endpoint, or the caller may not access it'),
+              ...ERRORS,
+            },
+          },
+          delete: {
+            operationId: 'deleteWebhookEndpoint',
+            summary: 'Delete a webhook endpoint: it receives nothing more',
+            tags: ['Webhooks'],
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+            responses: {
+              204: { description: 'Deleted', headers: { ...requestIdHeader, ...rateLimitHeaders } },
+              404: problem('No such endpoint, or the caller may not access it'),
+              ...ERRORS,
+            },
+          },
+        },
+        '/api/v1/api-keys': {
+          get: {
+            operationId: 'listApiKeys',
+            summary: "List an organization's unrevoked API keys (never the keys themselves)",
+            tags: ['API keys'],
+            parameters: [
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: 'Default: the token’s org',
+              },
+              ...PAGE_PARAMETERS,
+            ],
+            responses: {
+              200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('ApiKeyList')) },
+              404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+              ...LIST_ERRORS,
+            },
+          },
+          post: {
+            operationId: 'createApiKey',
+            summary: 'Make an API key for an organization; the key is shown only in this answer',
+            tags: ['API keys'],
+            parameters: [idempotencyKey],
+            requestBody: { required: true, content: json({ ...ref('CreateApiKeyRequest'), example: API_KEY_EXAMPLE }) },
+            responses: {
+              200: {
+                description: 'Created',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('ApiKeyCreated')),
+              },
+              ...POST_ERRORS,
+              404: problem('`organizationId` (or the token’s org) names no organization the caller may access'),
+              409: problem(
+                'A request with the same Idempotency-Key is still running, or already made its key: the key was shown once and is stored nowhere, so the problem names the key to revoke (code CONFLICT)',
+              ),
+            },
+          },
+        },
+        '/api/v1/api-keys/{id}': {
+          get: {
+            operationId: 'getApiKey',
+            summary: 'Read an API key (never the key itself)',
+            tags: ['API keys'],
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+            responses: {
+              200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('ApiKey')) },
+              404: problem('No such unrevoked key, or the caller may not access it'),
+              ...ERRORS,
+            },
+          },
+          delete: {
+            operationId: 'revokeApiKey',
+            summary: 'Revoke an API key: every instance refuses it within 2 seconds',
+            tags: ['API keys'],
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+            responses: {
+              204: { description: 'Revoked', headers: { ...requestIdHeader, ...rateLimitHeaders } },
+              404: problem('No such unrevoked key, or the caller may not access it'),
+              ...ERRORS,
+            },
+          },
+        },
+        '/api/v1/api-keys/{id}/rotation': {
+          post: {
+            operationId: 'rotateApiKey',
+            summary:
+              'A new key in place of this one (same name, organization, scopes and lifetime); the old one works for `graceSeconds` more',
+            tags: ['API keys'],
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }, idempotencyKey],
+            requestBody: { required: true, content: json({ ...ref('RotateApiKeyRequest'), example: { graceSeconds: 3600 } }) },
+            responses: {
+              200: {
+                description: 'Rotated: the new key',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('ApiKeyCreated')),
+              },
+              ...POST_ERRORS,
+              404: problem('No such unrevoked, unexpired key, or the caller may not access it'),
+              409: problem('A request with the same Idempotency-Key is still running, or already rotated the key (code CONFLICT)'),
+            },
+          },
+        },
       },
-    },
-  });
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A JWT (claims: `sub` required, `exp` required, `org` optional organization id, `iss`/`aud` when configured), or an API key (`opk_live_…`/`opk_test_…`: it acts for its organization within its scopes).',
+          },
+        },
+        schemas: {
+          Problem: {
+            type: 'object',
+            required: ['type', 'title', 'status', 'detail', 'code'],
+            properties: {
+              type: { type: 'string', const: 'about:blank' },
+              title: { type: 'string' },
+              status: { type: 'integer' },
+              detail: { type: 'string' },
+              code: {
+                type: 'string',
+                // The error table (errors/errors.ts), so a new code cannot be missing here.
+                enum: Object.keys(ERROR_STATUS),
+              },
+              errors: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['path', 'message'],
+                  properties: { path: { type: 'string', examples: ['owners[1].ownership'] }, message: { type: 'string' } },
+                  additionalProperties: false,
+                },
+              },
+              requestId: { type: 'string', description: 'Only on 500' },
+            },
+            additionalProperties: false,
+          },
+          AddressInput: addressInput,
+          Address: { ...addressInput, description: 'As sent: the named properties that were given, and every other one.' },
+          CreateOrganizationRequest: {
+            ...requestSchema(schema, 'CreateOrganizationInput', OVERLAYS, 'open'),
+            description:
+              'Strings at most 255 characters (description 2,000, descriptor 22); required strings not blank; email valid; ' +
+              'logo and website absolute http(s) URLs; phone 7–20 of digits, spaces and +-(). ; at most 10 bank accounts and ' +
+              '25 owners whose ownership adds up to at most 100. Unknown properties are accepted and ignored (the interface document allows them).',
+          },
+          OrganizationCreated: responseSchema(schema, documentOf('POST', '/api/v1/organization'), OVERLAYS),
+          UpdateOrganizationRequest: {
+            ...requestSchema(schema, 'UpdateOrganizationInput', OVERLAYS, 'open'),
+            not: { anyOf: [{ required: ['id'] }, { required: ['parentId'] }] },
+            description:
+              'A JSON merge patch (RFC 7396) of the create’s fields: an absent field is kept, null removes an optional one (`name` goes back to ' +
+              '`legalName`; `legalName`, `legalType` and `taxId` cannot be removed), `address` is merged property by property (null removes ' +
+              'a property), `bankAccounts` and `owners` are replaced whole (null or [] removes them all). `id` and `parentId` are refused ' +
+              '(400 naming them). The result follows every rule of the create, all errors listed at once. Other unknown properties are ignored.',
+          },
+          Organization: responseSchema(schema, documentOf('GET', '/api/v1/organization/:id'), OVERLAYS),
+          OrganizationList: listSchema('Organization'),
+          CreatePolicyRequest: {
+            ...requestSchema(schema, 'CreatePolicyInput', OVERLAYS, 'closed'),
+            // A new policy's body, or a quote to issue: GraphQL cannot say "required unless quoteId".
+            oneOf: [
+              { required: [...REQUIRED_UNLESS_QUOTED], not: { required: ['quoteId'] } },
+              { required: ['quoteId'], not: { anyOf: QUOTED_FIELDS.map((field) => ({ required: [field] })) } },
+            ],
+            description:
+              'Either a new policy (its required fields, no `quoteId`) or a quote to issue (`quoteId`, optionally `number`, `cvc` ' +
+              'and `internalID`, and none of the quoted fields). Dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ownerDOB and petDOB ' +
+              'not in the future, petDOB not after effectiveDate. An unknown property is 400, listed with the other errors as `is not a field of this request`, with `; did you mean "<field>"?` when a field is within two edits of it. Without `organizationId` the policy goes to the token’s org.',
+          },
+          PolicyCreated: responseSchema(schema, documentOf('POST', '/api/v1/policy'), OVERLAYS),
+          Policy: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id'), OVERLAYS),
+          PolicyListItem: responseSchema(schema, documentOf('GET', '/api/v1/policy'), OVERLAYS, ['policies', 'edges', 'node']),
+          PolicyList: listSchema('PolicyListItem'),
+          PolicyTransaction: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/transactions'), OVERLAYS, [
+            'transactions',
+            'edges',
+            'node',
+          ]),
+          PolicyTransactionList: listSchema('PolicyTransaction'),
+          ChangePolicyRequest: requestSchema(schema, 'ChangePolicyInput', OVERLAYS, 'closed'),
+          PolicyPayment: responseSchema(schema, documentOf('GET', '/api/v1/policy/:id/payments'), OVERLAYS, ['payments', 'edges', 'node']),
+          PolicyPaymentList: listSchema('PolicyPayment'),
+          RecordPaymentRequest: requestSchema(schema, 'RecordPaymentInput', OVERLAYS, 'closed'),
+          RecordRefundRequest: requestSchema(schema, 'RecordRefundInput', OVERLAYS, 'closed'),
+          CancelPolicyRequest: requestSchema(schema, 'CancelPolicyInput', OVERLAYS, 'closed'),
+          ReinstatePolicyRequest: { ...requestSchema(schema, 'ReinstatePolicyInput', OVERLAYS, 'closed'), description: 'Send `{}`' },
+          RenewPolicyRequest: {
+            ...requestSchema(schema, 'RenewPolicyInput', OVERLAYS, 'closed'),
+            description: 'Both optional: `{}` renews on the current plan with a number the server assigns',
+          },
+          CreateQuoteRequest: {
+            ...requestSchema(schema, 'CreateQuoteInput', OVERLAYS, 'closed'),
+            description:
+              'The policy create’s rules: dates are real calendar dates; expirationDate after effectiveDate and at most 5 years later; ' +
+              'ownerDOB and petDOB not in the future, petDOB not after effectiveDate. `number`, `cvc` and `internalID` are refused ' +
+              '(400 naming each): they are sent when issuing. Any other unknown property is 400 (`is not a field of this request`, with a "did you mean" when a field is within two edits). Without `organizationId` the quote goes to the token’s org.',
+          },
+          Quote: responseSchema(schema, documentOf('GET', '/api/v1/quote/:id'), OVERLAYS),
+          EventListItem: responseSchema(schema, documentOf('GET', '/api/v1/events'), OVERLAYS, ['edges', 'node']),
+          EventList: listSchema('EventListItem'),
+          Event: responseSchema(schema, documentOf('GET', '/api/v1/events/:id'), OVERLAYS),
+          CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS, 'open'),
+          WebhookEndpointCreated: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints'), OVERLAYS),
+          WebhookEndpoint: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id'), OVERLAYS),
+          WebhookEndpointList: listSchema('WebhookEndpoint'),
+          CreateApiKeyRequest: requestSchema(schema, 'CreateApiKeyInput', OVERLAYS, 'closed'),
+          RotateApiKeyRequest: {
+            ...requestSchema(schema, 'RotateApiKeyInput', OVERLAYS, 'closed'),
+            description: '`{}` for a day of grace',
+          },
+          ApiKeyCreated: responseSchema(schema, documentOf('POST', '/api/v1/api-keys'), OVERLAYS),
+          ApiKey: responseSchema(schema, documentOf('GET', '/api/v1/api-keys/:id'), OVERLAYS),
+          ApiKeyList: listSchema('ApiKey'),
+        },
+      },
+    }),
+  );
+}
+
+/**
+ * Contract section 20, on every route: what an API key needs to call it, from the scopes its
+ * document's fields declare (auth/scope-gate.ts), and the 403 a key without them gets.
+ */
+function withScopes<D extends { paths: Record<string, Record<string, OperationDescription>> }>(schema: GraphQLSchema, document: D): D {
+  for (const route of REST_ROUTES) {
+    const operation = document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    if (!operation) continue;
+    const scopes = documentScopes(schema, parse(route.document));
+    const needs = scopes.includes('tokens-only')
+      ? 'A token only: an API key cannot call this route'
+      : `An API key needs the scope ${scopes.map((scope) => `\`${scope}\``).join(' and ')}`;
+    operation['x-api-key-scopes'] = scopes;
+    operation.description = operation.description ? `${operation.description}\n\n${needs}.` : `${needs}.`;
+    const quota = operation.responses?.[403];
+    const refused = `${needs} (code FORBIDDEN, naming the scope)`;
+    operation.responses = {
+      ...operation.responses,
+      403: problem(quota && 'description' in quota ? `${String(quota.description)}; or: ${refused}` : refused),
+    };
+  }
+  return document;
 }
 
 /**
@@ -1010,8 +1141,10 @@ function withConsistencyTokens<D extends { paths: Record<string, Record<string, 
 }
 
 interface OperationDescription {
+  description?: string;
   parameters?: unknown[];
-  responses?: Record<string, { headers?: Record<string, unknown> }>;
+  responses?: Record<string, { headers?: Record<string, unknown>; description?: string }>;
+  'x-api-key-scopes'?: string[];
 }
 
 const consistencyTokenSchema = { type: 'string', pattern: LSN_PATTERN };

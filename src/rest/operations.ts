@@ -183,7 +183,7 @@ export const EVENTS = /* GraphQL */ `
     events(organizationId: $organizationId, types: $types, first: $first, after: $after) {
       edges {
         node {
-          id type apiVersion createdAt organizationId actor { sub } data
+          id type apiVersion createdAt organizationId actor { sub apiKeyId } data
           deliveries { endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
         }
       }
@@ -195,7 +195,7 @@ export const EVENTS = /* GraphQL */ `
 export const EVENT = /* GraphQL */ `
   query Event($id: ID!) {
     event(id: $id) {
-      id type apiVersion createdAt organizationId actor { sub } data
+      id type apiVersion createdAt organizationId actor { sub apiKeyId } data
       deliveries { endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
     }
   }
@@ -242,4 +242,39 @@ export const QUOTE = /* GraphQL */ `
     quote(id: $id) { ...QuoteAnswer }
   }
   ${QUOTE_ANSWER}
+`;
+
+/** An API key as REST answers it (contract section 20), in its order: never the key, but on a create or a rotation. */
+
+export const CREATE_API_KEY = /* GraphQL */ `
+  mutation CreateApiKey($input: CreateApiKeyInput!) {
+    createApiKey(input: $input) { id name organizationId scopes prefix createdAt createdBy expiresAt lastUsedAt key }
+  }
+`;
+
+export const ROTATE_API_KEY = /* GraphQL */ `
+  mutation RotateApiKey($id: ID!, $input: RotateApiKeyInput) {
+    rotateApiKey(id: $id, input: $input) { id name organizationId scopes prefix createdAt createdBy expiresAt lastUsedAt key }
+  }
+`;
+
+export const REVOKE_API_KEY = /* GraphQL */ `
+  mutation RevokeApiKey($id: ID!) {
+    revokeApiKey(id: $id)
+  }
+`;
+
+export const API_KEY = /* GraphQL */ `
+  query ApiKey($id: ID!) {
+    apiKey(id: $id) { id name organizationId scopes prefix createdAt createdBy expiresAt lastUsedAt }
+  }
+`;
+
+export const API_KEYS = /* GraphQL */ `
+  query ApiKeys($organizationId: ID, $first: Int!, $after: String) {
+    apiKeys(organizationId: $organizationId, first: $first, after: $after) {
+      edges { node { id name organizationId scopes prefix createdAt createdBy expiresAt lastUsedAt } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
 `;

@@ -1,5 +1,6 @@
 import { execute, getNamedType, isInputObjectType, Kind, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import type { RequestAuthentication } from '../auth/authenticate.js';
+import { documentScopes, scopeRefusal } from '../auth/scope-gate.js';
 import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
 import { badUserInput, notFound, type FieldError } from '../errors/errors.js';
 import { assertAuthenticated, type AuthenticatedContext, type RequestContext } from '../graphql/context.js';
@@ -21,6 +22,8 @@ import type { GetRoute, PostRoute, RestRequest, RestRoute } from './routes.js';
  * method), the mutation field, and the read that rebuilds its answer for an Idempotency-Key.
  */
 interface RouteWrite {
+  /** What an API key needs to call the route (auth/scope-gate.ts), checked before its body. */
+  scopes: ReturnType<typeof documentScopes>;
   creates: number;
   writeField: string | null;
   guarded: GuardedWrite | null;
@@ -47,9 +50,11 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
 }
 
 function routeWrite(schema: GraphQLSchema, { operation, parsed }: PreparedDocument): RouteWrite {
-  if (operation.operation !== 'mutation') return { creates: 0, writeField: null, guarded: null };
+  const scopes = documentScopes(schema, parsed);
+  if (operation.operation !== 'mutation') return { scopes, creates: 0, writeField: null, guarded: null };
   const [field] = operation.selectionSet.selections;
   return {
+    scopes,
     creates: createsSpent(schema, operation.selectionSet, parsed),
     writeField: field?.kind === Kind.FIELD ? field.name.value : null,
     guarded: guardedWrite(operation, readBackOf(schema)),
@@ -77,6 +82,9 @@ export function answerRoute(core: OperationCore, schema: GraphQLSchema, route: P
   return core.run({ surface: REST, requestId, startedAt, authentication, holdSlot, write, consistencyToken }, (context) => {
     // The host has answered a request without a principal: this only narrows the type.
     assertAuthenticated(context);
+    // A key without the route's scope learns so first, whatever its body (the fields' own gate would say it later).
+    const refusal = route.scopes.map((scope) => scopeRefusal(context.principal, scope)).find((found) => found !== null);
+    if (refusal) return Promise.reject(refusal);
     return answerRest(core, schema, route, context, call);
   });
 }
@@ -105,6 +113,7 @@ export function answerRest(
       request: route.method === 'PATCH' ? { body: request.body, ifMatch: request.header('if-match') ?? null } : request.body,
       execute: () => executeRoute(route, context, variables),
       rebuild: (created) => rebuildAnswer(schema, route, context, variables, created),
+      showsSecretOnce: hasBody(route) && route.showsSecretOnce === true,
     };
   });
   // A kept answer is its body: a replay's ETag is read from it.

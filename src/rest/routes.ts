@@ -10,7 +10,13 @@ import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
 import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
+import { keyShownOnce } from '../api-keys/api-key.writes.js';
 import type {
+  ApiKeyQuery,
+  ApiKeysQuery,
+  CreateApiKeyMutation,
+  RevokeApiKeyMutation,
+  RotateApiKeyMutation,
   CancelPolicyMutation,
   ChangePolicyMutation,
   CreateOrganizationMutation,
@@ -37,6 +43,11 @@ import type {
 } from './generated/operations.js';
 import { flattenAddress } from './input-from-body.js';
 import {
+  API_KEY,
+  API_KEYS,
+  CREATE_API_KEY,
+  REVOKE_API_KEY,
+  ROTATE_API_KEY,
   CANCEL_POLICY,
   CHANGE_POLICY,
   CREATE_ORGANIZATION,
@@ -104,6 +115,8 @@ export interface PostRoute<Data = never> extends RouteOf<Data> {
    * cannot give it (a webhook endpoint's secret is never readable): the REST body, or null.
    */
   rebuild?: (context: AuthenticatedContext, created: CreatedRecord) => Promise<unknown>;
+  /** Its success shows a secret once (an API key): the answer is never kept for an Idempotency-Key retry (operation-core.ts). */
+  showsSecretOnce?: boolean;
   /**
    * Body fields refused with a 400 naming them, listed with the body's other errors, where
    * dropping them as unknown (the REST default) would hide a mistake: a quote's `number`.
@@ -355,6 +368,46 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/webhook-endpoints/:id',
     document: DELETE_WEBHOOK_ENDPOINT,
     variables: ({ params }) => ({ id: params.id }),
+  }),
+  // Contract section 20. A create's or rotation's key is shown once: a retry of one that happened is 409 (keyShownOnce).
+  post<CreateApiKeyMutation>({
+    path: '/api/v1/api-keys',
+    document: CREATE_API_KEY,
+    bodyVariable: 'input',
+    closedBody: true,
+    showsSecretOnce: true,
+    rebuild: (_context, created) => Promise.reject(keyShownOnce((created as { id: string }).id)),
+    response: (data) => data.createApiKey,
+  }),
+  get<ApiKeysQuery>({
+    path: '/api/v1/api-keys',
+    document: API_KEYS,
+    variables: ({ query }) => ({
+      organizationId: singleParameter(query, 'organizationId') ?? null,
+      ...pageVariables(query),
+    }),
+    response: (data) => listBody(data.apiKeys),
+  }),
+  get<ApiKeyQuery>({
+    path: '/api/v1/api-keys/:id',
+    document: API_KEY,
+    variables: ({ params }) => ({ id: params.id }),
+    response: (data) => data.apiKey,
+  }),
+  del<RevokeApiKeyMutation>({
+    path: '/api/v1/api-keys/:id',
+    document: REVOKE_API_KEY,
+    variables: ({ params }) => ({ id: params.id }),
+  }),
+  post<RotateApiKeyMutation>({
+    path: '/api/v1/api-keys/:id/rotation',
+    document: ROTATE_API_KEY,
+    bodyVariable: 'input',
+    closedBody: true,
+    pathVariables: (params) => ({ id: params.id }),
+    showsSecretOnce: true,
+    rebuild: (_context, created) => Promise.reject(keyShownOnce((created as { id: string }).id)),
+    response: (data) => data.rotateApiKey,
   }),
 ];
 

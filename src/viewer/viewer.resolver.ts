@@ -1,4 +1,5 @@
 import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Info, Query, Resolver, Root } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { OrganizationConnection } from '../organizations/organization.resolver.js';
@@ -22,11 +23,13 @@ class PoliciesByInternalIdArgs extends PageArgs {
 @Resolver(() => Viewer)
 export class ViewerResolver {
   @Authorized()
+  @Scoped('any')
   @Query(() => Viewer)
   viewer(@CurrentPrincipal() principal: Principal): Viewer {
     return { sub: principal.sub, orgId: principal.org };
   }
 
+  @Scoped('organizations:read')
   @FieldResolver(() => OrganizationConnection, {
     description: 'Where the caller starts: the organizations it may access whose parent it may not (or that have none), oldest first',
   })
@@ -40,6 +43,7 @@ export class ViewerResolver {
     return toConnection('organization', await entryPointsPage(ctx.db, principal, first, after), after);
   }
 
+  @Scoped('policies:read')
   @FieldResolver(() => PolicyConnection, {
     description:
       "The policies with this internalID (the integrator's own key, exact) among those the caller may access, oldest first; one out of reach is not listed",
@@ -56,6 +60,7 @@ export class ViewerResolver {
     return toConnection('policy', policyPageWithinMeter(ctx.cost, info, page), after);
   }
 
+  @Scoped('organizations:read')
   @FieldResolver(() => Organization, { nullable: true, description: "The token's org claim; null without one" })
   organization(@Root() viewer: Viewer, @Ctx() ctx: RequestContext): Promise<OrganizationRead | null> | null {
     return viewer.orgId ? ctx.load(organizationById, viewer.orgId) : null;

@@ -1,4 +1,5 @@
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Scoped } from '../auth/scope-gate.js';
 import type { Principal } from '../auth/principal.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import type { RequestContext } from '../graphql/context.js';
@@ -28,6 +29,7 @@ class EndpointsArgs extends PageArgs {
 @Resolver(() => WebhookEndpoint)
 export class WebhookEndpointResolver {
   @Authorized()
+  @Scoped('webhooks:write')
   @Write({ budget: 'creates', readBack: null })
   @Mutation(() => CreatedWebhookEndpoint, {
     description: "Registers an endpoint for an organization's subtree; its secret is shown only here",
@@ -42,6 +44,7 @@ export class WebhookEndpointResolver {
   }
 
   @Authorized()
+  @Scoped('webhooks:write')
   @Write({ budget: 'creates', readBack: null })
   @Mutation(() => ID, { description: 'Deletes an endpoint: it receives nothing more; returns its id' })
   async deleteWebhookEndpoint(
@@ -55,6 +58,7 @@ export class WebhookEndpointResolver {
   }
 
   @Authorized()
+  @Scoped('webhooks:write')
   @Query(() => WebhookEndpoint, {
     nullable: true,
     description: 'An endpoint of an organization the caller may access; else null and NOT_FOUND',
@@ -70,6 +74,7 @@ export class WebhookEndpointResolver {
   }
 
   @Authorized()
+  @Scoped('webhooks:write')
   @Query(() => WebhookEndpointConnection, { description: 'The endpoints registered on an organization, oldest first' })
   async webhookEndpoints(
     @Args(() => EndpointsArgs) args: EndpointsArgs,

@@ -9,6 +9,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { authenticate, authenticationRefusal, type RequestAuthentication } from '../../src/auth/authenticate.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { createTokenVerifier, type TokenVerifier } from '../../src/auth/token-verifier.js';
+import { apiKeyHashesOf } from '../../src/auth/api-key-hashes.js';
+import { API_KEY_VERIFIER_SETTINGS, createApiKeyVerifier, credentialVerifier } from '../../src/auth/api-key-verifier.js';
 import { verificationKeys } from '../../src/auth/verification-keys.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
@@ -150,6 +152,7 @@ export function useInProcessSchema(env: Record<string, string> = {}): InProcessS
       database,
       replicas: ReadReplicas.none(database),
       cipher: new FieldCipher(config.dataEncryptionKey!, config.previousDataEncryptionKeys),
+      apiKeyHashes: apiKeyHashesOf(config, config.dataEncryptionKey!),
       webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
       quoteValidDays: config.quoteValidDays,
       policyRules: config.policyRules,
@@ -280,6 +283,7 @@ export function useInProcessService(env: Record<string, string> = {}, options: I
       replicas: ReadReplicas.none(database),
       cipher: new FieldCipher(dataKey, config.previousDataEncryptionKeys),
       fingerprints: new RequestFingerprints(dataKey, config.previousDataEncryptionKeys),
+      apiKeyHashes: apiKeyHashesOf(config, dataKey),
       logger,
       ...coreSettings(config),
     });
@@ -290,7 +294,16 @@ export function useInProcessService(env: Record<string, string> = {}, options: I
     // Every REST answer must match the OpenAPI document the service serves, as over HTTP.
     checker ??= openApiCheckerOf(openApiDocument(service.schema, serviceVersion().version));
     const checkResponse = checker;
-    state = { open, service, verify: createTokenVerifier(verificationKeys(config)), routes, checkResponse };
+    state = {
+      open,
+      service,
+      verify: credentialVerifier(
+        createTokenVerifier(verificationKeys(config)),
+        createApiKeyVerifier(database, apiKeyHashesOf(config, dataKey), API_KEY_VERIFIER_SETTINGS(logger)),
+      ),
+      routes,
+      checkResponse,
+    };
   });
 
   afterAll(async () => {

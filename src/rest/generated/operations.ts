@@ -85,6 +85,17 @@ export type ChargeType =
   /** Undoes the charge named by reverses, with the opposite amount */
   | 'reversal';
 
+export type CreateApiKeyInput = {
+  /** Days until it expires, 1-365; 90 when absent */
+  expiresInDays: number | null | undefined;
+  /** What the key is for, 1-100 characters: shown in lists, never secret */
+  name: string;
+  /** The organization the key acts for (it reaches that organization's subtree); defaults to the token's org */
+  organizationId: string | number | null | undefined;
+  /** What the key may do: a non-empty subset of organizations:read, organizations:write, policies:read, policies:write, billing:write, events:read, webhooks:write, audit:read */
+  scopes: Array<string>;
+};
+
 export type CreateOrganizationInput = {
   address: AddressInput | null | undefined;
   /** At most 10 */
@@ -228,6 +239,11 @@ export type RenewPolicyInput = {
   coverageSlug: string | null | undefined;
   /** The successor's number, unique (409 CONFLICT when taken); assigned by the server when absent */
   number: number | null | undefined;
+};
+
+export type RotateApiKeyInput = {
+  /** Seconds the old key keeps working, 0-604800 (never past its own expiry); 86400 when absent */
+  graceSeconds: number | null | undefined;
 };
 
 /** A step in a policy's life */
@@ -405,14 +421,14 @@ export type EventsQueryVariables = Exact<{
 }>;
 
 
-export type EventsQuery = { events: { edges: Array<{ node: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type EventsQuery = { events: { edges: Array<{ node: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string, apiKeyId: string | null } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type EventQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type EventQuery = { event: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } | null };
+export type EventQuery = { event: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string, apiKeyId: string | null } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } | null };
 
 export type CreateWebhookEndpointMutationVariables = Exact<{
   input: CreateWebhookEndpointInput;
@@ -457,3 +473,41 @@ export type QuoteQueryVariables = Exact<{
 
 
 export type QuoteQuery = { quote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: QuoteStatus, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } | null };
+
+export type CreateApiKeyMutationVariables = Exact<{
+  input: CreateApiKeyInput;
+}>;
+
+
+export type CreateApiKeyMutation = { createApiKey: { id: string, name: string, organizationId: string, scopes: Array<string>, prefix: string, createdAt: string, createdBy: string, expiresAt: string, lastUsedAt: string | null, key: string } };
+
+export type RotateApiKeyMutationVariables = Exact<{
+  id: string | number;
+  input: RotateApiKeyInput | null | undefined;
+}>;
+
+
+export type RotateApiKeyMutation = { rotateApiKey: { id: string, name: string, organizationId: string, scopes: Array<string>, prefix: string, createdAt: string, createdBy: string, expiresAt: string, lastUsedAt: string | null, key: string } };
+
+export type RevokeApiKeyMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RevokeApiKeyMutation = { revokeApiKey: string };
+
+export type ApiKeyQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ApiKeyQuery = { apiKey: { id: string, name: string, organizationId: string, scopes: Array<string>, prefix: string, createdAt: string, createdBy: string, expiresAt: string, lastUsedAt: string | null } | null };
+
+export type ApiKeysQueryVariables = Exact<{
+  organizationId: string | number | null | undefined;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type ApiKeysQuery = { apiKeys: { edges: Array<{ node: { id: string, name: string, organizationId: string, scopes: Array<string>, prefix: string, createdAt: string, createdBy: string, expiresAt: string, lastUsedAt: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
