@@ -10,7 +10,6 @@ import {
 } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { forbidden, type ServiceError } from '../errors/errors.js';
-import type { RequestContext } from '../graphql/context.js';
 import type { Principal } from './principal.js';
 import type { ApiKeyScope } from './scopes.js';
 
@@ -95,7 +94,12 @@ export function applyScopes(schema: GraphQLSchema): ReadonlyMap<string, ScopeReq
   return requirements;
 }
 
-function gate(field: GraphQLField<unknown, RequestContext>, required: ScopeRequirement): void {
+/** What the gate reads of a request's context (graphql/context.ts): who is asking. */
+interface GateContext {
+  authentication: { principal: Principal | null };
+}
+
+function gate(field: GraphQLField<unknown, GateContext>, required: ScopeRequirement): void {
   const resolve = field.resolve ?? defaultFieldResolver;
   field.resolve = (source, args, context, info) => {
     const principal = context.authentication.principal;

@@ -20,7 +20,7 @@ const LAYERS = [
   ['operations'],
   // The features, in order: each depends on the ones below it, never the reverse.
   ['viewer'],
-  ['quotes', 'webhooks'],
+  ['quotes', 'webhooks', 'api-keys'],
   ['policies', 'events'],
   ['organizations'],
   ['graphql', 'idempotency', 'limits', 'outbox', 'jobs'],
@@ -36,7 +36,7 @@ const ALLOWED_BACK_UP: Record<string, string> = {};
 /** An import of Express (its types too), or of node:http's response type. */
 const FRAMEWORK = /from\s+'express(?:\/[^']*)?'|import\s*\(\s*'express'|\bServerResponse\b[^;]*from\s+'(?:node:)?http'/;
 
-const FEATURES = ['organizations', 'policies', 'quotes', 'viewer', 'events', 'webhooks'];
+const FEATURES = ['organizations', 'policies', 'quotes', 'viewer', 'events', 'webhooks', 'api-keys'];
 const HOSTS = ['graphql-server', 'rest'];
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
