@@ -287,3 +287,27 @@ describe('API keys (contract section 20)', () => {
     }
   });
 });
+
+describe('API keys: rate limits count per key', () => {
+  const service = useTestService({ RATE_LIMIT_REQUESTS_PER_MINUTE: '4' });
+
+  it('gives each key its own budget, apart from the token that made it', async () => {
+    const { token, organizationId } = await createRootOrganization(service);
+    const keys: string[] = [];
+    for (const name of ['a', 'b']) {
+      const made = await request(service.url, 'POST', '/api/v1/api-keys', { token, body: { name, scopes: ['organizations:read'] } });
+      expect(made.status, made.text).toBe(200);
+      keys.push(made.body.key);
+    }
+    const path = `/api/v1/organization/${organizationId}`;
+    const statuses = async (credential: string, count: number) => {
+      const seen: number[] = [];
+      for (let i = 0; i < count; i++) seen.push((await request(service.url, 'GET', path, { token: credential })).status);
+      return seen;
+    };
+    expect(await statuses(keys[0], 5)).toEqual([200, 200, 200, 200, 429]);
+    expect(await statuses(keys[1], 1)).toEqual([200]);
+    // The token spent 3 of its 4 (the root, the two keys): one left, whatever the keys spent.
+    expect(await statuses(token, 2)).toEqual([200, 429]);
+  });
+});

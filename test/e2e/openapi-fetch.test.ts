@@ -136,4 +136,54 @@ describe('openapi-typescript + openapi-fetch against the served document', () =>
       ['refund', 2900],
     ]);
   });
+
+  it('runs a whole policy life with an API key alone: quote, issue, payment, cancellation, refund (contract section 20)', async () => {
+    // The administrator makes the key once, with a token; the integrator's script has only the key.
+    const admin = await service.token({ sub: 'key-admin' });
+    const organization = await request(service.url, 'POST', '/api/v1/organization', { token: admin, body: organizationBody() });
+    const made = await request(service.url, 'POST', '/api/v1/api-keys', {
+      token: await service.token({ sub: 'key-admin', org: organization.body.id }),
+      body: { name: 'billing batch', scopes: ['policies:write', 'billing:write'] },
+    });
+    expect(made.status, made.text).toBe(200);
+
+    const client = createClient<any>({ baseUrl: service.url, headers: { Authorization: `Bearer ${made.body.key}` } });
+    const today = new Date().toISOString().slice(0, 10);
+    const nextYear = `${Number(today.slice(0, 4)) + 1}${today.slice(4)}`;
+    const quoted = await client.POST('/api/v1/quote', {
+      body: {
+        ...policyBody({ effectiveDate: today, expirationDate: nextYear.endsWith('02-29') ? nextYear.replace('29', '28') : nextYear }),
+      },
+    });
+    expect(quoted.response.status, JSON.stringify(quoted.error)).toBe(200);
+    const issued = await client.POST('/api/v1/policy', { body: { quoteId: quoted.data.id, internalID: 'key-life-1' } });
+    expect(issued.response.status, JSON.stringify(issued.error)).toBe(200);
+    const path = { path: { id: issued.data.number } };
+    const paid = await client.POST('/api/v1/policy/{id}/payments', {
+      params: path,
+      body: { amount: issued.data.billing.balance + 2900, reference: 'pi_key_life' },
+    });
+    expect(paid.response.status, JSON.stringify(paid.error)).toBe(200);
+    const cancelled = await client.POST('/api/v1/policy/{id}/cancellation', {
+      params: path,
+      body: { effectiveDate: today, reason: 'insured_request' },
+    });
+    expect(cancelled.response.status, JSON.stringify(cancelled.error)).toBe(200);
+    expect(cancelled.data.billing.status).toBe('credit');
+    const refunded = await client.POST('/api/v1/policy/{id}/refunds', {
+      params: path,
+      body: { amount: -cancelled.data.billing.balance, reference: 're_key_life' },
+    });
+    expect(refunded.response.status, JSON.stringify(refunded.error)).toBe(200);
+    expect(refunded.data.billing).toMatchObject({ balance: 0, status: 'settled' });
+    // Everything it did is the key's, and what it was not given is refused.
+    const steps = await client.GET('/api/v1/policy/{id}/transactions', { params: path });
+    expect(steps.data.data.map((step: { createdBy: string }) => step.createdBy)).toEqual([
+      `apikey:${made.body.id}`,
+      `apikey:${made.body.id}`,
+    ]);
+    const events = await client.GET('/api/v1/events', {});
+    expect(events.response.status).toBe(403);
+    expect(events.error).toMatchObject({ code: 'FORBIDDEN' });
+  });
 });
