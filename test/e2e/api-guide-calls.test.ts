@@ -415,12 +415,24 @@ describe("the API guide's calls", () => {
     expect(policyHeader).toMatch(/^RateLimit-Policy: "requests";q=6000;w=60\r?$/i);
     expect(remaining).toMatch(/^RateLimit: "requests";r=\d+;t=\d+\r?$/i);
 
+    // API keys for servers (contract section 20): a key's calls, its refusals, a rotation and a revocation.
+    const [readByKey, outOfScope, typoKey, inGrace, newKey, keys, revokedKey, afterRevoke] = printed('API keys for servers');
+    expect(readByKey).toBe('read with the key: HTTP 200');
+    expect(JSON.parse(outOfScope)).toMatchObject({ status: 403, code: 'FORBIDDEN', detail: expect.stringContaining('"events:read"') });
+    expect(typoKey).toMatch(/^typo: HTTP 401 Bearer .*checksum does not match/);
+    expect([inGrace, newKey, revokedKey]).toEqual(['old key in its grace: HTTP 200', 'new key: HTTP 200', 'revoke: HTTP 204']);
+    const listed = JSON.parse(keys).data;
+    expect(listed.map((key: { name: string }) => key.name)).toEqual(['nightly billing batch', 'nightly billing batch']);
+    expect(keys).not.toContain('"key"');
+    expect(JSON.parse(afterRevoke)).toMatchObject({ status: 401, detail: 'Invalid token: this API key was revoked.' });
+
     // Every section with a block was checked above.
     expect(sections).toEqual([
       'Start',
       'A walk-through',
       "A policy's life",
       'More tokens',
+      'API keys for servers',
       'Cancelling and reinstating a policy',
       'Billing: payments, refunds and what is owed',
       'Changing a policy',
