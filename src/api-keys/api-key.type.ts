@@ -27,7 +27,10 @@ export class ApiKey {
   @Field(() => String, { description: 'RFC 3339: refused from then on (a rotated key: the end of its grace)' })
   expiresAt!: string;
 
-  @Field(() => String, { nullable: true, description: 'RFC 3339: when it was last used, written at most once a minute (so up to a minute behind); null if never used' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'RFC 3339: when it was last used, written at most once a minute (so up to a minute behind); null if never used',
+  })
   lastUsedAt!: string | null;
 }
 
