@@ -486,9 +486,14 @@ try {
     return pool;
   };
 
-  /** `next` against REST POST policy on the same service, in two alternating rounds (warmed up 5 s each). */
-  const againstCreates = async (name: string, next: () => BenchRequest, before: () => Promise<void> = async () => {}) => {
-    const post = scenarios.find(([scenario]) => scenario === 'REST POST policy')![1];
+  /** `next` against `base` (REST POST policy) on the same service, in two alternating rounds (warmed up 5 s each). */
+  const againstCreates = async (
+    name: string,
+    next: () => BenchRequest,
+    before: () => Promise<void> = async () => {},
+    base = 'REST POST policy',
+  ) => {
+    const post = scenarios.find(([scenario]) => scenario === base)![1];
     const runs: Record<'post' | 'next', Measured[]> = { post: [], next: [] };
     for (const round of [0, 1]) {
       for (const label of round === 0 ? (['post', 'next'] as const) : (['next', 'post'] as const)) {
@@ -502,7 +507,7 @@ try {
     const [posts, nexts] = [mean(runs.post), mean(runs.next)];
     const ratios = runs.next.map((run, index) => (run.rps / runs.post[index].rps).toFixed(2));
     rows.push(
-      `| ${name} | ${fmt(nexts)} | (REST POST policy, the same service, alternating rounds: ${fmt(posts)}) | **${(nexts.rps / posts.rps).toFixed(2)}x** of the creates (${ratios.join(', ')}) |`,
+      `| ${name} | ${fmt(nexts)} | (${base}, the same service, alternating rounds: ${fmt(posts)}) | **${(nexts.rps / posts.rps).toFixed(2)}x** of it (${ratios.join(', ')}) |`,
     );
     console.log(rows.at(-1));
   };
@@ -571,6 +576,30 @@ try {
       };
     };
     await againstCreates(PAYMENTS, payment);
+  }
+
+  // Contract section 20: the same read as REST GET policy, authenticated by an API key (one per
+  // tree, policies:read) instead of a JWT, in alternating rounds on the same service. A key costs
+  // an HMAC per request and one lookup per key per second (auth/api-key-verifier.ts).
+  const KEY_READS = 'REST GET policy (API key)';
+  if (measureTable && !values.table && (!values.only || KEY_READS.includes(values.only))) {
+    const keyOf = new Map<string, string>();
+    for (const [index, tree] of trees.entries()) {
+      const response = await fetch(`http://127.0.0.1:${servicePort}/api/v1/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens[index]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bench', scopes: ['policies:read'] }),
+      });
+      if (!response.ok) throw new Error(`could not make an API key for the bench: ${response.status} ${await response.text()}`);
+      keyOf.set(tree.rootId, ((await response.json()) as { key: string }).key);
+    }
+    const read = scenarios.find(([scenario]) => scenario === 'REST GET policy')![1];
+    const byKey = () => {
+      const request = read();
+      const tree = trees[tokens.indexOf(request.token)];
+      return { ...request, token: keyOf.get(tree.rootId)! };
+    };
+    await againstCreates(KEY_READS, byKey, undefined, 'REST GET policy');
   }
 
   const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);
