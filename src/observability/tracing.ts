@@ -31,7 +31,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
  * service's boundaries"). One span per HTTP request (observability/request-span.ts), one per
  * GraphQL operation (operation-span.ts; none per field: at a list of fifty policies that would
  * be hundreds per request), one per SQL statement inside a sampled piece of work
- * (database/statement-spans.ts), and one per webhook delivery (webhooks/delivery.ts).
+ * (database/statement-spans.ts), and one per webhook delivery (webhooks/delivery-attempt.ts).
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
   if (!tracingRequested(env)) return { enabled: false, shutdown: async () => undefined };

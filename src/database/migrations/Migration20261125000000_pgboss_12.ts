@@ -8,7 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
  * rebuilt from what is ours: `webhook_delivery` holds every delivery still to make, with its
  * attempts and the time of the next one. Every pending delivery is marked unqueued and pg-boss
  * 10's schema dropped, in this migration's transaction; pg-boss 12 creates its schema when the
- * service starts, and the relay (src/webhooks/delivery.ts) enqueues each pending delivery again,
+ * service starts, and the relay (src/webhooks/delivery-relay.ts) enqueues each pending delivery again,
  * as its next attempt (attempts + 1), not before its `next_attempt_at`. A pending delivery whose
  * job pg-boss 10 had lost (its expiry retries used up) is enqueued again too.
  *

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * Contract section 12, "Webhooks are fair between trees": an endpoint that keeps failing is
  * backed off as a whole, and disabled after the retry window.
  * - `failures`, `failing_since`, `retry_at`: consecutive failed attempts, since when, and the
- *   time before which none of its deliveries is attempted (src/webhooks/delivery.ts).
+ *   time before which none of its deliveries is attempted (written by src/webhooks/delivery-record.ts).
  * - `disabled_at`, `disabled_reason`: set once it has failed for the whole retry window; it then
  *   gets no new deliveries (the trigger below drops them in the event's own transaction, so the
  *   fan-out trigger stays as it was) and its pending ones are failed.

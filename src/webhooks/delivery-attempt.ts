@@ -1,0 +1,126 @@
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { FieldCipher } from '../crypto/field-cipher.js';
+import { rfc3339 } from '../database/read-model.js';
+import { EVENT_BODY } from '../events/event.reads.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import { TENANT_OF_ORGANIZATION, tenantGroup } from './delivery-fairness.js';
+import { QUEUE, type Job } from './delivery-job.js';
+import { beforeAttempt, type DeliveryGate } from './delivery-next-state.js';
+import { post, type Agents } from './delivery-post.js';
+import { recordAttempt, type RecordContext } from './delivery-record.js';
+
+/**
+ * One job of the delivery queue: read its delivery, let the gate (delivery-next-state.ts) say
+ * whether it is skipped, dropped, put off with its backed-off endpoint, or attempted; an attempt
+ * is the signed POST (delivery-post.ts) in a span of its own, its outcome written by
+ * delivery-record.ts. Apart from the slots that fetch jobs (delivery-slots.ts): this is what one
+ * job does, whoever fetched it.
+ */
+
+/** What an attempt needs of the delivery workers. */
+export interface AttemptContext extends RecordContext {
+  cipher: FieldCipher;
+  metrics?: ServiceMetrics;
+  agents: Agents;
+}
+
+interface DeliveryRow extends DeliveryGate {
+  endpoint_id: string;
+  /** The `sub` that created the endpoint's root: the pg-boss group of its jobs. */
+  tenant: string;
+  url: string;
+  secret_ciphertext: string;
+  secret_key_id: string;
+  event_id: string;
+  body: string;
+  trace_parent: string | null;
+}
+
+const tracer = trace.getTracer('org-policy-service/webhooks');
+
+/** Does what job `job` asks, if it is still due; throws only on a database error (pg-boss runs the job again). */
+export async function attempt(context: AttemptContext, job: Job): Promise<void> {
+  const { database } = context;
+  const [row] = await database.query<DeliveryRow>(
+    `select d.endpoint_id, ${TENANT_OF_ORGANIZATION} as tenant, w.disabled_reason, case when w.retry_at > now() then ${rfc3339('w.retry_at')} end as retry_at,
+       d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
+       e.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent,
+       ${EVENT_BODY} as body
+     from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
+       join organization o on o.id = w.organization_id
+     where d.id = ?`,
+    [context.settings.retryWindowSeconds, job.deliveryId],
+  );
+  const gate = beforeAttempt(row, job.attempt, context.fairness);
+  switch (gate.action) {
+    case 'skip':
+      return;
+    case 'drop':
+      await database.query(`update webhook_delivery set status = 'failed', last_error = ? where id = ? and status = 'pending'`, [
+        gate.reason,
+        job.deliveryId,
+      ]);
+      context.metrics?.observeDelivery('dropped');
+      return;
+    case 'wait':
+      await database.transaction(async (tx) => {
+        await tx.query(`update webhook_delivery set next_attempt_at = greatest(next_attempt_at, ?) where id = ?`, [
+          gate.until,
+          job.deliveryId,
+        ]);
+        await context.boss.send(QUEUE, job, { startAfter: gate.until, db: tx, ...tenantGroup(gate.row.tenant, context.fairness) });
+      });
+      return;
+    case 'attempt':
+      return attemptInSpan(context, job, gate.row);
+  }
+}
+
+/**
+ * A span per attempt, in the trace of the request that wrote the event (a retry days later
+ * too): the receiver gets its `traceparent`. The host is recorded, never the URL, which can
+ * carry a credential.
+ */
+async function attemptInSpan(context: AttemptContext, job: Job, delivery: DeliveryRow): Promise<void> {
+  const parent = delivery.trace_parent ? propagation.extract(ROOT_CONTEXT, { traceparent: delivery.trace_parent }) : ROOT_CONTEXT;
+  const attributes = {
+    'webhook.delivery_id': job.deliveryId,
+    'webhook.attempt': job.attempt,
+    'webhook.event_id': delivery.event_id,
+    'server.address': new URL(delivery.url).hostname,
+  };
+  await tracer.startActiveSpan('webhook delivery', { kind: SpanKind.CLIENT, attributes }, parent, async (span) => {
+    try {
+      const secret = context.cipher.open(
+        { ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id },
+        'webhook_endpoint.secret',
+      );
+      const started = performance.now();
+      const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, context.settings, context.agents);
+      outcome.elapsedMs = Math.round(performance.now() - started);
+      const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
+      if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
+      if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
+      const result = await recordAttempt(context, job, delivery, outcome);
+      context.metrics?.observeDelivery(result);
+      // An operator's first clue (F9): which endpoint, where, which event, which attempt, why,
+      // and whether another follows. The host only, never the URL (its path or query can hold a credential).
+      if (failed) {
+        context.logger.warn(
+          {
+            endpointId: delivery.endpoint_id,
+            host: new URL(delivery.url).host,
+            eventId: delivery.event_id,
+            deliveryId: job.deliveryId,
+            attempt: job.attempt,
+            ...outcome,
+            result,
+          },
+          'webhook attempt failed',
+        );
+      }
+    } finally {
+      span.end();
+    }
+  });
+}
