@@ -68,6 +68,28 @@ const LIST_ERRORS = {
     'A query parameter is invalid: `limit` not 1–100, `after` not a cursor of this list, a parameter given twice, or (policies) `includeDescendants` not true/false, or no `organizationId` and no org claim',
   ),
 };
+/** A record's uuid in the path. */
+const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+/** A read of one record by its uuid: 200 with `schema`, or 404 `missing`. */
+const readById = (operationId: string, summary: string, tag: string, schema: string, missing: string) => ({
+  operationId,
+  summary,
+  tags: [tag],
+  parameters: [idParameter],
+  responses: {
+    200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref(schema)) },
+    404: problem(missing),
+    ...ERRORS,
+  },
+});
+/** A DELETE of one record by its uuid: 204 `done`, or 404 `missing`. */
+const deleteById = (operationId: string, summary: string, tag: string, done: string, missing: string) => ({
+  operationId,
+  summary,
+  tags: [tag],
+  parameters: [idParameter],
+  responses: { 204: { description: done, headers: { ...requestIdHeader, ...rateLimitHeaders } }, 404: problem(missing), ...ERRORS },
+});
 const ORGANIZATION_POST_ERRORS = {
   ...POST_ERRORS,
   400: problem(
@@ -811,7 +833,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             operationId: 'getEvent',
             summary: 'Read an event with the state of its deliveries',
             tags: ['Events'],
-            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+            parameters: [idParameter],
             responses: {
               200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('Event')) },
               404: problem('No such event, or the caller may not access it'),
@@ -867,28 +889,20 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           },
         },
         '/api/v1/webhook-endpoints/{id}': {
-          get: {
-            operationId: 'getWebhookEndpoint',
-            summary: 'Read a webhook endpoint (never its secret)',
-            tags: ['Webhooks'],
-            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-            responses: {
-              200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('WebhookEndpoint')) },
-              404: problem('No such endpoint, or the caller may not access it'),
-              ...ERRORS,
-            },
-          },
-          delete: {
-            operationId: 'deleteWebhookEndpoint',
-            summary: 'Delete a webhook endpoint: it receives nothing more',
-            tags: ['Webhooks'],
-            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-            responses: {
-              204: { description: 'Deleted', headers: { ...requestIdHeader, ...rateLimitHeaders } },
-              404: problem('No such endpoint, or the caller may not access it'),
-              ...ERRORS,
-            },
-          },
+          get: readById(
+            'getWebhookEndpoint',
+            'Read a webhook endpoint (never its secret)',
+            'Webhooks',
+            'WebhookEndpoint',
+            'No such endpoint, or the caller may not access it',
+          ),
+          delete: deleteById(
+            'deleteWebhookEndpoint',
+            'Delete a webhook endpoint: it receives nothing more',
+            'Webhooks',
+            'Deleted',
+            'No such endpoint, or the caller may not access it',
+          ),
         },
         '/api/v1/api-keys': {
           get: {
@@ -932,28 +946,20 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           },
         },
         '/api/v1/api-keys/{id}': {
-          get: {
-            operationId: 'getApiKey',
-            summary: 'Read an API key (never the key itself)',
-            tags: ['API keys'],
-            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-            responses: {
-              200: { description: 'Found', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('ApiKey')) },
-              404: problem('No such unrevoked key, or the caller may not access it'),
-              ...ERRORS,
-            },
-          },
-          delete: {
-            operationId: 'revokeApiKey',
-            summary: 'Revoke an API key: every instance refuses it within 2 seconds',
-            tags: ['API keys'],
-            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-            responses: {
-              204: { description: 'Revoked', headers: { ...requestIdHeader, ...rateLimitHeaders } },
-              404: problem('No such unrevoked key, or the caller may not access it'),
-              ...ERRORS,
-            },
-          },
+          get: readById(
+            'getApiKey',
+            'Read an API key (never the key itself)',
+            'API keys',
+            'ApiKey',
+            'No such unrevoked key, or the caller may not access it',
+          ),
+          delete: deleteById(
+            'revokeApiKey',
+            'Revoke an API key: every instance refuses it within 2 seconds',
+            'API keys',
+            'Revoked',
+            'No such unrevoked key, or the caller may not access it',
+          ),
         },
         '/api/v1/api-keys/{id}/rotation': {
           post: {
@@ -961,7 +967,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             summary:
               'A new key in place of this one (same name, organization, scopes and lifetime); the old one works for `graceSeconds` more',
             tags: ['API keys'],
-            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }, idempotencyKey],
+            parameters: [idParameter, idempotencyKey],
             requestBody: { required: true, content: json({ ...ref('RotateApiKeyRequest'), example: { graceSeconds: 3600 } }) },
             responses: {
               200: {

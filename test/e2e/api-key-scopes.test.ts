@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '../../src/rest/routes.js';
+import { CONTRACT_SCOPES, type ContractScope } from '../support/api-key-scopes.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { createWebhookEndpoint, graphql, request } from '../support/http.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
@@ -12,17 +13,8 @@ import { createRootOrganization, useTestService } from '../support/test-service.
  * For each: a key with every scope but the one needed gets 403 FORBIDDEN naming it; a key with
  * only that one is never refused for its scopes. Keys cannot manage keys, whatever their scopes.
  */
-const SCOPES = [
-  'organizations:read',
-  'organizations:write',
-  'policies:read',
-  'policies:write',
-  'billing:write',
-  'events:read',
-  'webhooks:write',
-  'audit:read',
-] as const;
-type Scope = (typeof SCOPES)[number];
+const SCOPES = CONTRACT_SCOPES;
+type Scope = ContractScope;
 type Need = Scope | 'tokens-only';
 
 /** "Reading policies, quotes, transactions and payments needs policies:read; quotes, policy creates and section 14's steps policies:write; ..." */

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checksumOf } from '../../src/auth/api-key-format.js';
+import { CONTRACT_SCOPES } from '../support/api-key-scopes.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { expectProblem, graphql, request } from '../support/http.js';
 import { scrape } from '../support/prometheus.js';
@@ -131,16 +132,7 @@ describe('API keys (contract section 20)', () => {
   it('cannot make, rotate or revoke keys, whatever its scopes', async () => {
     const made = await makeKey({
       name: 'everything',
-      scopes: [
-        'organizations:read',
-        'organizations:write',
-        'policies:read',
-        'policies:write',
-        'billing:write',
-        'events:read',
-        'webhooks:write',
-        'audit:read',
-      ],
+      scopes: CONTRACT_SCOPES,
     });
     for (const [method, path, body] of [
       ['POST', '/api/v1/api-keys', { name: 'child', scopes: ['policies:read'] }],
