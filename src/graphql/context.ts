@@ -13,10 +13,13 @@ import type { LedgerObserver } from '../observability/business-metrics.js';
 import type { PolicyRules } from '../config.js';
 import { RequestBatches, type Batch } from './batch.js';
 import { UNMETERED, type CostMeter } from './cost-meter.js';
+import type { RequestOrigin } from '../outbox/audit-entry.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {
   requestId: string;
+  /** The request's id, client address and User-Agent: what an audit entry records of it (contract section 21). */
+  readonly origin: RequestOrigin;
   principal: Principal | null;
   /** The principal, or the 401 to raise when the operation needs one and there is none. */
   authentication: Authentication;
@@ -96,6 +99,8 @@ export interface ContextDependencies {
 
 export interface RequestFacts<A extends RequestAuthentication = RequestAuthentication> {
   requestId: string;
+  /** The client's address (as Express judges it) and User-Agent, for the audit log. */
+  client?: RequestClient;
   /** When the request arrived (performance.now()): its deadline counts from then. */
   startedAt?: number;
   authentication: A;
@@ -104,6 +109,12 @@ export interface RequestFacts<A extends RequestAuthentication = RequestAuthentic
   operation?: OperationOutcome;
   /** The Consistency-Token the request sent (a WAL position): its reads see at least that write. */
   consistencyToken?: bigint;
+}
+
+/** What the host knows of the client: its address and its User-Agent header. */
+export interface RequestClient {
+  ip: string | null;
+  userAgent: string | null;
 }
 
 /** A context whose principal is as known as its authentication's: a REST route's, narrowed to one with a principal, gets an AuthenticatedContext. */
@@ -115,13 +126,23 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
   // RequestScope's principal is its authentication's, so the narrower type holds.
   return <A extends RequestAuthentication>({
     requestId,
+    client,
     startedAt,
     authentication,
     spend,
     operation = {},
     consistencyToken,
   }: RequestFacts<A>) =>
-    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation, consistencyToken);
+    new RequestScope(
+      deps,
+      requestId,
+      { requestId, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null },
+      authentication,
+      new Deadline(deps.deadlineSeconds, startedAt),
+      spend,
+      operation,
+      consistencyToken,
+    );
 }
 
 /**
@@ -149,6 +170,7 @@ class RequestScope implements RequestContext {
   constructor(
     private readonly deps: ContextDependencies,
     readonly requestId: string,
+    readonly origin: RequestOrigin,
     readonly authentication: RequestAuthentication,
     readonly deadline: Deadline,
     readonly spend: RequestContext['spend'],

@@ -5,7 +5,7 @@ import type { Database } from '../database/database.js';
 import { parseLsn, type ReadReplicas } from '../database/replicas.js';
 import { WalPosition } from '../database/wal-position.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
-import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
+import { callerOf, type ContextFactory, type RequestClient, type RequestContext } from '../graphql/context.js';
 import { answerMeter } from '../graphql/cost-meter.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
 import type { RateLimitDecision, RateLimitField, RateLimits } from '../limits/rate-limits.js';
@@ -28,6 +28,8 @@ export interface OperationCoreSettings {
 export interface OperationRequest {
   surface: Surface;
   requestId: string;
+  /** The client's address and User-Agent, for the audit log (contract section 21). */
+  client?: RequestClient;
   /** When the request arrived (performance.now()): its deadline counts from then. */
   startedAt: number;
   authentication: RequestAuthentication;
@@ -110,6 +112,7 @@ export class OperationCore {
       });
     const context = this.settings.createContext({
       requestId: request.requestId,
+      client: request.client,
       startedAt: request.startedAt,
       authentication: request.authentication,
       operation: request.operation,
