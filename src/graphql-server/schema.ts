@@ -8,6 +8,7 @@ import { QuoteResolver } from '../quotes/quote.resolver.js';
 import { CreatePolicyResolver } from '../quotes/create-policy.resolver.js';
 import { EventResolver, OrganizationEventsResolver } from '../events/event.resolver.js';
 import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.js';
+import { AuditLogResolver, OrganizationAuditLogResolver } from '../audit/audit.resolver.js';
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
@@ -33,6 +34,8 @@ export async function buildServiceSchema(): Promise<GraphQLSchema> {
       EventResolver,
       OrganizationEventsResolver,
       WebhookEndpointResolver,
+      AuditLogResolver,
+      OrganizationAuditLogResolver,
     ],
     authChecker: ({ context }: { context: RequestContext }) => {
       callerOf(context);

@@ -11,6 +11,8 @@ import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
 import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import type {
+  AuditLogQuery,
+  AuditLogVerificationQuery,
   CancelPolicyMutation,
   ChangePolicyMutation,
   CreateOrganizationMutation,
@@ -37,6 +39,8 @@ import type {
 } from './generated/operations.js';
 import { flattenAddress } from './input-from-body.js';
 import {
+  AUDIT_LOG,
+  AUDIT_LOG_VERIFICATION,
   CANCEL_POLICY,
   CHANGE_POLICY,
   CREATE_ORGANIZATION,
@@ -355,6 +359,26 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/webhook-endpoints/:id',
     document: DELETE_WEBHOOK_ENDPOINT,
     variables: ({ params }) => ({ id: params.id }),
+  }),
+  // Contract section 21 (the export, a stream, is a route of its own: rest/audit-export.ts).
+  get<AuditLogQuery>({
+    path: '/api/v1/audit-log',
+    document: AUDIT_LOG,
+    variables: ({ query }) => ({
+      organizationId: singleParameter(query, 'organizationId') ?? null,
+      actions: listParameter(query, 'action'),
+      actorSub: singleParameter(query, 'actorSub') ?? null,
+      since: singleParameter(query, 'since') ?? null,
+      until: singleParameter(query, 'until') ?? null,
+      ...pageVariables(query),
+    }),
+    response: (data) => listBody(data.auditLog),
+  }),
+  get<AuditLogVerificationQuery>({
+    path: '/api/v1/audit-log/verify',
+    document: AUDIT_LOG_VERIFICATION,
+    variables: ({ query }) => ({ organizationId: singleParameter(query, 'organizationId') ?? null }),
+    response: (data) => data.auditLogVerification,
   }),
 ];
 

@@ -457,3 +457,23 @@ export type QuoteQueryVariables = Exact<{
 
 
 export type QuoteQuery = { quote: { id: string, organizationId: string, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, totalPremium: number, currency: string, status: QuoteStatus, expiresAt: string, policyNumber: number | null, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string }> } | null };
+
+export type AuditLogQueryVariables = Exact<{
+  organizationId: string | number | null | undefined;
+  actions: Array<string> | string | null | undefined;
+  actorSub: string | null | undefined;
+  since: string | null | undefined;
+  until: string | null | undefined;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { edges: Array<{ node: { id: string, occurredAt: string, action: string, organizationId: string, requestId: string | null, changes: Record<string, unknown> | null, hash: string | null, actor: { sub: string, apiKeyId: string | null, ip: string | null, userAgent: string | null }, targets: Array<{ type: string, id: string }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type AuditLogVerificationQueryVariables = Exact<{
+  organizationId: string | number | null | undefined;
+}>;
+
+
+export type AuditLogVerificationQuery = { auditLogVerification: { ok: boolean, checked: number, firstBrokenId: string | null } };
