@@ -60,7 +60,7 @@ export class Migration20261204100000_audit_log extends Migration {
       create function audit_entry_guard() returns trigger language plpgsql as $$
       begin
         if tg_op = 'UPDATE' and old.hash is null and new.hash is not null
-          and (to_jsonb(new) - array['position', 'prev_hash', 'hash']) = (to_jsonb(old) - array['position', 'prev_hash', 'hash']) then
+          and (to_jsonb(new) - array['position', 'prev_hash', 'hash', 'root_id']) = (to_jsonb(old) - array['position', 'prev_hash', 'hash', 'root_id']) then
           return new;
         end if;
         if tg_op = 'DELETE' and current_setting('audit.retention', true) = 'on' then
