@@ -14,14 +14,17 @@ import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
 import { callerOf, type RequestContext } from '../graphql/context.js';
 import { declaredWrites } from '../graphql/write.js';
+import { collectReads } from '../graphql/read-audit.js';
 
 /**
  * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the
  * request's 401 when there is no principal; input rules run through `validateInput`; every
  * mutation declares its write.
  */
-export async function buildServiceSchema(): Promise<GraphQLSchema> {
+export async function buildServiceSchema(options: { auditReads?: boolean } = {}): Promise<GraphQLSchema> {
   const schema = await buildSchema({
+    // AUDIT_READS (contract section 21): only then does any field run a middleware.
+    globalMiddlewares: options.auditReads ? [collectReads] : [],
     resolvers: [
       ViewerResolver,
       NodeResolver,

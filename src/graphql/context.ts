@@ -14,12 +14,15 @@ import type { PolicyRules } from '../config.js';
 import { RequestBatches, type Batch } from './batch.js';
 import { UNMETERED, type CostMeter } from './cost-meter.js';
 import type { RequestOrigin } from '../outbox/audit-entry.js';
+import { ReadAudit } from './read-audit.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {
   requestId: string;
   /** The request's id, client address and User-Agent: what an audit entry records of it (contract section 21). */
   readonly origin: RequestOrigin;
+  /** With AUDIT_READS on: the policies and organizations a query returns, for its read entries (graphql/read-audit.ts). */
+  readonly readAudit?: ReadAudit;
   principal: Principal | null;
   /** The principal, or the 401 to raise when the operation needs one and there is none. */
   authentication: Authentication;
@@ -95,6 +98,8 @@ export interface ContextDependencies {
   /** The process's one outage log: the refusals of every request count in it. */
   outage: OutageLog;
   deadlineSeconds: number;
+  /** AUDIT_READS: each request collects what it reads (graphql/read-audit.ts). */
+  auditReads?: boolean;
 }
 
 export interface RequestFacts<A extends RequestAuthentication = RequestAuthentication> {
@@ -159,6 +164,7 @@ class RequestScope implements RequestContext {
   readonly policyRules: PolicyRules;
   readonly ledgerWritten?: LedgerObserver;
   readonly outage: OutageLog;
+  readonly readAudit?: ReadAudit;
   idempotency?: IdempotencyRecorder;
   readonly errorsMet: GraphQLError[] = [];
   cost: CostMeter = UNMETERED;
@@ -184,6 +190,7 @@ class RequestScope implements RequestContext {
     this.policyRules = deps.policyRules;
     this.ledgerWritten = deps.ledgerWritten;
     this.outage = deps.outage;
+    if (deps.auditReads) this.readAudit = new ReadAudit();
   }
 
   get db(): Gateway {

@@ -10,6 +10,7 @@ import { answerMeter } from '../graphql/cost-meter.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
 import type { RateLimitDecision, RateLimitField, RateLimits } from '../limits/rate-limits.js';
 import type { OperationOutcome } from '../observability/metrics.js';
+import { recordReads } from './read-entries.js';
 
 export interface OperationCoreSettings {
   createContext: ContextFactory;
@@ -134,6 +135,14 @@ export class OperationCore {
     // The caller's place in flight is held until the work settles, even if the answer goes first.
     request.holdSlot?.(job);
     let answer = await context.deadline.race(job, () => failed(context.deadline.error()));
+    // AUDIT_READS: what the request returned is recorded before it is answered; a read whose
+    // entry cannot be written is not served. Without it there is no collector and nothing runs.
+    if (context.readAudit && !context.readAudit.empty) {
+      answer = await recordReads(this.settings.database, context, context.readAudit).then(
+        () => answer,
+        (error: unknown) => failed(error),
+      );
+    }
     // A UTF-16 length a third of the cap cannot make more bytes than the cap: most answers skip the count.
     if (answer.body.length * 3 > responseMaxBytes && Buffer.byteLength(answer.body) > responseMaxBytes) {
       context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');
