@@ -39,9 +39,9 @@ export async function recordReads(db: SqlClient, context: Pick<RequestContext, '
       }
     }
     for (const { targets, common } of byTree.values()) {
-      entries.push(
-        auditRow({ action: ACTION[type], actor: { principal, origin: context.origin }, organizationId: common.at(-1)!, targets }),
-      );
+      // The deepest organization on every target's path (the root at least: they share it).
+      const organizationId = common[common.length - 1];
+      entries.push(auditRow({ action: ACTION[type], actor: { principal, origin: context.origin }, organizationId, targets }));
     }
   }
   if (entries.length === 0) return;
