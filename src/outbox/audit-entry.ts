@@ -73,7 +73,7 @@ export interface AuditRecord {
  */
 export function auditInsertFor(organizationId: string): string {
   return `insert into audit_entry (id, action, actor_sub, api_key_id, ip, user_agent, request_id, targets, changes, organization_id, path)
-    select ?::uuid, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, o.id, o.path from organization o where o.id = (${organizationId})`;
+    select ?::uuid, ?, ?, ?, ?, ?, ?, ?::json, ?::json, o.id, o.path from organization o where o.id = (${organizationId})`;
 }
 
 /** One entry: its values are `auditRow(record)`, the organization's id last. */

@@ -539,8 +539,8 @@ describe('the audit log export', () => {
     await service.sql(
       `insert into audit_entry (id, occurred_at, action, actor_sub, ip, user_agent, request_id, targets, organization_id, path, changes)
        select gen_random_uuid(), now() - interval '1 day' + g * interval '1 millisecond', 'policy.change', 'alice', '127.0.0.1', $2,
-         'seed-' || g, jsonb_build_array(jsonb_build_object('type', 'policy', 'id', gen_random_uuid())), $1, array[$1::uuid],
-         jsonb_build_object('petName', jsonb_build_object('from', 'Biscuit', 'to', 'Biscuit ' || g))
+         'seed-' || g, json_build_array(json_build_object('type', 'policy', 'id', gen_random_uuid())), $1, array[$1::uuid],
+         json_build_object('petName', json_build_object('from', 'Biscuit', 'to', 'Biscuit ' || g))
        from generate_series(1, 200000) g`,
       [organizationId, USER_AGENT],
     );

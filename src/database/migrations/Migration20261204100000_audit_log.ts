@@ -12,6 +12,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   AU001), except the deletes of retention: `audit_entry_retain(cutoff)` sets the transaction
  *   setting `audit.retention` while it deletes a tree's oldest sealed entries, and records in
  *   `audit_anchor` the position and hash of the last one deleted, which verification starts from.
+ * - `targets` and `changes` are json, not jsonb: kept as written, their keys in the writer's order
+ *   (`{ type, id }`, `{ from, to }`), as the event's `data` is; the hash is over their canonical form.
  * - No foreign key to organization: a key check per write costs, and an entry names what it was
  *   written for, even if that row changed.
  */
@@ -28,11 +30,11 @@ export class Migration20261204100000_audit_log extends Migration {
         ip text,
         user_agent text,
         request_id text,
-        targets jsonb not null default '[]' check (jsonb_typeof(targets) = 'array'),
+        targets json not null default '[]' check (json_typeof(targets) = 'array'),
         organization_id uuid not null,
         path uuid[] not null,
         root_id uuid not null generated always as (path[1]) stored,
-        changes jsonb check (changes is null or jsonb_typeof(changes) = 'object'),
+        changes json check (changes is null or json_typeof(changes) = 'object'),
         xid xid8 not null default pg_current_xact_id(),
         position bigint,
         prev_hash text,
