@@ -159,9 +159,10 @@ export async function auditExport(
         ]);
         if (rows.length === 0) return;
         after = rows[rows.length - 1].seq;
-        yield rows.map(({ seq: _seq, rootId: _rootId, position, ...entry }) => ({
+        yield rows.map(({ seq: _seq, rootId: _rootId, position, prevHash, ...entry }) => ({
           ...entry,
           position: position === null ? null : Number(position),
+          prevHash,
         }));
         if (rows.length < EXPORT_BATCH) return;
       }
