@@ -446,6 +446,7 @@ describe("the API guide's calls", () => {
       'Renewing a policy',
       'Changing an organization',
       'Retries: Idempotency-Key',
+      'Audit log',
       'Errors',
       'REST reads, lookups and typos',
       'Events and webhooks',
