@@ -14,6 +14,9 @@ describe('the OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(response.body.paths).sort()).toEqual([
+      '/api/v1/audit-log',
+      '/api/v1/audit-log/export',
+      '/api/v1/audit-log/verify',
       '/api/v1/events',
       '/api/v1/events/{id}',
       '/api/v1/organization',
