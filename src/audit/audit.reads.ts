@@ -1,4 +1,4 @@
-import type { SqlClient } from '../database/database.js';
+import type { Gateway, SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
 import { badUserInput } from '../errors/errors.js';
@@ -191,7 +191,16 @@ const CHAIN_BATCH = `select ${AUDIT_ENTRY_SELECT}, ${AUDIT_CHAIN_SELECT} from au
  * order changed. Entries not sealed yet (the last seconds' writes) are not checked. Null: not a
  * root the caller may access; a reachable organization that is not a root is 400.
  */
-export async function verifyAuditChain(db: SqlClient, principal: Principal, organizationId: string): Promise<AuditVerification | null> {
+export async function verifyAuditChain(gateway: Gateway, principal: Principal, organizationId: string): Promise<AuditVerification | null> {
+  // One snapshot for the walk: retention moving the anchor and deleting entries meanwhile would
+  // otherwise show a gap that is not there.
+  return gateway.transaction(async (db) => {
+    await db.query('set transaction isolation level repeatable read, read only');
+    return verifyWithin(db, principal, organizationId);
+  });
+}
+
+async function verifyWithin(db: SqlClient, principal: Principal, organizationId: string): Promise<AuditVerification | null> {
   const tree = await reachableTree(db, principal, organizationId);
   if (!tree) return null;
   if (tree.rootId !== tree.id) {

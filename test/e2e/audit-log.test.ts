@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { servicePrincipal } from '../../src/auth/principal.js';
@@ -457,6 +458,37 @@ describe('the audit log', () => {
       [organizationId],
     );
     expect(chain.map((row) => Number(row.position))).toEqual(chain.map((_row, index) => index + 1));
+  });
+
+  it('never chains past an entry whose transaction is still open', async () => {
+    const insert = `insert into audit_entry (id, action, actor_sub, targets, organization_id, path)
+      values (gen_random_uuid(), 'organization.read', $2, '[]', $1, array[$1::uuid]) returning id`;
+    const open = new pg.Client({ connectionString: service.databaseUrl });
+    await open.connect();
+    try {
+      await open.query('begin');
+      const [first] = (await open.query<{ id: string }>(insert, [organizationId, 'open-transaction'])).rows;
+      // Written after it, committed at once: its xid is above the open one's, so it waits too.
+      const [second] = await service.sql<{ id: string }>(insert, [organizationId, 'committed-after']);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const [row] = await service.sql<{ hash: string | null }>('select hash from audit_entry where id = $1', [second.id]);
+      expect(row.hash).toBeNull();
+      await open.query('commit');
+      const sealed = async () =>
+        service.sql<{ id: string; position: string | null }>(
+          'select id, position::text as position from audit_entry where id in ($1, $2) order by seq',
+          [first.id, second.id],
+        );
+      for (let i = 0; i < 100 && (await sealed()).some((entry) => entry.position === null); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // Chained in insertion order once both transactions ended: the open one's first.
+      const [a, b] = await sealed();
+      expect([a.id, b.id]).toEqual([first.id, second.id]);
+      expect(Number(b.position)).toBe(Number(a.position) + 1);
+    } finally {
+      await open.end();
+    }
   });
 
   describe('verification', () => {
