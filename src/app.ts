@@ -24,6 +24,7 @@ import { clientAddress } from './limits/rate-limits.js';
 import { openApiDocument } from './rest/openapi.js';
 import { requestLifecycle } from './http/request-lifecycle.js';
 import { mountRestRoutes, REST_BODY_TYPES } from './rest/rest-router.js';
+import { AUDIT_EXPORT_PATH, auditExportRoute, PLAIN_ROUTES } from './rest/audit-export.js';
 import type { ServiceMetrics } from './observability/metrics.js';
 import { metricsRoute } from './http/metrics-route.js';
 import { routeNamer } from './observability/route-names.js';
@@ -100,7 +101,7 @@ export async function createApp(deps: ServiceDependencies) {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy);
-  const routeOf = routeNamer([...FIXED_ROUTES, ...REST_ROUTES.map((route) => route.path)]);
+  const routeOf = routeNamer([...FIXED_ROUTES, ...REST_ROUTES.map((route) => route.path), ...PLAIN_ROUTES.map((route) => route.path)]);
   app.use(requestLifecycle(deps.logger, { draining: http.draining, metrics: deps.metrics, routeOf, traced: deps.traced }));
   app.use(corsPolicy(deps.corsOrigins));
 
@@ -140,6 +141,8 @@ export async function createApp(deps: ServiceDependencies) {
   const openApi = openApiDocument(schema, version.version);
   const openApiAnswer = jsonAnswer(openApi);
   app.get('/api/v1/openapi.json', (req, res) => writeAnswer(req, res, openApiAnswer));
+  // The audit log's export streams: a plain route, behind the same gates (rest/audit-export.ts).
+  app.get(AUDIT_EXPORT_PATH, ...auditExportRoute(deps.database, deps.logger));
   mountRestRoutes(app, schema, core, { bodyParser: jsonBody(REST_BODY_TYPES), limits: rateLimits });
   // `/graphql` alone (and `/graphql/`): a path below it is a 404, not a second endpoint.
   app.all('/graphql', ...graphqlRoute(core, { ...graphql, bodyParser: jsonBody(), landingPage: landingPage(apollo) }));

@@ -70,6 +70,18 @@ export interface Config {
   quoteValidDays: number;
   /** Contract section 14: the rules of cancelling and reinstating a policy. */
   policyRules: PolicyRules;
+  /** Contract section 21: the audit log. */
+  audit: AuditSettings;
+}
+
+/** Contract section 21 (docs/decisions.md, "The audit log"). */
+export interface AuditSettings {
+  /** AUDIT_READS (false): every request that returns policies or organizations appends a `policy.read` / `organization.read` entry. */
+  reads: boolean;
+  /** AUDIT_RETENTION_DAYS (400): entries older than this are deleted (a prefix of each tree's chain). */
+  retentionDays: number;
+  /** AUDIT_SEAL_SECONDS (2; 0: this instance does not seal): how often the sealer tries a pass. */
+  sealSeconds: number;
 }
 
 /** Contract section 17 (docs/scaling.md). */
@@ -267,6 +279,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     },
     quoteValidDays: parseQuoteValidDays(env.QUOTE_VALID_DAYS),
     policyRules: parsePolicyRules(env),
+    audit: {
+      reads: parseBoolean('AUDIT_READS', env.AUDIT_READS, false),
+      retentionDays: parseLimit('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 400),
+      sealSeconds: parseBudget('AUDIT_SEAL_SECONDS', env.AUDIT_SEAL_SECONDS, 2),
+    },
   };
   // Renamed when delivery's share moved from the tree to the tenant (issue 37): a deploy that still
   // sets the old name would otherwise run with a cap it did not choose.

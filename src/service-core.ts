@@ -43,6 +43,8 @@ export interface CoreDependencies {
   rateLimited?: ConstructorParameters<typeof RateLimits>[3];
   /** Told of every committed write to a policy's ledger (the business metrics count them). */
   ledgerWritten?: LedgerObserver;
+  /** AUDIT_READS (contract section 21). */
+  auditReads?: boolean;
 }
 
 /** The settings of CoreDependencies that come from the configuration as they are. */
@@ -50,7 +52,15 @@ export function coreSettings(
   config: Config,
 ): Pick<
   CoreDependencies,
-  'production' | 'graphql' | 'idempotencyRetentionSeconds' | 'limits' | 'developerPages' | 'webhookUrls' | 'quoteValidDays' | 'policyRules'
+  | 'production'
+  | 'graphql'
+  | 'idempotencyRetentionSeconds'
+  | 'limits'
+  | 'developerPages'
+  | 'webhookUrls'
+  | 'quoteValidDays'
+  | 'policyRules'
+  | 'auditReads'
 > {
   return {
     production: config.env === 'production',
@@ -61,6 +71,7 @@ export function coreSettings(
     webhookUrls: { publicOnly: config.webhooks.publicUrlsOnly },
     quoteValidDays: config.quoteValidDays,
     policyRules: config.policyRules,
+    auditReads: config.audit.reads,
   };
 }
 
@@ -84,7 +95,7 @@ export interface ServiceCore {
  */
 export async function createServiceCore(deps: CoreDependencies): Promise<ServiceCore> {
   const { limits, graphql } = deps;
-  const schema = await buildServiceSchema();
+  const schema = await buildServiceSchema({ auditReads: deps.auditReads });
   const outage = new OutageLog(deps.logger);
   const createContext = createContextFactory({ ...deps, outage, deadlineSeconds: limits.requestDeadlineSeconds });
   // A body's coverageSlug is judged with its other rules, against the catalog (policies/coverage-catalog.ts).

@@ -17,6 +17,7 @@ import { RequestFingerprints } from './crypto/request-fingerprint.js';
 import { deliverySuperviseSeconds, startDelivery } from './webhooks/delivery.js';
 import { startJobQueue } from './jobs/job-queue.js';
 import { startBillingSweep } from './policies/billing-sweep.js';
+import { startAuditSealer } from './audit/audit-sealer.js';
 import { countPastDue } from './policies/billing-notice.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { traceStatements } from './database/statement-spans.js';
@@ -137,6 +138,11 @@ export async function startService(config: Config, logger: Logger, options: Serv
             observe: (entry) => metrics.observeLedger(entry),
           })
         : null;
+    // Contract section 21: the audit log's entries sealed into their trees' chains within seconds, and its retention.
+    const sealer =
+      config.audit.sealSeconds > 0
+        ? startAuditSealer({ database, logger, sealSeconds: config.audit.sealSeconds, retentionDays: config.audit.retentionDays })
+        : null;
     // Kept responses past their retention are ignored at once and deleted here, now and then.
     const cleanUp = () =>
       deleteExpiredKeys(open)
@@ -160,6 +166,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         // An attempt, or a sweep, cut here is run again by another instance, or after the restart.
         await delivery?.stop().catch((error) => logger.warn({ err: error }, 'webhook delivery did not stop cleanly'));
         await sweep?.stop().catch((error) => logger.warn({ err: error }, 'the billing sweep did not stop cleanly'));
+        await sealer?.stop();
         await jobs?.stop().catch((error) => logger.warn({ err: error }, 'the job queue did not stop cleanly'));
         await reads.close();
         await open.close();

@@ -24,6 +24,7 @@ const writeScope = (ctx: RequestContext, principal: Principal): ApiKeyWriteScope
   db: ctx.db,
   principal,
   hashes: ctx.apiKeyHashes,
+  origin: ctx.origin,
   idempotency: ctx.idempotency,
 });
 

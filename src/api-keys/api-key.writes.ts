@@ -5,6 +5,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Gateway, Transaction } from '../database/database.js';
 import { conflict } from '../errors/errors.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
+import { recordAudit, type AuditRecord, type AuditTarget, type RequestOrigin } from '../outbox/audit-entry.js';
+import { rfc3339 } from '../database/read-model.js';
 import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import { isUuid } from '../values/identifiers.js';
 import { API_KEY_DEFAULT_DAYS, ROTATION_DEFAULT_GRACE_SECONDS, type CreateApiKeyInput, type RotateApiKeyInput } from './api-key.input.js';
@@ -15,6 +17,8 @@ export interface ApiKeyWriteScope {
   /** A token's principal: the scope gate keeps keys out of these writes (contract section 20). */
   principal: Principal;
   hashes: ApiKeyHashes;
+  /** Where the request came from, for its audit entry (contract section 21). */
+  origin: RequestOrigin | null;
   /** Set while an Idempotency-Key is claimed: the write marks it in its own transaction. */
   idempotency?: IdempotencyRecorder;
 }
@@ -59,15 +63,17 @@ async function insertKey(tx: Transaction, scope: ApiKeyWriteScope, key: NewKey):
 export async function createApiKey(scope: ApiKeyWriteScope, input: CreateApiKeyInput): Promise<CreatedApiKeyRead> {
   const organizationId = targetOrganizationId(input.organizationId, scope.principal);
   const organization = await findTargetOrganization(scope.db, scope.principal, organizationId, input.organizationId != null);
-  return scope.db.transaction((tx) =>
-    insertKey(tx, scope, {
+  return scope.db.transaction(async (tx) => {
+    const made = await insertKey(tx, scope, {
       organizationId: organization.id,
       name: input.name,
       scopes: input.scopes,
       lifetimeDays: input.expiresInDays ?? API_KEY_DEFAULT_DAYS,
       rotatedFrom: null,
-    }),
-  );
+    });
+    await audited(tx, scope, 'api_key.create', made, [{ type: 'api_key', id: made.id }], null);
+    return made;
+  });
 }
 
 /**
@@ -84,33 +90,60 @@ export async function rotateApiKey(
   if (!isUuid(id)) throw apiKeyNotFound();
   const access = accessPredicate('o', scope.principal);
   const grace = input?.graceSeconds ?? ROTATION_DEFAULT_GRACE_SECONDS;
+  const oldId = id.toLowerCase();
   return scope.db.transaction(async (tx) => {
-    const [old] = await tx.query<{ organizationId: string; name: string; scopes: string[]; lifetimeDays: number }>(
-      `select k.organization_id as "organizationId", k.name, k.scopes, k.lifetime_days as "lifetimeDays"
+    const [old] = await tx.query<{ organizationId: string; name: string; scopes: string[]; lifetimeDays: number; expiresAt: string }>(
+      `select k.organization_id as "organizationId", k.name, k.scopes, k.lifetime_days as "lifetimeDays", ${rfc3339('k.expires_at')} as "expiresAt"
        from api_key k join organization o on o.id = k.organization_id
        where k.id = ? and k.revoked_at is null and k.expires_at > now() and ${access.sql} for update of k`,
-      [id.toLowerCase(), ...access.params],
+      [oldId, ...access.params],
     );
     if (!old) throw apiKeyNotFound();
-    await tx.query(`update api_key set expires_at = least(expires_at, now() + make_interval(secs => ?::float8)) where id = ?`, [
-      grace,
-      id.toLowerCase(),
-    ]);
-    return insertKey(tx, scope, { ...old, rotatedFrom: id.toLowerCase() });
+    const [shortened] = await tx.query<{ expiresAt: string }>(
+      `update api_key set expires_at = least(expires_at, now() + make_interval(secs => ?::float8)) where id = ?
+       returning ${rfc3339('expires_at')} as "expiresAt"`,
+      [grace, oldId],
+    );
+    const made = await insertKey(tx, scope, { ...old, rotatedFrom: oldId });
+    // The new key is made; the old key's one change is how long it lives.
+    const targets: AuditTarget[] = [
+      { type: 'api_key', id: made.id },
+      { type: 'api_key', id: oldId },
+    ];
+    await audited(tx, scope, 'api_key.rotate', made, targets, { expiresAt: { from: old.expiresAt, to: shortened.expiresAt } });
+    return made;
   });
 }
 
 /** Revokes key `id` (accessible, unrevoked, else 404): every instance refuses it within 2 s. */
-export async function revokeApiKey(scope: Pick<ApiKeyWriteScope, 'db' | 'principal'>, id: string): Promise<string> {
+export async function revokeApiKey(scope: Pick<ApiKeyWriteScope, 'db' | 'principal' | 'origin'>, id: string): Promise<string> {
   if (!isUuid(id)) throw apiKeyNotFound();
   const access = accessPredicate('o', scope.principal);
-  const rows = await scope.db.query(
-    `update api_key k set revoked_at = now() from organization o
-     where k.id = ? and k.revoked_at is null and o.id = k.organization_id and ${access.sql} returning k.id`,
-    [id.toLowerCase(), ...access.params],
-  );
-  if (rows.length === 0) throw apiKeyNotFound();
+  await scope.db.transaction(async (tx) => {
+    const [revoked] = await tx.query<{ id: string; organizationId: string; revokedAt: string }>(
+      `update api_key k set revoked_at = now() from organization o
+       where k.id = ? and k.revoked_at is null and o.id = k.organization_id and ${access.sql}
+       returning k.id, k.organization_id as "organizationId", ${rfc3339('k.revoked_at')} as "revokedAt"`,
+      [id.toLowerCase(), ...access.params],
+    );
+    if (!revoked) throw apiKeyNotFound();
+    const changes = { revokedAt: { from: null, to: revoked.revokedAt } };
+    await audited(tx, scope, 'api_key.revoke', revoked, [{ type: 'api_key', id: revoked.id }], changes);
+  });
   return id;
+}
+
+/** The write's audit entry, in its transaction (contract section 21): a key's writes have no event statement to share. */
+function audited(
+  tx: Transaction,
+  scope: Pick<ApiKeyWriteScope, 'principal' | 'origin'>,
+  action: 'api_key.create' | 'api_key.rotate' | 'api_key.revoke',
+  key: { organizationId: string },
+  targets: readonly AuditTarget[],
+  changes: AuditRecord['changes'],
+): Promise<void> {
+  const actor = { principal: scope.principal, origin: scope.origin };
+  return recordAudit(tx, { action, actor, organizationId: key.organizationId, targets, changes });
 }
 
 /**

@@ -8,6 +8,7 @@ import { answerGraphql, type GraphqlSettings, type TextExecutor } from '../opera
 import { badRequest, graphqlParams, type GraphqlHttpRequest } from '../operations/graphql-request.js';
 import type { OperationCore } from '../operations/operation-core.js';
 import type { OperationOutcome } from '../observability/metrics.js';
+import type { RequestClient } from '../graphql/context.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 
 /** What `/graphql` runs an operation with, whatever the host. */
@@ -30,6 +31,8 @@ export interface GraphqlRouteOptions extends GraphqlCallSettings {
 /** A `/graphql` request as its host hands it to the operation core: who asks, since when, and the request read as GraphQL over HTTP. Nothing of Express in it. */
 export interface GraphqlCall extends GraphqlHttpRequest {
   requestId: string;
+  /** The client's address and User-Agent, for the audit log. */
+  client?: RequestClient;
   /** When the request arrived (performance.now()): its deadline counts from then. */
   startedAt: number;
   authentication: RequestAuthentication;
@@ -50,6 +53,7 @@ export function answerGraphqlCall(core: OperationCore, settings: GraphqlCallSett
     {
       surface: { kind: 'graphql', mediaType },
       requestId: call.requestId,
+      client: call.client,
       startedAt: call.startedAt,
       authentication: call.authentication,
       holdSlot: call.holdSlot,
@@ -87,6 +91,7 @@ export function graphqlRoute(core: OperationCore, options: GraphqlRouteOptions):
     const { requestId, startedAt, authentication, holdSlot } = res.locals;
     return answerGraphqlCall(core, options, {
       requestId,
+      client: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
       startedAt,
       authentication,
       holdSlot,

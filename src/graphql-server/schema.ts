@@ -9,20 +9,24 @@ import { CreatePolicyResolver } from '../quotes/create-policy.resolver.js';
 import { EventResolver, OrganizationEventsResolver } from '../events/event.resolver.js';
 import { ApiKeyResolver, OrganizationApiKeysResolver } from '../api-keys/api-key.resolver.js';
 import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.js';
+import { AuditLogResolver, OrganizationAuditLogResolver } from '../audit/audit.resolver.js';
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
 import { callerOf, type RequestContext } from '../graphql/context.js';
 import { declaredWrites } from '../graphql/write.js';
 import { applyScopes } from '../auth/scope-gate.js';
+import { collectReads } from '../graphql/read-audit.js';
 
 /**
  * The schema, built by TypeGraphQL from the entity classes. `@Authorized()` fields raise the
  * request's 401 when there is no principal; input rules run through `validateInput`; every
  * mutation declares its write.
  */
-export async function buildServiceSchema(): Promise<GraphQLSchema> {
+export async function buildServiceSchema(options: { auditReads?: boolean } = {}): Promise<GraphQLSchema> {
   const schema = await buildSchema({
+    // AUDIT_READS (contract section 21): only then does any field run a middleware.
+    globalMiddlewares: options.auditReads ? [collectReads] : [],
     resolvers: [
       ViewerResolver,
       NodeResolver,
@@ -37,6 +41,8 @@ export async function buildServiceSchema(): Promise<GraphQLSchema> {
       WebhookEndpointResolver,
       ApiKeyResolver,
       OrganizationApiKeysResolver,
+      AuditLogResolver,
+      OrganizationAuditLogResolver,
     ],
     authChecker: ({ context }: { context: RequestContext }) => {
       callerOf(context);

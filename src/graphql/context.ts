@@ -14,10 +14,16 @@ import type { LedgerObserver } from '../observability/business-metrics.js';
 import type { PolicyRules } from '../config.js';
 import { RequestBatches, type Batch } from './batch.js';
 import { UNMETERED, type CostMeter } from './cost-meter.js';
+import type { RequestOrigin } from '../outbox/audit-entry.js';
+import { ReadAudit } from './read-audit.js';
 
 /** What every resolver sees; built the same way for GraphQL and REST requests. */
 export interface RequestContext {
   requestId: string;
+  /** The request's id, client address and User-Agent: what an audit entry records of it (contract section 21). */
+  readonly origin: RequestOrigin;
+  /** With AUDIT_READS on: the policies and organizations a query returns, for its read entries (graphql/read-audit.ts). */
+  readonly readAudit?: ReadAudit;
   principal: Principal | null;
   /** The principal, or the 401 to raise when the operation needs one and there is none. */
   authentication: Authentication;
@@ -96,10 +102,14 @@ export interface ContextDependencies {
   /** The process's one outage log: the refusals of every request count in it. */
   outage: OutageLog;
   deadlineSeconds: number;
+  /** AUDIT_READS: each request collects what it reads (graphql/read-audit.ts). */
+  auditReads?: boolean;
 }
 
 export interface RequestFacts<A extends RequestAuthentication = RequestAuthentication> {
   requestId: string;
+  /** The client's address (as Express judges it) and User-Agent, for the audit log. */
+  client?: RequestClient;
   /** When the request arrived (performance.now()): its deadline counts from then. */
   startedAt?: number;
   authentication: A;
@@ -108,6 +118,12 @@ export interface RequestFacts<A extends RequestAuthentication = RequestAuthentic
   operation?: OperationOutcome;
   /** The Consistency-Token the request sent (a WAL position): its reads see at least that write. */
   consistencyToken?: bigint;
+}
+
+/** What the host knows of the client: its address and its User-Agent header. */
+export interface RequestClient {
+  ip: string | null;
+  userAgent: string | null;
 }
 
 /** A context whose principal is as known as its authentication's: a REST route's, narrowed to one with a principal, gets an AuthenticatedContext. */
@@ -119,13 +135,23 @@ export function createContextFactory(deps: ContextDependencies): ContextFactory 
   // RequestScope's principal is its authentication's, so the narrower type holds.
   return <A extends RequestAuthentication>({
     requestId,
+    client,
     startedAt,
     authentication,
     spend,
     operation = {},
     consistencyToken,
   }: RequestFacts<A>) =>
-    new RequestScope(deps, requestId, authentication, new Deadline(deps.deadlineSeconds, startedAt), spend, operation, consistencyToken);
+    new RequestScope(
+      deps,
+      requestId,
+      { requestId, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null },
+      authentication,
+      new Deadline(deps.deadlineSeconds, startedAt),
+      spend,
+      operation,
+      consistencyToken,
+    );
 }
 
 /**
@@ -143,6 +169,7 @@ class RequestScope implements RequestContext {
   readonly policyRules: PolicyRules;
   readonly ledgerWritten?: LedgerObserver;
   readonly outage: OutageLog;
+  readonly readAudit?: ReadAudit;
   idempotency?: IdempotencyRecorder;
   readonly errorsMet: GraphQLError[] = [];
   cost: CostMeter = UNMETERED;
@@ -154,6 +181,7 @@ class RequestScope implements RequestContext {
   constructor(
     private readonly deps: ContextDependencies,
     readonly requestId: string,
+    readonly origin: RequestOrigin,
     readonly authentication: RequestAuthentication,
     readonly deadline: Deadline,
     readonly spend: RequestContext['spend'],
@@ -168,6 +196,7 @@ class RequestScope implements RequestContext {
     this.policyRules = deps.policyRules;
     this.ledgerWritten = deps.ledgerWritten;
     this.outage = deps.outage;
+    if (deps.auditReads) this.readAudit = new ReadAudit();
   }
 
   get db(): Gateway {

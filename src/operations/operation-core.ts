@@ -5,11 +5,12 @@ import type { Database } from '../database/database.js';
 import { parseLsn, type ReadReplicas } from '../database/replicas.js';
 import { WalPosition } from '../database/wal-position.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
-import { callerOf, type ContextFactory, type RequestContext } from '../graphql/context.js';
+import { callerOf, type ContextFactory, type RequestClient, type RequestContext } from '../graphql/context.js';
 import { answerMeter } from '../graphql/cost-meter.js';
 import { assertIdempotencyKey, type CreatedRecord, type IdempotencyKeys } from '../idempotency/idempotency.js';
 import type { RateLimitDecision, RateLimitField, RateLimits } from '../limits/rate-limits.js';
 import type { OperationOutcome } from '../observability/metrics.js';
+import { recordReads } from './read-entries.js';
 
 export interface OperationCoreSettings {
   createContext: ContextFactory;
@@ -28,6 +29,8 @@ export interface OperationCoreSettings {
 export interface OperationRequest {
   surface: Surface;
   requestId: string;
+  /** The client's address and User-Agent, for the audit log (contract section 21). */
+  client?: RequestClient;
   /** When the request arrived (performance.now()): its deadline counts from then. */
   startedAt: number;
   authentication: RequestAuthentication;
@@ -115,6 +118,7 @@ export class OperationCore {
       });
     const context = this.settings.createContext({
       requestId: request.requestId,
+      client: request.client,
       startedAt: request.startedAt,
       authentication: request.authentication,
       operation: request.operation,
@@ -136,6 +140,14 @@ export class OperationCore {
     // The caller's place in flight is held until the work settles, even if the answer goes first.
     request.holdSlot?.(job);
     let answer = await context.deadline.race(job, () => failed(context.deadline.error()));
+    // AUDIT_READS: what the request returned is recorded before it is answered; a read whose
+    // entry cannot be written is not served. Without it there is no collector and nothing runs.
+    if (context.readAudit && !context.readAudit.empty) {
+      answer = await recordReads(this.settings.database, context, context.readAudit).then(
+        () => answer,
+        (error: unknown) => failed(error),
+      );
+    }
     // A UTF-16 length a third of the cap cannot make more bytes than the cap: most answers skip the count.
     if (answer.body.length * 3 > responseMaxBytes && Buffer.byteLength(answer.body) > responseMaxBytes) {
       context.logger.warn({ bytes: Buffer.byteLength(answer.body) }, 'response over RESPONSE_MAX_BYTES refused');

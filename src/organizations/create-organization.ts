@@ -6,7 +6,8 @@ import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
 import { notFound } from '../errors/errors.js';
-import { recordEvent } from '../outbox/record-event.js';
+import { recordEventAndAudit } from '../outbox/record-event.js';
+import type { RequestOrigin } from '../outbox/audit-entry.js';
 import { withQuotas } from '../limits/quotas.js';
 import { withDepthLimit } from '../limits/tree-depth.js';
 import type { CreateOrganizationInput } from './organization.input.js';
@@ -34,6 +35,8 @@ import { organizationEventObject } from './organization-event.js';
 export interface CreateOrganizationScope {
   db: Gateway;
   principal: Principal;
+  /** The request, for the audit entry (contract section 21). */
+  origin: RequestOrigin | null;
   cipher: FieldCipher;
   deadline: Deadline;
   /** Set while an Idempotency-Key is claimed: the create marks it in its own transaction. */
@@ -82,12 +85,22 @@ export async function createOrganization(scope: CreateOrganizationScope, input: 
         await scope.idempotency?.recordCreated(tx, { type: 'organization', id: organization.id });
         const created = organizationReadOf(organization, bankAccounts, owners);
         // Masked as every read is: account and tax id last fours only (organization.reads.ts).
-        await recordEvent(tx, {
-          type: 'organization.created',
-          organizationId: organization.id,
-          actorSub: principal.sub,
-          object: organizationEventObject(created),
-        });
+        // Its audit entry in the same statement.
+        await recordEventAndAudit(
+          tx,
+          {
+            type: 'organization.created',
+            organizationId: organization.id,
+            actorSub: principal.sub,
+            object: organizationEventObject(created),
+          },
+          {
+            action: 'organization.create',
+            actor: scope,
+            organizationId: organization.id,
+            targets: [{ type: 'organization', id: organization.id }],
+          },
+        );
         return created;
       }),
     ),

@@ -53,8 +53,8 @@ export class OrganizationResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead> {
-    const { db, cipher, deadline, idempotency } = ctx;
-    return createOrganization({ db, principal, cipher, deadline, idempotency }, input);
+    const { db, origin, cipher, deadline, idempotency } = ctx;
+    return createOrganization({ db, principal, origin, cipher, deadline, idempotency }, input);
   }
 
   @Authorized()
@@ -73,8 +73,8 @@ export class OrganizationResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<OrganizationRead> {
-    const { db, cipher, deadline, idempotency } = ctx;
-    return updateOrganization({ db, principal, cipher, deadline, idempotency }, id, input, ifVersion ?? null);
+    const { db, origin, cipher, deadline, idempotency } = ctx;
+    return updateOrganization({ db, principal, origin, cipher, deadline, idempotency }, id, input, ifVersion ?? null);
   }
 
   @FieldResolver(() => ID, { nullable: true, description: 'The direct parent; null for a root' })

@@ -2,7 +2,8 @@ import { accessPredicate } from '../auth/access-rule.js';
 import { jsonObject, pickColumns } from '../database/read-model.js';
 import { perAccess } from '../database/sql.js';
 import { badUserInput, preconditionFailed } from '../errors/errors.js';
-import { recordEvent } from '../outbox/record-event.js';
+import { recordEventAndAudit } from '../outbox/record-event.js';
+import { recordAudit } from '../outbox/audit-entry.js';
 import { jsonProblem } from '../input/input-shape.js';
 import { isUuid } from '../values/identifiers.js';
 import { ADDRESS_FIELDS, type StoredAddress } from './address.type.js';
@@ -127,7 +128,17 @@ export async function updateOrganization(
 
     const shownAccounts = current.bankAccounts.map((account) => pickColumns(BANK_ACCOUNT_COLUMNS, account) as BankAccountRead);
     const shownOwners = current.owners.map((owner) => pickColumns(OWNER_COLUMNS, owner) as OwnerRead);
-    if (changed.length === 0) return { ...current, bankAccounts: shownAccounts, owners: shownOwners };
+    const target = {
+      action: 'organization.update',
+      actor: scope,
+      organizationId: current.id,
+      targets: [{ type: 'organization', id: current.id }],
+    } as const;
+    if (changed.length === 0) {
+      // A change that changes nothing is still a successful PATCH: its entry says so, with no changes ({}).
+      await recordAudit(tx, { ...target, changes: {} });
+      return { ...current, bankAccounts: shownAccounts, owners: shownOwners };
+    }
 
     // Compare and set on the version read under the lock: no row back means another change
     // got in between (the lock makes that impossible; the check keeps the rule in the statement).
@@ -148,13 +159,20 @@ export async function updateOrganization(
     // The earlier values of what changed, as reads show them: lists with last fours only.
     const shownBefore: Record<string, unknown> = { ...before, bankAccounts: shownAccounts, owners: shownOwners };
     const previousAttributes = Object.fromEntries(changed.map((key) => [key, shownBefore[key] ?? null]));
-    await recordEvent(tx, {
-      type: 'organization.updated',
-      organizationId: current.id,
-      actorSub: principal.sub,
-      object: organizationEventObject(answer),
-      previousAttributes,
-    });
+    // The audit entry's changes: each changed field from its earlier to its new value, both as reads show them.
+    const shownAfter: Record<string, unknown> = { ...answer };
+    const changes = Object.fromEntries(changed.map((key) => [key, { from: shownBefore[key] ?? null, to: shownAfter[key] ?? null }]));
+    await recordEventAndAudit(
+      tx,
+      {
+        type: 'organization.updated',
+        organizationId: current.id,
+        actorSub: principal.sub,
+        object: organizationEventObject(answer),
+        previousAttributes,
+      },
+      { ...target, changes },
+    );
     return answer;
   });
 }

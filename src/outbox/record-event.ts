@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from '../database/database.js';
 import { traceHeaders } from '../observability/trace-context.js';
+import { AUDIT_INSERT, auditRow, type AuditRecord } from './audit-entry.js';
 
 export const EVENT_TYPES = [
   'organization.created',
@@ -92,3 +93,11 @@ export function eventRowFilledIn(event: RecordedEvent, key: string): [string, Ev
 
 /** The data column's value in an insert that fills in `value` (an SQL expression): see eventRowFilledIn. */
 export const FILLED_IN_DATA = (value: string) => `(?::text || to_json(${value})::text || ?::text)::json`;
+
+/** An event and the write's audit entry (audit-entry.ts) in one statement. */
+const EVENT_AND_AUDIT = `with recorded as (${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)) ${AUDIT_INSERT}`;
+
+/** recordEvent, with the write's audit entry in the same statement: no round trip added. */
+export async function recordEventAndAudit(tx: Transaction, event: RecordedEvent, audit: AuditRecord): Promise<void> {
+  await tx.query(EVENT_AND_AUDIT, [...eventRow(event), ...auditRow(audit)]);
+}

@@ -214,7 +214,14 @@ async function sweepPolicy(options: SweepOptions, policy: Candidate, today: stri
   // lapse written before, the locked decide refuses it and the walk keeps no such policy again
   // unless it is unpaid (a lapse reinstated with nothing paid: one statement a sweep).
   if (lapse === null) return;
-  const scope: LedgerScope = { db: database, principal, deadline: new Deadline(WRITE_SECONDS), rules, observe: options.observe };
+  const scope: LedgerScope = {
+    db: database,
+    principal,
+    origin: null,
+    deadline: new Deadline(WRITE_SECONDS),
+    rules,
+    observe: options.observe,
+  };
   try {
     await lapsePolicy(scope, policy.number);
     counts.lapsed++;

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { pickColumns, rfc3339 } from '../database/read-model.js';
 import { insertStatement, type WriteColumns, type WriteOf } from '../database/write-model.js';
 import { EVENT_INSERT, eventRowFilledIn, FILLED_IN_DATA } from '../outbox/record-event.js';
+import { AUDIT_INSERT, auditRow, type RequestOrigin } from '../outbox/audit-entry.js';
 import { inKeyOrder } from '../values/key-order.js';
 import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import type { Deadline } from '../limits/deadline.js';
@@ -42,19 +43,23 @@ export const QUOTE_WRITE = {
 
 /**
  * The quote and its `quote.created` event in one statement (atomic on its own, as the policy
- * create is); the event's object gets `expiresAt` from the row written.
+ * create is), and its audit entry; the event's object gets `expiresAt` from the row written.
  */
 const INSERT_QUOTE = `with made as (
     ${insertStatement('quote', QUOTE_WRITE)}
     returning ${rfc3339('expires_at')} as "expiresAt"
   ), recorded as (
     ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made."expiresAt"')}, ?, ? from made
+  ), audited as (
+    ${AUDIT_INSERT}
   )
   select "expiresAt" from made`;
 
 export interface CreateQuoteScope {
   db: Gateway;
   principal: Principal;
+  /** The request, for the audit entry. */
+  origin: RequestOrigin | null;
   deadline: Deadline;
   /** QUOTE_VALID_DAYS: how long the quote can be issued. */
   validDays: number;
@@ -92,6 +97,12 @@ export async function createQuote(scope: CreateQuoteScope, input: CreateQuoteInp
       },
       'expiresAt',
     ),
+    ...auditRow({
+      action: 'quote.create',
+      actor: scope,
+      organizationId: quote.organizationId,
+      targets: [{ type: 'quote', id: quote.id }],
+    }),
   ];
   // Past the request's deadline (its 503 has gone), no write starts.
   scope.deadline.assertOpen();

@@ -37,7 +37,9 @@ export async function issueQuote(scope: LedgerScope, quoteId: string, given: Giv
       scope.db.transaction(async (tx) => {
         const quote = await lockOpenQuote(tx, scope.principal, quoteId);
         const fields: NewPolicyFields = { ...ownFields(given), ...quotedFields(quote, quote.coverage) };
-        const policy = await writeOpening(tx, scope, draftPolicy(fields, quote.organization, quote.charges, scope));
+        const policy = await writeOpening(tx, scope, draftPolicy(fields, quote.organization, quote.charges, scope), [
+          { type: 'quote', id: quote.id },
+        ]);
         await markQuoteIssued(tx, quote.id, policy.id);
         return policy;
       }),

@@ -32,7 +32,7 @@ export class QuoteResolver {
     @CurrentPrincipal() principal: Principal,
     @Ctx() ctx: RequestContext,
   ): Promise<QuoteRead> {
-    const { db, deadline, idempotency, quoteValidDays } = ctx;
-    return createQuote({ db, principal, deadline, idempotency, validDays: quoteValidDays }, input);
+    const { db, origin, deadline, idempotency, quoteValidDays } = ctx;
+    return createQuote({ db, principal, origin, deadline, idempotency, validDays: quoteValidDays }, input);
   }
 }

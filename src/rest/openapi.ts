@@ -1,5 +1,6 @@
 import { parse, type GraphQLSchema } from 'graphql';
 import { documentScopes } from '../auth/scope-gate.js';
+import { EXPORT_SCOPE } from './audit-export.js';
 import { LSN_PATTERN } from '../database/replicas.js';
 import { ERROR_STATUS } from '../errors/errors.js';
 import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-schemas.js';
@@ -981,6 +982,131 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             },
           },
         },
+        '/api/v1/audit-log': {
+          get: {
+            operationId: 'listAuditLog',
+            summary: "List the audit entries of an organization's subtree, newest first",
+            description:
+              "Every successful write appends one entry in its own transaction (contract section 21). `organizationId` defaults to the token's org. " +
+              'An entry has `hash` once sealed (within seconds). Pass `nextCursor` as `after` while `hasMore`.',
+            tags: ['Audit log'],
+            parameters: [
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: "Whose subtree; default the token's org",
+              },
+              {
+                name: 'action',
+                in: 'query',
+                required: false,
+                schema: { type: 'string' },
+                description: 'Comma-separated actions, e.g. `policy.cancel,policy.reinstate`',
+              },
+              {
+                name: 'actorSub',
+                in: 'query',
+                required: false,
+                schema: { type: 'string' },
+                description: "Only this actor's entries (its `sub`, e.g. `apikey:<id>`, `system`)",
+              },
+              {
+                name: 'since',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'date-time' },
+                description: 'Entries at or after (RFC 3339)',
+              },
+              {
+                name: 'until',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'date-time' },
+                description: 'Entries before (RFC 3339)',
+              },
+              ...PAGE_PARAMETERS,
+            ],
+            responses: {
+              200: { description: 'A page', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json(ref('AuditEntryList')) },
+              404: problem('`organizationId` names no organization the caller may access'),
+              ...LIST_ERRORS,
+            },
+          },
+        },
+        '/api/v1/audit-log/export': {
+          get: {
+            operationId: 'exportAuditLog',
+            'x-api-key-scopes': [EXPORT_SCOPE],
+            summary: "Stream the audit entries of an organization's subtree, oldest first, as NDJSON",
+            description:
+              'One entry a line, in constant memory whatever the range; each line also carries `position` and `prevHash`, so that the chain can be checked offline (docs/decisions.md, "The audit log").\n\nAn API key needs the scope `audit:read`.',
+            tags: ['Audit log'],
+            parameters: [
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: "Whose subtree; default the token's org",
+              },
+              {
+                name: 'since',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'date-time' },
+                description: 'Entries at or after (RFC 3339)',
+              },
+              {
+                name: 'until',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'date-time' },
+                description: 'Entries before (RFC 3339)',
+              },
+            ],
+            responses: {
+              200: {
+                description: 'The entries, one JSON object a line',
+                headers: { ...requestIdHeader, ...rateLimitHeaders },
+                content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+              },
+              400: problem('`since` or `until` is not RFC 3339, or no `organizationId` and no org claim'),
+              404: problem('`organizationId` names no organization the caller may access'),
+              403: problem('An API key needs the scope `audit:read` (code FORBIDDEN, naming the scope)'),
+              ...ERRORS,
+            },
+          },
+        },
+        '/api/v1/audit-log/verify': {
+          get: {
+            operationId: 'verifyAuditLog',
+            summary: "Check a root organization's audit chain",
+            description:
+              'Walks the sealed entries of the tree in chain order: `ok` false names the first entry whose chain breaks (changed, after a removed one, or out of order). Entries not sealed yet (the last seconds) are not checked.',
+            tags: ['Audit log'],
+            parameters: [
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: "A root organization; default the token's org",
+              },
+            ],
+            responses: {
+              200: {
+                description: 'Checked',
+                headers: { ...requestIdHeader, ...rateLimitHeaders },
+                content: json(ref('AuditVerification')),
+              },
+              400: problem('`organizationId` is not a root organization, or is missing with no org claim'),
+              404: problem('`organizationId` names no organization the caller may access'),
+              ...ERRORS,
+            },
+          },
+        },
       },
       components: {
         securitySchemes: {
@@ -1095,6 +1221,9 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           ApiKeyCreated: responseSchema(schema, documentOf('POST', '/api/v1/api-keys'), OVERLAYS),
           ApiKey: responseSchema(schema, documentOf('GET', '/api/v1/api-keys/:id'), OVERLAYS),
           ApiKeyList: listSchema('ApiKey'),
+          AuditEntry: responseSchema(schema, documentOf('GET', '/api/v1/audit-log'), OVERLAYS, ['edges', 'node']),
+          AuditEntryList: listSchema('AuditEntry'),
+          AuditVerification: responseSchema(schema, documentOf('GET', '/api/v1/audit-log/verify'), OVERLAYS),
         },
       },
     }),

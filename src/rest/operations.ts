@@ -278,3 +278,27 @@ export const API_KEYS = /* GraphQL */ `
     }
   }
 `;
+
+/** The audit log (contract section 21): a page of a subtree's entries, newest first, and a tree's chain verified. */
+export const AUDIT_LOG = /* GraphQL */ `
+  query AuditLog(
+    $organizationId: ID
+    $actions: [String!]
+    $actorSub: String
+    $since: String
+    $until: String
+    $first: Int!
+    $after: String
+  ) {
+    auditLog(organizationId: $organizationId, actions: $actions, actorSub: $actorSub, since: $since, until: $until, first: $first, after: $after) {
+      edges { node { id occurredAt action actor { sub apiKeyId ip userAgent } targets { type id } organizationId requestId changes hash } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`;
+
+export const AUDIT_LOG_VERIFICATION = /* GraphQL */ `
+  query AuditLogVerification($organizationId: ID) {
+    auditLogVerification(organizationId: $organizationId) { ok checked firstBrokenId }
+  }
+`;

@@ -3,7 +3,7 @@ import type { RequestAuthentication } from '../auth/authenticate.js';
 import { documentScopes, scopeRefusal } from '../auth/scope-gate.js';
 import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
 import { badUserInput, notFound, type FieldError } from '../errors/errors.js';
-import { assertAuthenticated, type AuthenticatedContext, type RequestContext } from '../graphql/context.js';
+import { assertAuthenticated, type AuthenticatedContext, type RequestClient, type RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createsSpent, readBackOf, writtenRecord } from '../graphql/write.js';
 import { guardedWrite, readBackDocument, type GuardedWrite } from '../idempotency/read-back.js';
@@ -64,6 +64,8 @@ function routeWrite(schema: GraphQLSchema, { operation, parsed }: PreparedDocume
 /** A REST request as its host hands it to the operation core: what the route reads, who asks, and since when. Nothing of Express in it. */
 export interface RestCall extends RestRequest {
   requestId: string;
+  /** The client's address and User-Agent, for the audit log. */
+  client?: RequestClient;
   /** When the request arrived (performance.now()): its deadline counts from then. */
   startedAt: number;
   authentication: RequestAuthentication;
@@ -76,10 +78,10 @@ export interface RestCall extends RestRequest {
  * without a principal (its 401) and read the body. Every method but GET writes.
  */
 export function answerRoute(core: OperationCore, schema: GraphQLSchema, route: PreparedRoute, call: RestCall): Promise<Answer> {
-  const { requestId, startedAt, authentication, holdSlot } = call;
+  const { requestId, client, startedAt, authentication, holdSlot } = call;
   const write = route.method !== 'GET';
   const consistencyToken = call.header('consistency-token');
-  return core.run({ surface: REST, requestId, startedAt, authentication, holdSlot, write, consistencyToken }, (context) => {
+  return core.run({ surface: REST, requestId, client, startedAt, authentication, holdSlot, write, consistencyToken }, (context) => {
     // The host has answered a request without a principal: this only narrows the type.
     assertAuthenticated(context);
     // A key without the route's scope learns so first, whatever its body (the fields' own gate would say it later).

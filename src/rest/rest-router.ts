@@ -57,6 +57,7 @@ function restCall(req: Request, res: Response): RestCall {
   const { authentication, requestId, startedAt, holdSlot } = res.locals;
   return {
     requestId,
+    client: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
     startedAt,
     authentication,
     holdSlot,

@@ -17,6 +17,8 @@ import type {
   CreateApiKeyMutation,
   RevokeApiKeyMutation,
   RotateApiKeyMutation,
+  AuditLogQuery,
+  AuditLogVerificationQuery,
   CancelPolicyMutation,
   ChangePolicyMutation,
   CreateOrganizationMutation,
@@ -48,6 +50,8 @@ import {
   CREATE_API_KEY,
   REVOKE_API_KEY,
   ROTATE_API_KEY,
+  AUDIT_LOG,
+  AUDIT_LOG_VERIFICATION,
   CANCEL_POLICY,
   CHANGE_POLICY,
   CREATE_ORGANIZATION,
@@ -408,6 +412,26 @@ export const REST_ROUTES: RestRoute[] = [
     showsSecretOnce: true,
     rebuild: (_context, created) => Promise.reject(keyShownOnce((created as { id: string }).id)),
     response: (data) => data.rotateApiKey,
+  }),
+  // Contract section 21 (the export, a stream, is a route of its own: rest/audit-export.ts).
+  get<AuditLogQuery>({
+    path: '/api/v1/audit-log',
+    document: AUDIT_LOG,
+    variables: ({ query }) => ({
+      organizationId: singleParameter(query, 'organizationId') ?? null,
+      actions: listParameter(query, 'action'),
+      actorSub: singleParameter(query, 'actorSub') ?? null,
+      since: singleParameter(query, 'since') ?? null,
+      until: singleParameter(query, 'until') ?? null,
+      ...pageVariables(query),
+    }),
+    response: (data) => listBody(data.auditLog),
+  }),
+  get<AuditLogVerificationQuery>({
+    path: '/api/v1/audit-log/verify',
+    document: AUDIT_LOG_VERIFICATION,
+    variables: ({ query }) => ({ organizationId: singleParameter(query, 'organizationId') ?? null }),
+    response: (data) => data.auditLogVerification,
   }),
 ];
 

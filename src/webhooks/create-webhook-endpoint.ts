@@ -9,10 +9,13 @@ import type { IdempotencyRecorder } from '../idempotency/idempotency.js';
 import { ENDPOINT_SELECT, findAccessibleEndpoint, type EndpointRead } from './webhook-endpoint.reads.js';
 import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
 import { withQuotas } from '../limits/quotas.js';
+import { AUDIT_INSERT, auditRow, type RequestOrigin } from '../outbox/audit-entry.js';
 
 export interface CreateEndpointScope {
   db: Gateway;
   principal: Principal;
+  /** The request, for the audit entry (contract section 21). */
+  origin: RequestOrigin | null;
   cipher: FieldCipher;
   urls: UrlPolicy;
   /** Set while an Idempotency-Key is claimed: the create marks it in its own transaction. */
@@ -44,9 +47,11 @@ export async function createWebhookEndpoint(
   // The tree's endpoint quota is counted by the database at commit (403 QUOTA_EXCEEDED over it).
   const row = await withQuotas(() =>
     db.transaction(async (tx) => {
+      // The endpoint and its audit entry: one statement.
       const [inserted] = await tx.query<EndpointRead>(
-        `insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
-       values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning ${ENDPOINT_SELECT}`,
+        `with made as (insert into webhook_endpoint as w (id, organization_id, url, events, description, secret_ciphertext, secret_key_id, created_by_sub)
+       values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning ${ENDPOINT_SELECT}), audited as (${AUDIT_INSERT})
+       select * from made`,
         [
           id,
           organization.id,
@@ -56,6 +61,12 @@ export async function createWebhookEndpoint(
           sealed.ciphertext,
           sealed.keyId,
           principal.sub,
+          ...auditRow({
+            action: 'webhook_endpoint.create',
+            actor: scope,
+            organizationId: organization.id,
+            targets: [{ type: 'webhook_endpoint', id }],
+          }),
         ],
       );
       await scope.idempotency?.recordCreated(tx, { type: 'webhookEndpoint', id });

@@ -1,6 +1,7 @@
 import type { SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
+import { auditInsertFor, auditValues, type RequestOrigin } from '../outbox/audit-entry.js';
 import { notFound } from '../errors/errors.js';
 import { rfc3339 } from '../database/read-model.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
@@ -41,13 +42,30 @@ export async function endpointsPage(db: SqlClient, organizationId: string, first
 }
 
 /** Marks a live, accessible endpoint deleted (its pending deliveries then fail); whether it was. */
-export async function deleteAccessibleEndpoint(db: SqlClient, principal: Principal, id: string): Promise<boolean> {
+export async function deleteAccessibleEndpoint(
+  db: SqlClient,
+  principal: Principal,
+  origin: RequestOrigin | null,
+  id: string,
+): Promise<boolean> {
   if (!isUuid(id)) return false;
   const access = accessPredicate('o', principal);
+  // The delete and its audit entry in one statement: no endpoint deleted, no entry (the organization is the deleted row's).
   const rows = await db.query(
-    `update webhook_endpoint w set deleted_at = now() from organization o
-     where w.id = ? and w.deleted_at is null and o.id = w.organization_id and ${access.sql} returning w.id`,
-    [id.toLowerCase(), ...access.params],
+    `with gone as (update webhook_endpoint w set deleted_at = now() from organization o
+     where w.id = ? and w.deleted_at is null and o.id = w.organization_id and ${access.sql} returning w.id, w.organization_id),
+     audited as (${auditInsertFor('select organization_id from gone')})
+     select id from gone`,
+    [
+      id.toLowerCase(),
+      ...access.params,
+      ...auditValues({
+        action: 'webhook_endpoint.delete',
+        actor: { principal, origin },
+        organizationId: '',
+        targets: [{ type: 'webhook_endpoint', id: id.toLowerCase() }],
+      }),
+    ],
   );
   return rows.length > 0;
 }

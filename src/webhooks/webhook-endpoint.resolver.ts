@@ -40,7 +40,8 @@ export class WebhookEndpointResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<EndpointRead & { secret: string }> {
     ctx.deadline.assertOpen();
-    return createWebhookEndpoint({ db: ctx.db, principal, cipher: ctx.cipher, urls: ctx.webhookUrls, idempotency: ctx.idempotency }, input);
+    const { db, origin, cipher, webhookUrls: urls, idempotency } = ctx;
+    return createWebhookEndpoint({ db, principal, origin, cipher, urls, idempotency }, input);
   }
 
   @Authorized()
@@ -53,7 +54,7 @@ export class WebhookEndpointResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<string> {
     ctx.deadline.assertOpen();
-    if (!(await deleteAccessibleEndpoint(ctx.db, principal, id))) throw endpointNotFound();
+    if (!(await deleteAccessibleEndpoint(ctx.db, principal, ctx.origin, id))) throw endpointNotFound();
     return id;
   }
 

@@ -368,6 +368,25 @@ describe("the API guide's calls", () => {
     expect(JSON.parse(retried)).toMatchObject({ name: 'Retry Safe LLC', parentId: organization.id });
     expect(replayed).toMatch(/^idempotent-replayed: true\r?$/i);
 
+    // Audit log (contract section 21): the list, the filtered list, the export's first line, the chain checked.
+    const [auditPage, cancellations, firstExported, verified] = answers('Audit log');
+    expect(auditPage.data).toHaveLength(2);
+    expect(auditPage.data[0]).toMatchObject({
+      actor: { sub: 'alice', apiKeyId: null, ip: expect.any(String) },
+      requestId: expect.any(String),
+    });
+    expect(cancellations.data).toEqual([expect.objectContaining({ action: expect.stringMatching(/^policy\.(cancel|reinstate)$/) })]);
+    expect(firstExported).toMatchObject({
+      action: 'organization.create',
+      organizationId: organization.id,
+      actor: { sub: 'dev' },
+      position: 1,
+      prevHash: '0'.repeat(64),
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(verified).toMatchObject({ ok: true, firstBrokenId: null });
+    expect(verified.checked).toBeGreaterThan(20);
+
     // Errors: the GraphQL answer the comment shows, with its status.
     const [invalid] = printed('Errors');
     expect(withStatus(invalid)).toEqual({
@@ -439,6 +458,7 @@ describe("the API guide's calls", () => {
       'Renewing a policy',
       'Changing an organization',
       'Retries: Idempotency-Key',
+      'Audit log',
       'Errors',
       'REST reads, lookups and typos',
       'Events and webhooks',

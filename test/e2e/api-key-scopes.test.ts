@@ -47,6 +47,8 @@ const ROUTES: Record<string, Need> = {
   'GET /api/v1/api-keys/:id': 'organizations:read',
   'DELETE /api/v1/api-keys/:id': 'tokens-only',
   'POST /api/v1/api-keys/:id/rotation': 'tokens-only',
+  'GET /api/v1/audit-log': 'audit:read',
+  'GET /api/v1/audit-log/verify': 'audit:read',
 };
 
 /** A write scope includes its read (docs/decisions.md, "API keys"): a key lacking a read lacks the write too. */
@@ -163,6 +165,8 @@ const FIELDS: Record<string, FieldCase> = {
   createApiKey: { need: 'tokens-only', query: 'mutation { createApiKey(input: { name: "k", scopes: ["policies:read"] }) { id } }' },
   rotateApiKey: { need: 'tokens-only', query: 'mutation ($id: ID!) { rotateApiKey(id: $id) { id } }', variables: (f) => ({ id: f.keyId }) },
   revokeApiKey: { need: 'tokens-only', query: 'mutation ($id: ID!) { revokeApiKey(id: $id) }', variables: (f) => ({ id: f.keyId }) },
+  auditLog: { need: 'audit:read', query: '{ auditLog(first: 1) { edges { node { id action } } } }' },
+  auditLogVerification: { need: 'audit:read', query: '{ auditLogVerification { ok checked } }' },
 };
 
 describe('API key scopes on every route and root field (contract section 20)', () => {
@@ -216,6 +220,7 @@ describe('API key scopes on every route and root field (contract section 20)', (
       if (path.startsWith('/api/v1/quote')) return fixtures.quoteId;
       if (path.startsWith('/api/v1/events')) return fixtures.eventId;
       if (path.startsWith('/api/v1/webhook-endpoints')) return fixtures.endpointId;
+      if (path.startsWith('/api/v1/audit-log')) return '';
       return fixtures.keyId;
     });
 
@@ -233,6 +238,19 @@ describe('API key scopes on every route and root field (contract section 20)', (
     const allowed = await request(service.url, method, pathOf(path), { token: await keyWith([need]), body });
     expect(allowed.status, allowed.text).not.toBe(403);
     if (method === 'GET') expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('the audit log export, a route of its own, needs audit:read too', async () => {
+    const refused = await request(service.url, 'GET', '/api/v1/audit-log/export', { token: await keyWith(allBut('audit:read')) });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'FORBIDDEN', detail: expect.stringContaining('"audit:read"') });
+    const allowed = await fetch(new URL('/api/v1/audit-log/export', service.url), {
+      headers: { authorization: `Bearer ${await keyWith(['audit:read'])}` },
+    });
+    expect(allowed.status).toBe(200);
+    expect((await allowed.text()).split('\n').filter(Boolean).length).toBeGreaterThan(0);
+    const document = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
+    expect(document.paths['/api/v1/audit-log/export'].get['x-api-key-scopes']).toEqual(['audit:read']);
   });
 
   it('names every root field of the schema', async () => {

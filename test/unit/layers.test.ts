@@ -21,7 +21,7 @@ const LAYERS = [
   // The features, in order: each depends on the ones below it, never the reverse.
   ['viewer'],
   ['quotes', 'webhooks', 'api-keys'],
-  ['policies', 'events'],
+  ['policies', 'events', 'audit'],
   ['organizations'],
   ['graphql', 'idempotency', 'limits', 'outbox', 'jobs'],
   ['auth', 'input'],

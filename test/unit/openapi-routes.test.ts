@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildServiceSchema } from '../../src/graphql-server/schema.js';
 import { openApiDocument } from '../../src/rest/openapi.js';
 import { REST_ROUTES } from '../../src/rest/routes.js';
+import { PLAIN_ROUTES } from '../../src/rest/audit-export.js';
 
 /**
  * Every route of the route table is documented in OpenAPI with its method, and nothing else is:
@@ -17,7 +18,7 @@ describe('the OpenAPI paths and the route table', () => {
 
   it('document every route of REST_ROUTES, method for method', () => {
     const document = openApiDocument(schema, 'test') as { paths: Record<string, Record<string, unknown>> };
-    const routes = REST_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`).sort();
+    const routes = [...REST_ROUTES, ...PLAIN_ROUTES].map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`).sort();
     const documented = Object.entries(document.paths)
       .flatMap(([path, operations]) =>
         Object.keys(operations)

@@ -4,11 +4,14 @@ import type { Gateway } from '../../database/database.js';
 import type { IdempotencyRecorder } from '../../idempotency/idempotency.js';
 import type { Deadline } from '../../limits/deadline.js';
 import type { LedgerObserver } from '../../observability/business-metrics.js';
+import type { RequestOrigin } from '../../outbox/audit-entry.js';
 
 /** What a write to a policy's ledger runs with: every step, the create and issuing a quote. */
 export interface LedgerScope {
   db: Gateway;
   principal: Principal;
+  /** The request the write came in (its id, address, User-Agent), for its audit entry; null for the service's own (the billing sweep). */
+  origin: RequestOrigin | null;
   deadline: Deadline;
   /** Contract sections 14 and 19: the steps' rules, and the billing summary's grace that every answer and event shows. */
   rules: PolicyRules;
@@ -23,9 +26,16 @@ export interface LedgerScope {
 
 /** A request's scope for a ledger write (a resolver's context and the caller). */
 export function ledgerScope(
-  context: { db: Gateway; deadline: Deadline; idempotency?: IdempotencyRecorder; policyRules: PolicyRules; ledgerWritten?: LedgerObserver },
+  context: {
+    db: Gateway;
+    origin: RequestOrigin;
+    deadline: Deadline;
+    idempotency?: IdempotencyRecorder;
+    policyRules: PolicyRules;
+    ledgerWritten?: LedgerObserver;
+  },
   principal: Principal,
 ): LedgerScope {
-  const { db, deadline, idempotency, policyRules, ledgerWritten } = context;
-  return { db, principal, deadline, idempotency, rules: policyRules, observe: ledgerWritten };
+  const { db, origin, deadline, idempotency, policyRules, ledgerWritten } = context;
+  return { db, principal, origin, deadline, idempotency, rules: policyRules, observe: ledgerWritten };
 }

@@ -4,6 +4,7 @@ import { insertStatement } from '../../database/write-model.js';
 import { pickColumns } from '../../database/read-model.js';
 import { invalidState } from '../../errors/errors.js';
 import { EVENT_INSERT, eventRow, FILLED_IN_DATA } from '../../outbox/record-event.js';
+import { AUDIT_INSERT, auditRow, type AuditAction, type AuditTarget } from '../../outbox/audit-entry.js';
 import { todayUtc } from '../../values/calendar-date.js';
 import { roomToLeave, stepFits } from './ledger-room.js';
 import { policyEventData } from '../policy-event.js';
@@ -31,8 +32,9 @@ import type { PaymentDecision } from './decide-payment.js';
  * trip: a policy's opening (its row and first transaction), a transaction appended to a locked
  * ledger, and a payment or a refund (contract section 19) appended to one. Each writes the transaction, its charges, the state it leaves (`policy_state`, as the
  * fold makes it: state.ts) and its event (the transactional outbox), and then the
- * Idempotency-Key's mark, in the caller's database transaction. The answer is made from what
- * was read and written; nothing is read back.
+ * Idempotency-Key's mark, in the caller's database transaction. Each statement appends the
+ * write's audit entry too (contract section 21, outbox/audit-entry.ts), as its last CTE. The
+ * answer is made from what was read and written; nothing is read back.
  */
 
 /** Each takes one parameter: its rows as a JSON array. */
@@ -61,25 +63,60 @@ const WRITE_OPENING = `with made as (
     ${INSERT_STATES}
   ), recorded as (
     ${EVENT_INSERT} select ?, ?, ?, ${FILLED_IN_DATA('made.number')}, ?, ? from made
+  ), audited as (
+    ${AUDIT_INSERT}
   )
   select number::text as number from made`;
 
 /** A transaction appended to a locked ledger, its charges, the state it leaves and its event: one statement. */
-const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES}), stated as (${INSERT_STATES})
-  ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
+const WRITE_TRANSACTION = `with made as (${INSERT_TRANSACTIONS}), charged as (${INSERT_CHARGES}), stated as (${INSERT_STATES}),
+  recorded as (${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?))
+  ${AUDIT_INSERT}`;
 
 /** A payment or a refund, the state it leaves and its event: one statement (the payment first: the state names it). */
-const WRITE_PAYMENT = `with made as (${INSERT_PAYMENTS}), stated as (${INSERT_STATES})
-  ${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?)`;
+const WRITE_PAYMENT = `with made as (${INSERT_PAYMENTS}), stated as (${INSERT_STATES}),
+  recorded as (${EVENT_INSERT} values (?, ?, ?, ?::json, ?, ?))
+  ${AUDIT_INSERT}`;
 
-/** Writes a drafted opening (opening.ts) and marks the Idempotency-Key; the answer with its number. */
-export async function writeOpening(db: SqlClient, scope: LedgerScope, draft: PolicyDraft): Promise<PolicyRead> {
+/** What each kind of transaction is in the audit log. */
+const AUDIT_ACTION_OF = {
+  issuance: 'policy.create',
+  change: 'policy.change',
+  cancellation: 'policy.cancel',
+  reinstatement: 'policy.reinstate',
+  renewal: 'policy.renew',
+} as const satisfies Record<TransactionWrite['type'], AuditAction>;
+
+/**
+ * Writes a drafted opening (opening.ts) and marks the Idempotency-Key; the answer with its
+ * number. Its audit entry (`policy.create`, a renewal's `policy.renew`) names the new policy,
+ * the policy renewed, and `also` (issuing a quote: the quote).
+ */
+export async function writeOpening(
+  db: SqlClient,
+  scope: LedgerScope,
+  draft: PolicyDraft,
+  also: readonly AuditTarget[] = [],
+): Promise<PolicyRead> {
+  const { policy, transaction } = draft;
   const [{ number }] = await db.query<{ number: string }>(WRITE_OPENING, [
-    JSON.stringify([draft.policy]),
-    JSON.stringify([draft.transaction]),
+    JSON.stringify([policy]),
+    JSON.stringify([transaction]),
     JSON.stringify(draft.charges),
     JSON.stringify([draft.state]),
     ...draft.event,
+    ...auditRow({
+      action: AUDIT_ACTION_OF[transaction.type],
+      actor: scope,
+      organizationId: policy.organizationId,
+      targets: [
+        { type: 'policy', id: policy.id },
+        ...(policy.renewalOfId ? [{ type: 'policy' as const, id: policy.renewalOfId }] : []),
+        ...also,
+      ],
+      // A create's is null; a renewal's are its transaction's.
+      changes: transaction.type === 'issuance' ? null : transaction.changes,
+    }),
   ]);
   return marked(db, scope, { ...draft.created, number: Number(number) });
 }
@@ -159,6 +196,16 @@ export async function writeTransaction(
       actorSub: scope.principal.sub,
       ...policyEventData(read, { ...transaction, charges: added }, scope.rules.billingGraceDays),
     }),
+    ...auditRow({
+      action: AUDIT_ACTION_OF[decision.kind],
+      actor: scope,
+      organizationId: policy.organizationId,
+      targets: [
+        { type: 'policy', id: policy.id },
+        { type: 'transaction', id: transaction.id },
+      ],
+      changes: decision.changes,
+    }),
   ]);
   return marked(tx, scope, read);
 }
@@ -192,6 +239,16 @@ export async function writePayment(
         { id: row.id, type: kind, effectiveDate: date, changes: { paid: { from: ledger.state.paid, to: posted.paid } }, charges: [] },
         scope.rules.billingGraceDays,
       ),
+    }),
+    ...auditRow({
+      action: kind === 'payment' ? 'payment.create' : 'refund.create',
+      actor: scope,
+      organizationId: policy.organizationId,
+      targets: [
+        { type: 'policy', id: policy.id },
+        { type: kind, id: row.id },
+      ],
+      changes: { paid: { from: ledger.state.paid, to: posted.paid } },
     }),
   ]);
   return marked(tx, scope, read);

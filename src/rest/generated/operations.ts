@@ -511,3 +511,23 @@ export type ApiKeysQueryVariables = Exact<{
 
 
 export type ApiKeysQuery = { apiKeys: { edges: Array<{ node: { id: string, name: string, organizationId: string, scopes: Array<string>, prefix: string, createdAt: string, createdBy: string, expiresAt: string, lastUsedAt: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type AuditLogQueryVariables = Exact<{
+  organizationId: string | number | null | undefined;
+  actions: Array<string> | string | null | undefined;
+  actorSub: string | null | undefined;
+  since: string | null | undefined;
+  until: string | null | undefined;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { edges: Array<{ node: { id: string, occurredAt: string, action: string, organizationId: string, requestId: string | null, changes: Record<string, unknown> | null, hash: string | null, actor: { sub: string, apiKeyId: string | null, ip: string | null, userAgent: string | null }, targets: Array<{ type: string, id: string }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type AuditLogVerificationQueryVariables = Exact<{
+  organizationId: string | number | null | undefined;
+}>;
+
+
+export type AuditLogVerificationQuery = { auditLogVerification: { ok: boolean, checked: number, firstBrokenId: string | null } };
