@@ -144,7 +144,7 @@ describe('billing: payments, refunds and the summary (contract section 19)', () 
     const mine = events.body.data.filter((event: { data: { object: { number: number } } }) => event.data.object.number === number);
     expect(mine.map((event: { type: string }) => event.type).sort()).toEqual(['policy.payment_recorded', 'policy.refund_recorded']);
     const refunded = mine.find((event: { type: string }) => event.type === 'policy.refund_recorded');
-    expect(refunded.actor).toEqual({ sub: 'alice' });
+    expect(refunded.actor).toEqual({ sub: 'alice', apiKeyId: null });
     expect(refunded.data.object).toMatchObject({
       number,
       version: 3,

@@ -30,6 +30,8 @@ interface Setup {
   /** A policy per surface: written to by that surface's caller only. */
   policies: Record<Surface, { change: number; cancel: number; reinstate: number; renew: number }>;
   endpoints: Record<Surface, string>;
+  /** API keys per surface: one rotated again and again, one revoked. */
+  keys: Record<Surface, { rotate: string; revoke: string }>;
 }
 
 type Surface = 'graphql' | 'rest';
@@ -61,6 +63,11 @@ const SAMPLES: Record<string, (setup: Setup, surface: Surface) => Sample> = {
   }),
   createWebhookEndpoint: (setup) => ({ body: { organizationId: setup.hooksOrganizationId, url: 'http://127.0.0.1:9/hooks' } }),
   deleteWebhookEndpoint: (setup, surface) => ({ record: { id: setup.endpoints[surface] } }),
+  createApiKey: () => ({ body: { name: 'budget', scopes: ['policies:read'] } }),
+  // A rotation leaves the old key working for its grace: the same key rotates again.
+  rotateApiKey: (setup, surface) => ({ record: { id: setup.keys[surface].rotate }, body: { graceSeconds: 60 } }),
+  // Later runs are 404 (already revoked), and spend the budget all the same.
+  revokeApiKey: (setup, surface) => ({ record: { id: setup.keys[surface].revoke } }),
 };
 
 /** The one root field a REST route's document runs. */
@@ -111,11 +118,14 @@ describe('every write spends the budget it declares, on /graphql and on its REST
     };
     const endpoint = async () =>
       (await write('POST', '/api/v1/webhook-endpoints', { organizationId: hooks.id, url: 'http://127.0.0.1:9/hooks' })).id as string;
+    const apiKey = async () => (await write('POST', '/api/v1/api-keys', { name: 'budget setup', scopes: ['policies:read'] })).id as string;
+    const keys = async () => ({ rotate: await apiKey(), revoke: await apiKey() });
     setup = {
       organizationId: root.body.id,
       hooksOrganizationId: hooks.id,
       policies: { graphql: await policies(), rest: await policies() },
       endpoints: { graphql: await endpoint(), rest: await endpoint() },
+      keys: { graphql: await keys(), rest: await keys() },
     };
   });
 
