@@ -905,6 +905,27 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'No such endpoint, or the caller may not access it',
           ),
         },
+        '/api/v1/webhook-endpoints/{id}/secret-rotation': {
+          post: {
+            operationId: 'rotateWebhookEndpointSecret',
+            summary: 'A new signing secret, shown only in this answer; the old one signs beside it until `graceSeconds` have passed',
+            description:
+              'Until the grace ends every delivery to the endpoint carries both signatures in `webhook-signature`, `v1,<with the new> v1,<with the old>` (Standard Webhooks): a receiver verifying with either secret keeps working while it changes over. A second rotation within the grace replaces the kept secret.',
+            tags: ['Webhooks'],
+            parameters: [idParameter, idempotencyKey],
+            requestBody: { required: true, content: json({ ...ref('RotateWebhookSecretRequest'), example: { graceSeconds: 3600 } }) },
+            responses: {
+              200: {
+                description: 'Rotated: the new secret',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('WebhookSecret')),
+              },
+              ...POST_ERRORS,
+              404: problem('No such endpoint, or the caller may not access it'),
+              409: problem('A request with the same Idempotency-Key is still running'),
+            },
+          },
+        },
         '/api/v1/api-keys': {
           get: {
             operationId: 'listApiKeys',
@@ -1213,6 +1234,11 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           WebhookEndpointCreated: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints'), OVERLAYS),
           WebhookEndpoint: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id'), OVERLAYS),
           WebhookEndpointList: listSchema('WebhookEndpoint'),
+          RotateWebhookSecretRequest: {
+            ...requestSchema(schema, 'RotateWebhookSecretInput', OVERLAYS, 'closed'),
+            description: '`{}` for a day of grace',
+          },
+          WebhookSecret: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints/:id/secret-rotation'), OVERLAYS),
           CreateApiKeyRequest: requestSchema(schema, 'CreateApiKeyInput', OVERLAYS, 'closed'),
           RotateApiKeyRequest: {
             ...requestSchema(schema, 'RotateApiKeyInput', OVERLAYS, 'closed'),

@@ -223,6 +223,12 @@ export const WEBHOOK_ENDPOINTS = /* GraphQL */ `
   }
 `;
 
+export const ROTATE_WEBHOOK_SECRET = /* GraphQL */ `
+  mutation RotateWebhookEndpointSecret($id: ID!, $input: RotateWebhookSecretInput) {
+    rotateWebhookEndpointSecret(id: $id, input: $input) { secret }
+  }
+`;
+
 export const DELETE_WEBHOOK_ENDPOINT = /* GraphQL */ `
   mutation DeleteWebhookEndpoint($id: ID!) {
     deleteWebhookEndpoint(id: $id)

@@ -27,6 +27,7 @@ import type {
   CreateWebhookEndpointMutation,
   UpdateOrganizationMutation,
   DeleteWebhookEndpointMutation,
+  RotateWebhookEndpointSecretMutation,
   EventQuery,
   EventsQuery,
   OrganizationQuery,
@@ -59,6 +60,7 @@ import {
   CREATE_QUOTE,
   CREATE_WEBHOOK_ENDPOINT,
   DELETE_WEBHOOK_ENDPOINT,
+  ROTATE_WEBHOOK_SECRET,
   EVENT,
   EVENTS,
   ORGANIZATION,
@@ -372,6 +374,19 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/webhook-endpoints/:id',
     document: DELETE_WEBHOOK_ENDPOINT,
     variables: ({ params }) => ({ id: params.id }),
+  }),
+  // Contract section 22: the new secret is kept sealed in the endpoint's row, so a retry after a crash reads it back from there.
+  post<RotateWebhookEndpointSecretMutation>({
+    path: '/api/v1/webhook-endpoints/:id/secret-rotation',
+    document: ROTATE_WEBHOOK_SECRET,
+    bodyVariable: 'input',
+    closedBody: true,
+    pathVariables: (params) => ({ id: params.id }),
+    rebuild: async ({ db, principal, cipher }, created) => {
+      const endpoint = await createdEndpointAnswer({ db, principal, cipher }, (created as { id: string }).id);
+      return endpoint && { secret: endpoint.secret };
+    },
+    response: (data) => data.rotateWebhookEndpointSecret,
   }),
   // Contract section 20. A create's or rotation's key is shown once: a retry of one that happened is 409 (keyShownOnce).
   post<CreateApiKeyMutation>({

@@ -23,7 +23,7 @@ export interface CreateEndpointScope {
 }
 
 /** `whsec_` and base64 of 24 random bytes, as Standard Webhooks and Stripe write secrets. */
-function newSecret(): string {
+export function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 

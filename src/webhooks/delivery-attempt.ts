@@ -31,6 +31,9 @@ interface DeliveryRow extends DeliveryGate {
   url: string;
   secret_ciphertext: string;
   secret_key_id: string;
+  /** The secret a rotation replaced, while its grace lasts (contract section 22); else null. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_key_id: string | null;
   event_id: string;
   body: string;
   trace_parent: string | null;
@@ -43,7 +46,9 @@ export async function attempt(context: AttemptContext, job: Job): Promise<void> 
   const { database } = context;
   const [row] = await database.query<DeliveryRow>(
     `select d.endpoint_id, ${TENANT_OF_ORGANIZATION} as tenant, w.disabled_reason, case when w.retry_at > now() then ${rfc3339('w.retry_at')} end as retry_at,
-       d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id, e.id as event_id,
+       d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id,
+       case when w.previous_secret_until > now() then w.previous_secret_ciphertext end as previous_secret_ciphertext,
+       case when w.previous_secret_until > now() then w.previous_secret_key_id end as previous_secret_key_id, e.id as event_id,
        e.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent,
        ${EVENT_BODY} as body
      from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
@@ -91,12 +96,15 @@ async function attemptInSpan(context: AttemptContext, job: Job, delivery: Delive
   };
   await tracer.startActiveSpan('webhook delivery', { kind: SpanKind.CLIENT, attributes }, parent, async (span) => {
     try {
-      const secret = context.cipher.open(
+      // The new secret's signature first, then (during a rotation's grace) the old one's.
+      const secrets = [
         { ciphertext: delivery.secret_ciphertext, keyId: delivery.secret_key_id },
-        'webhook_endpoint.secret',
-      );
+        ...(delivery.previous_secret_ciphertext && delivery.previous_secret_key_id
+          ? [{ ciphertext: delivery.previous_secret_ciphertext, keyId: delivery.previous_secret_key_id }]
+          : []),
+      ].map((sealed) => context.cipher.open(sealed, 'webhook_endpoint.secret'));
       const started = performance.now();
-      const outcome = await post(delivery.url, delivery.event_id, delivery.body, secret, context.settings, context.agents);
+      const outcome = await post(delivery.url, delivery.event_id, delivery.body, secrets, context.settings, context.agents);
       outcome.elapsedMs = Math.round(performance.now() - started);
       const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
       if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);

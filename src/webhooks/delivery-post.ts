@@ -41,7 +41,7 @@ export function post(
   url: string,
   eventId: string,
   body: string,
-  secret: string,
+  secrets: readonly string[],
   settings: WebhookSettings,
   agents: Agents,
 ): Promise<Outcome> {
@@ -50,7 +50,8 @@ export function post(
   const problem = literalUrlProblem(target, policy);
   if (problem) return Promise.resolve({ error: `the URL ${problem}` });
   const timestamp = new Date();
-  const signature = new Webhook(secret).sign(eventId, timestamp, body);
+  // Standard Webhooks: space-separated signatures, each `v1,<base64>`; a receiver accepts the delivery when one verifies.
+  const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, timestamp, body)).join(' ');
   const send = target.protocol === 'https:' ? https.request : http.request;
   const agent = target.protocol === 'https:' ? agents.https : agents.http;
   return new Promise((resolve) => {

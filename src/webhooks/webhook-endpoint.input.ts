@@ -1,5 +1,5 @@
-import { Field, ID, InputType } from 'type-graphql';
-import { EachAmong, OptionalText, RequiredHttpUrl } from '../input/rules.js';
+import { Field, ID, InputType, Int } from 'type-graphql';
+import { EachAmong, IntegerBetween, OptionalText, RequiredHttpUrl } from '../input/rules.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
 
 @InputType('CreateWebhookEndpointInput')
@@ -18,4 +18,15 @@ export class CreateWebhookEndpointInput {
   events?: string[] | null;
 
   @Field(() => String, { nullable: true }) @OptionalText(1000) description?: string | null;
+}
+
+/** POST /api/v1/webhook-endpoints/{id}/secret-rotation and rotateWebhookEndpointSecret (contract section 22). */
+@InputType('RotateWebhookSecretInput')
+export class RotateWebhookSecretInput {
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Seconds the old secret keeps signing beside the new one, 0-604,800; 86,400 when absent',
+  })
+  @IntegerBetween(0, 604_800)
+  graceSeconds?: number | null;
 }

@@ -7,7 +7,8 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Write } from '../graphql/write.js';
 import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
-import { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
+import { CreateWebhookEndpointInput, RotateWebhookSecretInput } from './webhook-endpoint.input.js';
+import { rotateWebhookSecret } from './rotate-webhook-secret.js';
 import {
   deleteAccessibleEndpoint,
   endpointNotFound,
@@ -15,7 +16,7 @@ import {
   findAccessibleEndpoint,
   type EndpointRead,
 } from './webhook-endpoint.reads.js';
-import { CreatedWebhookEndpoint, WebhookEndpoint } from './webhook-endpoint.type.js';
+import { CreatedWebhookEndpoint, WebhookEndpoint, WebhookSecret } from './webhook-endpoint.type.js';
 
 const WebhookEndpointConnection = ConnectionType('WebhookEndpoint', WebhookEndpoint);
 
@@ -56,6 +57,23 @@ export class WebhookEndpointResolver {
     ctx.deadline.assertOpen();
     if (!(await deleteAccessibleEndpoint(ctx.db, principal, ctx.origin, id))) throw endpointNotFound();
     return id;
+  }
+
+  @Authorized()
+  @Scoped('webhooks:write')
+  @Write({ budget: 'creates', readBack: null, record: 'id' })
+  @Mutation(() => WebhookSecret, {
+    description: 'A new signing secret, shown only here; deliveries carry a signature with the old one too until graceSeconds have passed',
+  })
+  rotateWebhookEndpointSecret(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => RotateWebhookSecretInput, { nullable: true }) input: RotateWebhookSecretInput | null,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<{ secret: string }> {
+    ctx.deadline.assertOpen();
+    const { db, origin, cipher, idempotency } = ctx;
+    return rotateWebhookSecret({ db, principal, origin, cipher, idempotency }, id, input?.graceSeconds);
   }
 
   @Authorized()

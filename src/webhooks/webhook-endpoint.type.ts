@@ -40,3 +40,10 @@ export class CreatedWebhookEndpoint extends WebhookEndpoint {
   @Field(() => String, { description: 'whsec_… : verifies the webhook-signature header; shown only here' })
   secret!: string;
 }
+
+/** A rotated endpoint's new secret: the only time it is shown (contract section 22). */
+@ObjectType('WebhookSecret', { simpleResolvers: true })
+export class WebhookSecret {
+  @Field(() => String, { description: 'whsec_… : the new secret; until the grace ends deliveries carry a signature with each' })
+  secret!: string;
+}

@@ -42,6 +42,7 @@ const ROUTES: Record<string, Need> = {
   'GET /api/v1/webhook-endpoints': 'webhooks:write',
   'GET /api/v1/webhook-endpoints/:id': 'webhooks:write',
   'DELETE /api/v1/webhook-endpoints/:id': 'webhooks:write',
+  'POST /api/v1/webhook-endpoints/:id/secret-rotation': 'webhooks:write',
   'POST /api/v1/api-keys': 'tokens-only',
   'GET /api/v1/api-keys': 'organizations:read',
   'GET /api/v1/api-keys/:id': 'organizations:read',
@@ -161,6 +162,11 @@ const FIELDS: Record<string, FieldCase> = {
     query: 'mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) }',
     // Another endpoint's id: the fixture stays for the reads.
     variables: () => ({ id: '00000000-0000-4000-8000-000000000000' }),
+  },
+  rotateWebhookEndpointSecret: {
+    need: 'webhooks:write',
+    query: 'mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id, input: { graceSeconds: 60 }) { secret } }',
+    variables: (f) => ({ id: f.endpointId }),
   },
   createApiKey: { need: 'tokens-only', query: 'mutation { createApiKey(input: { name: "k", scopes: ["policies:read"] }) { id } }' },
   rotateApiKey: { need: 'tokens-only', query: 'mutation ($id: ID!) { rotateApiKey(id: $id) { id } }', variables: (f) => ({ id: f.keyId }) },

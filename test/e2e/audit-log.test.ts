@@ -200,6 +200,13 @@ describe('the audit log', () => {
         return () => gql('mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id });
       },
     },
+    rotateWebhookEndpointSecret: {
+      action: 'webhook_endpoint.rotate_secret',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () => gql('mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id) { secret } }', { id });
+      },
+    },
     createApiKey: {
       action: 'api_key.create',
       prepare: async () => () => gql('mutation { createApiKey(input: { name: "audited", scopes: ["policies:read"] }) { id } }'),
@@ -293,6 +300,13 @@ describe('the audit log', () => {
       prepare: async () => {
         const { id } = await endpoint();
         return () => send('DELETE', `/api/v1/webhook-endpoints/${id}`);
+      },
+    },
+    'POST /api/v1/webhook-endpoints/:id/secret-rotation': {
+      action: 'webhook_endpoint.rotate_secret',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () => send('POST', `/api/v1/webhook-endpoints/${id}/secret-rotation`, { graceSeconds: 60 });
       },
     },
     'POST /api/v1/api-keys': {

@@ -246,6 +246,11 @@ export type RotateApiKeyInput = {
   graceSeconds: number | null | undefined;
 };
 
+export type RotateWebhookSecretInput = {
+  /** Seconds the old secret keeps signing beside the new one, 0-604,800; 86,400 when absent */
+  graceSeconds: number | null | undefined;
+};
+
 /** A step in a policy's life */
 export type TransactionType =
   | 'cancellation'
@@ -452,6 +457,14 @@ export type WebhookEndpointsQueryVariables = Exact<{
 
 
 export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type RotateWebhookEndpointSecretMutationVariables = Exact<{
+  id: string | number;
+  input: RotateWebhookSecretInput | null | undefined;
+}>;
+
+
+export type RotateWebhookEndpointSecretMutation = { rotateWebhookEndpointSecret: { secret: string } };
 
 export type DeleteWebhookEndpointMutationVariables = Exact<{
   id: string | number;
