@@ -29,6 +29,7 @@ describe('write declarations', () => {
       createQuote: 'quote',
       createWebhookEndpoint: null,
       deleteWebhookEndpoint: null,
+      rotateWebhookEndpointSecret: null,
       // A key is shown once: a retry of a create or a rotation is never rebuilt (409 naming the key).
       createApiKey: null,
       rotateApiKey: null,
