@@ -37,6 +37,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/quote/{id}',
       '/api/v1/webhook-endpoints',
       '/api/v1/webhook-endpoints/{id}',
+      '/api/v1/webhook-endpoints/{id}/attempts',
     ]);
   });
 
