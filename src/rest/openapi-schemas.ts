@@ -187,10 +187,16 @@ function inputSchema(
   return nullable(schema, isNonNullType(type));
 }
 
-/** A nullable value: `null` added to its type, or a `oneOf` with null for a component. */
+/** A nullable value: `null` added to its type (and to its values, an enum's), or a `oneOf` with null for a component. */
 function nullable(schema: JsonSchema, nonNull: boolean): JsonSchema {
   if (nonNull) return schema;
-  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  if (typeof schema.type === 'string') {
+    return {
+      ...schema,
+      type: [schema.type, 'null'],
+      ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}),
+    };
+  }
   return { oneOf: [schema, { type: 'null' }] };
 }
 

@@ -286,6 +286,7 @@ const OVERLAYS: SchemaOverlays = {
     'QuotedCharge.status': { const: 'scheduled' },
     'Quote.expiresAt': { format: 'date-time' },
     'Quote.coverage': { description: 'The plan as it was when the quote was made. Amounts in cents.' },
+    'WebhookAttempt.startedAt': { format: 'date-time' },
     'Policy.coverage': {
       description:
         'The plan in effect today: as it was when the policy was created, or when a change in effect today chose it. Amounts in cents.',
@@ -926,6 +927,29 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             },
           },
         },
+        '/api/v1/webhook-endpoints/{id}/attempts': {
+          get: {
+            operationId: 'listWebhookAttempts',
+            summary: "List a webhook endpoint's delivery attempts, newest first",
+            description:
+              'Every POST made to the endpoint (contract section 22), in the order they were recorded, newest first: the event and ' +
+              'delivery it was for, the attempt number, when it began and how long it took, the HTTP status (null when no answer ' +
+              'came), why no answer came (`error`: timeout, connection_refused, connection_reset, dns, tls, refused_address; else ' +
+              'null) and the first 4 KB of the answer as text (4,096 bytes, cut on a UTF-8 boundary). Kept as long as the events ' +
+              '(EVENT_RETENTION_SECONDS, 30 days). Pass `nextCursor` as `after` while `hasMore`.',
+            tags: ['Webhooks'],
+            parameters: [idParameter, ...PAGE_PARAMETERS],
+            responses: {
+              200: {
+                description: 'A page',
+                headers: { ...requestIdHeader, ...rateLimitHeaders },
+                content: json(ref('WebhookAttemptList')),
+              },
+              404: problem('No such endpoint, or the caller may not access it'),
+              ...LIST_ERRORS,
+            },
+          },
+        },
         '/api/v1/api-keys': {
           get: {
             operationId: 'listApiKeys',
@@ -1239,6 +1263,12 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             description: '`{}` for a day of grace',
           },
           WebhookSecret: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints/:id/secret-rotation'), OVERLAYS),
+          WebhookAttempt: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id/attempts'), OVERLAYS, [
+            'attempts',
+            'edges',
+            'node',
+          ]),
+          WebhookAttemptList: listSchema('WebhookAttempt'),
           CreateApiKeyRequest: requestSchema(schema, 'CreateApiKeyInput', OVERLAYS, 'closed'),
           RotateApiKeyRequest: {
             ...requestSchema(schema, 'RotateApiKeyInput', OVERLAYS, 'closed'),

@@ -229,6 +229,18 @@ export const ROTATE_WEBHOOK_SECRET = /* GraphQL */ `
   }
 `;
 
+/** An endpoint's attempt log, newest first (contract section 22): a page, as the lists of section 10. */
+export const WEBHOOK_ENDPOINT_ATTEMPTS = /* GraphQL */ `
+  query WebhookEndpointAttempts($id: ID!, $first: Int!, $after: String) {
+    webhookEndpoint(id: $id) {
+      attempts(first: $first, after: $after) {
+        edges { node { id eventId deliveryId attempt startedAt durationMs responseStatus error responseBody } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+`;
+
 export const DELETE_WEBHOOK_ENDPOINT = /* GraphQL */ `
   mutation DeleteWebhookEndpoint($id: ID!) {
     deleteWebhookEndpoint(id: $id)

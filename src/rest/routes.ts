@@ -41,6 +41,7 @@ import type {
   QuoteQuery,
   ReinstatePolicyMutation,
   RenewPolicyMutation,
+  WebhookEndpointAttemptsQuery,
   WebhookEndpointQuery,
   WebhookEndpointsQuery,
 } from './generated/operations.js';
@@ -76,6 +77,7 @@ import {
   RENEW_POLICY,
   UPDATE_ORGANIZATION,
   WEBHOOK_ENDPOINT,
+  WEBHOOK_ENDPOINT_ATTEMPTS,
   WEBHOOK_ENDPOINTS,
 } from './operations.js';
 
@@ -369,6 +371,12 @@ export const REST_ROUTES: RestRoute[] = [
     document: WEBHOOK_ENDPOINT,
     variables: ({ params }) => ({ id: params.id }),
     response: (data) => data.webhookEndpoint,
+  }),
+  get<WebhookEndpointAttemptsQuery>({
+    path: '/api/v1/webhook-endpoints/:id/attempts',
+    document: WEBHOOK_ENDPOINT_ATTEMPTS,
+    variables: ({ params, query }) => ({ id: params.id, ...pageVariables(query) }),
+    response: (data) => listBody(data.webhookEndpoint!.attempts),
   }),
   del<DeleteWebhookEndpointMutation>({
     path: '/api/v1/webhook-endpoints/:id',

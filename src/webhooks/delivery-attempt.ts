@@ -12,8 +12,8 @@ import { recordAttempt, type RecordContext } from './delivery-record.js';
 /**
  * One job of the delivery queue: read its delivery, let the gate (delivery-next-state.ts) say
  * whether it is skipped, dropped, put off with its backed-off endpoint, or attempted; an attempt
- * is the signed POST (delivery-post.ts) in a span of its own, its outcome written by
- * delivery-record.ts. Apart from the slots that fetch jobs (delivery-slots.ts): this is what one
+ * is the signed POST (delivery-post.ts) in a span of its own, its outcome (and its row in the
+ * attempt log) written by delivery-record.ts. Apart from the slots that fetch jobs (delivery-slots.ts): this is what one
  * job does, whoever fetched it.
  */
 
@@ -103,17 +103,20 @@ async function attemptInSpan(context: AttemptContext, job: Job, delivery: Delive
           ? [{ ciphertext: delivery.previous_secret_ciphertext, keyId: delivery.previous_secret_key_id }]
           : []),
       ].map((sealed) => context.cipher.open(sealed, 'webhook_endpoint.secret'));
+      const startedAt = new Date();
       const started = performance.now();
       const outcome = await post(delivery.url, delivery.event_id, delivery.body, secrets, context.settings, context.agents);
       outcome.elapsedMs = Math.round(performance.now() - started);
       const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
       if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
       if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
-      const result = await recordAttempt(context, job, delivery, outcome);
+      const result = await recordAttempt(context, job, delivery, outcome, startedAt);
       context.metrics?.observeDelivery(result);
       // An operator's first clue (F9): which endpoint, where, which event, which attempt, why,
-      // and whether another follows. The host only, never the URL (its path or query can hold a credential).
+      // and whether another follows. The host only, never the URL (its path or query can hold a credential),
+      // nor the receiver's answer (the attempt log keeps its first 4 KB).
       if (failed) {
+        const { body: _body, ...told } = outcome;
         context.logger.warn(
           {
             endpointId: delivery.endpoint_id,
@@ -121,7 +124,7 @@ async function attemptInSpan(context: AttemptContext, job: Job, delivery: Delive
             eventId: delivery.event_id,
             deliveryId: job.deliveryId,
             attempt: job.attempt,
-            ...outcome,
+            ...told,
             result,
           },
           'webhook attempt failed',

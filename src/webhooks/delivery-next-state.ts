@@ -1,4 +1,5 @@
 import type { WebhookSettings } from '../config.js';
+import type { AttemptError } from './attempt-log.js';
 import { isSlowSuccess } from './delivery-fairness.js';
 
 /**
@@ -19,6 +20,10 @@ import { isSlowSuccess } from './delivery-fairness.js';
 export interface Outcome {
   status?: number;
   error?: string;
+  /** The class of `error` for the attempt log (attempt-log.ts): null when it is none of them, absent without an error. */
+  errorClass?: AttemptError | null;
+  /** The answer's first 4 KB as text (attempt-log.ts); absent when no answer came. */
+  body?: string;
   /** How long the attempt took, set by its caller: a slow success backs its endpoint off. */
   elapsedMs?: number;
 }
@@ -52,9 +57,12 @@ export function beforeAttempt<Row extends DeliveryGate>(row: Row | undefined, at
   return { action: 'attempt', row };
 }
 
-/** A 2xx is delivered (contract section 11); any other status, or none, is not. */
+/**
+ * A 2xx is delivered (contract section 11); any other status, or none, is not; nor is a 2xx whose
+ * answer broke off or outlasted the time limit (an error after the status): it is sent again.
+ */
 export function isDelivered(outcome: Outcome): boolean {
-  return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+  return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300 && outcome.error === undefined;
 }
 
 /** What an attempt tells of its endpoint's health: a failure, a slow success (delivery-fairness.ts) or a fast one. */

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookSettings } from '../config.js';
 import { traceHeaders } from '../observability/trace-context.js';
+import { attemptErrorOf, ResponsePrefix, TIMEOUT_CODE } from './attempt-log.js';
 import type { Outcome } from './delivery-next-state.js';
 import { checkedLookup, literalUrlProblem } from './webhook-url.js';
 
@@ -35,7 +36,9 @@ export function deliveryAgents(settings: WebhookSettings): Agents {
 /**
  * One POST, signed as Standard Webhooks asks; no redirects followed (node's http never does),
  * a time limit, and in production a connection only to a public address (the lookup refuses
- * others; an address literal is checked here, since it skips the lookup).
+ * others; an address literal is checked here, since it skips the lookup). The outcome carries
+ * what the attempt log keeps (attempt-log.ts): the status and the answer's first 4 KB, or the
+ * class of the error that left no answer.
  */
 export function post(
   url: string,
@@ -48,13 +51,27 @@ export function post(
   const target = new URL(url);
   const policy = { publicOnly: settings.publicUrlsOnly };
   const problem = literalUrlProblem(target, policy);
-  if (problem) return Promise.resolve({ error: `the URL ${problem}` });
+  if (problem) return Promise.resolve({ error: `the URL ${problem}`, errorClass: 'refused_address' });
   const timestamp = new Date();
   // Standard Webhooks: space-separated signatures, each `v1,<base64>`; a receiver accepts the delivery when one verifies.
   const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, timestamp, body)).join(' ');
   const send = target.protocol === 'https:' ? https.request : http.request;
   const agent = target.protocol === 'https:' ? agents.https : agents.http;
   return new Promise((resolve) => {
+    // The first of an answer's end, the read limit or an error settles the attempt; the status
+    // and the body's first bytes are kept from the moment they arrive (an error after the
+    // status, a timeout while the body trickles in, keeps both).
+    let status: number | undefined;
+    const kept = new ResponsePrefix();
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      resolve({
+        ...(status !== undefined ? { status, body: kept.text() } : {}),
+        ...(error ? { error: error.message.slice(0, 200), errorClass: attemptErrorOf(error) } : {}),
+      });
+    };
     const request = send(
       target,
       {
@@ -74,28 +91,30 @@ export function post(
         },
       },
       (response) => {
-        // The status decides the attempt; the body is read (and dropped) only up to
-        // RESPONSE_READ_LIMIT, then the connection is closed rather than drained: a receiver
-        // cannot make the service read an unbounded answer (security review 2, L9).
+        // The status decides the attempt; the body is read only up to RESPONSE_READ_LIMIT (its
+        // first RESPONSE_BODY_KEPT bytes kept for the attempt log), then the connection is closed
+        // rather than drained: a receiver cannot make the service read an unbounded answer
+        // (security review 2, L9).
+        status = response.statusCode;
         let read = 0;
         response.on('data', (chunk: Buffer) => {
+          kept.add(chunk);
           read += chunk.length;
           if (read > RESPONSE_READ_LIMIT) {
-            resolve({ status: response.statusCode });
+            settle();
             request.destroy();
           }
         });
-        response.on('end', () => resolve({ status: response.statusCode }));
-        response.on('error', (error) => resolve({ status: response.statusCode, error: error.message }));
+        response.on('end', () => settle());
+        response.on('error', (error) => settle(error));
       },
     );
     // A whole-attempt limit: the socket timeout alone restarts with every byte received.
-    const deadline = setTimeout(
-      () => request.destroy(new Error(`no answer within ${settings.timeoutSeconds} s`)),
-      settings.timeoutSeconds * 1000,
-    );
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${settings.timeoutSeconds} s`)));
-    request.on('error', (error) => resolve({ error: error.message.slice(0, 200) }));
+    const timedOut = () =>
+      request.destroy(Object.assign(new Error(`no answer within ${settings.timeoutSeconds} s`), { code: TIMEOUT_CODE }));
+    const deadline = setTimeout(timedOut, settings.timeoutSeconds * 1000);
+    request.on('timeout', timedOut);
+    request.on('error', (error) => settle(error));
     request.on('close', () => clearTimeout(deadline));
     request.end(body);
   });

@@ -8,8 +8,9 @@ import { attemptHealth, nextDeliveryState, type EndpointAfter, type Health, type
 
 /**
  * The SQL that writes an attempt's outcome: the endpoint's health, then the delivery's next
- * state (decided in delivery-next-state.ts, without a database), then the next attempt's job
- * when one is due, all in one transaction. Apart from the attempt (delivery-attempt.ts), which
+ * state (decided in delivery-next-state.ts, without a database), the attempt's row in the
+ * attempt log (contract section 22), then the next attempt's job when one is due, all in one
+ * transaction. Apart from the attempt (delivery-attempt.ts), which
  * reads the row, makes the POST and the span, and calls this.
  */
 
@@ -22,12 +23,16 @@ export interface RecordContext {
   fairness: boolean;
 }
 
-/** The attempt's outcome, its endpoint's health, and the next attempt's job when one is due, in one transaction. */
+/**
+ * The attempt's outcome, its row in the attempt log, its endpoint's health, and the next
+ * attempt's job when one is due, in one transaction. `startedAt`: when the POST began.
+ */
 export function recordAttempt(
   context: RecordContext,
   job: Job,
   delivery: { endpoint_id: string; tenant: string },
   outcome: Outcome,
+  startedAt: Date,
 ): Promise<NextState['result']> {
   const { database, settings, fairness } = context;
   // With the endpoint's health in the same transaction: no reader sees the endpoint disabled
@@ -55,6 +60,22 @@ export function recordAttempt(
         next.delaySeconds,
         job.deliveryId,
         job.attempt,
+      ],
+    );
+    // Its row in the attempt log: every POST made is one, even one whose delivery moved on
+    // meanwhile (a duplicate job's, or one the endpoint's disabling failed): the receiver got it.
+    // None when the delivery is gone (its event past retention): its log went with it.
+    await tx.query(
+      `insert into webhook_attempt (delivery_id, endpoint_id, event_id, attempt, started_at, duration_ms, response_status, error, response_body)
+       select d.id, d.endpoint_id, d.event_id, ?, ?, ?, ?, ?, ? from webhook_delivery d where d.id = ?`,
+      [
+        job.attempt,
+        startedAt,
+        outcome.elapsedMs ?? 0,
+        outcome.status ?? null,
+        outcome.errorClass ?? null,
+        outcome.body ?? null,
+        job.deliveryId,
       ],
     );
     if (next.nextAttempt !== undefined && updated.length === 1) {

@@ -5,7 +5,8 @@ import { untimed } from '../jobs/job-queue.js';
 
 /**
  * Event retention (contract section 11: events are kept for 30 days, `settings.retentionSeconds`):
- * deletes older events, their ancestor rows, and their deliveries (by cascade). Apart from
+ * deletes older events, their ancestor rows, and their deliveries with their rows in the attempt
+ * log (by cascade: the log is kept as long as the events, contract section 22). Apart from
  * delivery, which it shares only its start and stop with: it runs on the instances that run the
  * delivery workers, every ten minutes.
  */

@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Scoped } from '../auth/scope-gate.js';
 import type { Principal } from '../auth/principal.js';
 import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
@@ -7,6 +7,8 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Write } from '../graphql/write.js';
 import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
+import { attemptPages, type AttemptRead } from './webhook-attempt.reads.js';
+import { WebhookAttempt } from './webhook-attempt.type.js';
 import { CreateWebhookEndpointInput, RotateWebhookSecretInput } from './webhook-endpoint.input.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
 import {
@@ -19,6 +21,7 @@ import {
 import { CreatedWebhookEndpoint, WebhookEndpoint, WebhookSecret } from './webhook-endpoint.type.js';
 
 const WebhookEndpointConnection = ConnectionType('WebhookEndpoint', WebhookEndpoint);
+const WebhookAttemptConnection = ConnectionType('WebhookAttempt', WebhookAttempt);
 
 @ArgsType()
 class EndpointsArgs extends PageArgs {
@@ -104,5 +107,20 @@ export class WebhookEndpointResolver {
     const organizationId = targetOrganizationId(args.organizationId, principal);
     const organization = await findTargetOrganization(ctx.db, principal, organizationId, args.organizationId != null);
     return toConnection('webhookEndpoint', await endpointsPage(ctx.db, organization.id, first, after), after);
+  }
+
+  // Reached only through an endpoint that passed the access rule (webhookEndpoint, webhookEndpoints);
+  // its scope is the endpoint reads' own.
+  @Scoped('webhooks:write')
+  @FieldResolver(() => WebhookAttemptConnection, {
+    description: "Every POST of the endpoint's deliveries, newest first (contract section 22); kept as long as their events",
+  })
+  async attempts(
+    @Root() endpoint: EndpointRead,
+    @Args(() => PageArgs) args: PageArgs,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Connection<AttemptRead>> {
+    const { first, after } = pagePosition('webhookAttempt', args);
+    return toConnection('webhookAttempt', await ctx.load(attemptPages, { ownerId: endpoint.id, first, after }), after);
   }
 }

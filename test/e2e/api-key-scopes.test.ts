@@ -41,6 +41,7 @@ const ROUTES: Record<string, Need> = {
   'POST /api/v1/webhook-endpoints': 'webhooks:write',
   'GET /api/v1/webhook-endpoints': 'webhooks:write',
   'GET /api/v1/webhook-endpoints/:id': 'webhooks:write',
+  'GET /api/v1/webhook-endpoints/:id/attempts': 'webhooks:write',
   'DELETE /api/v1/webhook-endpoints/:id': 'webhooks:write',
   'POST /api/v1/webhook-endpoints/:id/secret-rotation': 'webhooks:write',
   'POST /api/v1/api-keys': 'tokens-only',

@@ -38,6 +38,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/webhook-endpoints',
       '/api/v1/webhook-endpoints/{id}',
       '/api/v1/webhook-endpoints/{id}/secret-rotation',
+      '/api/v1/webhook-endpoints/{id}/attempts',
     ]);
   });
 

@@ -136,6 +136,9 @@ describe('a delivery after an attempt', () => {
     expect(attemptHealth({ status: 200 })).toBe('fast');
     expect(attemptHealth({ status: 302, elapsedMs: 10 })).toBe('failed');
     expect(attemptHealth({ error: 'socket hang up' })).toBe('failed');
+    // A 2xx whose answer then broke off or timed out is not delivered: sent again.
+    expect(attemptHealth({ status: 200, error: 'aborted', errorClass: 'connection_reset', body: '' })).toBe('failed');
+    expect(attemptHealth({ status: 204, error: 'no answer within 10 s', errorClass: 'timeout', body: 'par' })).toBe('failed');
   });
 });
 

@@ -285,6 +285,21 @@ export type UpdateOrganizationInput = {
   website: string | null | undefined;
 };
 
+/** Why an attempt got no answer, or its answer broke off (contract section 22) */
+export type WebhookAttemptError =
+  /** No connection could be opened: refused, or the host or network unreachable */
+  | 'connection_refused'
+  /** The connection was broken by the other side */
+  | 'connection_reset'
+  /** The host name did not resolve */
+  | 'dns'
+  /** The URL policy refused it: an address that is not public, or not https (production) */
+  | 'refused_address'
+  /** No whole answer within the time limit (WEBHOOK_TIMEOUT_SECONDS) */
+  | 'timeout'
+  /** The TLS handshake failed (a certificate not trusted, expired, or for another name, ...) */
+  | 'tls';
+
 export type OrganizationAnswerFragment = { id: string, name: string, parentId: string | null, version: number, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> };
 
 export type PolicyAnswerFragment = { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null };
@@ -465,6 +480,15 @@ export type RotateWebhookEndpointSecretMutationVariables = Exact<{
 
 
 export type RotateWebhookEndpointSecretMutation = { rotateWebhookEndpointSecret: { secret: string } };
+
+export type WebhookEndpointAttemptsQueryVariables = Exact<{
+  id: string | number;
+  first: number;
+  after: string | null | undefined;
+}>;
+
+
+export type WebhookEndpointAttemptsQuery = { webhookEndpoint: { attempts: { edges: Array<{ node: { id: string, eventId: string, deliveryId: string, attempt: number, startedAt: string, durationMs: number, responseStatus: number | null, error: WebhookAttemptError | null, responseBody: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type DeleteWebhookEndpointMutationVariables = Exact<{
   id: string | number;
