@@ -37,8 +37,8 @@ describe('the OpenAPI document', () => {
       '/api/v1/quote/{id}',
       '/api/v1/webhook-endpoints',
       '/api/v1/webhook-endpoints/{id}',
-      '/api/v1/webhook-endpoints/{id}/secret-rotation',
       '/api/v1/webhook-endpoints/{id}/attempts',
+      '/api/v1/webhook-endpoints/{id}/secret-rotation',
     ]);
   });
 
