@@ -7,7 +7,8 @@ import { CurrentPrincipal } from '../graphql/current-principal.js';
 import { Write } from '../graphql/write.js';
 import { findTargetOrganization, targetOrganizationId } from '../organizations/organization.reads.js';
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
-import { CreateWebhookEndpointInput } from './webhook-endpoint.input.js';
+import { updateWebhookEndpoint } from './update-webhook-endpoint.js';
+import { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from './webhook-endpoint.input.js';
 import {
   deleteAccessibleEndpoint,
   endpointNotFound,
@@ -42,6 +43,25 @@ export class WebhookEndpointResolver {
     ctx.deadline.assertOpen();
     const { db, origin, cipher, webhookUrls: urls, idempotency } = ctx;
     return createWebhookEndpoint({ db, principal, origin, cipher, urls, idempotency }, input);
+  }
+
+  @Authorized()
+  @Scoped('webhooks:write')
+  @Write({ budget: 'creates', readBack: null, record: 'id' })
+  @Mutation(() => WebhookEndpoint, {
+    description:
+      'Changes an endpoint as a merge patch (contract section 22): an absent field is kept, null removes an optional one. ' +
+      'enabled: false disables it ("disabled by request": it gets nothing, its pending deliveries fail); enabled: true makes it active again, its back-off cleared',
+  })
+  updateWebhookEndpoint(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateWebhookEndpointInput) input: UpdateWebhookEndpointInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<EndpointRead> {
+    ctx.deadline.assertOpen();
+    const { db, origin, webhookUrls: urls, idempotency } = ctx;
+    return updateWebhookEndpoint({ db, principal, origin, urls, idempotency }, id, input);
   }
 
   @Authorized()

@@ -30,6 +30,8 @@ interface Setup {
   /** A policy per surface: written to by that surface's caller only. */
   policies: Record<Surface, { change: number; cancel: number; reinstate: number; renew: number }>;
   endpoints: Record<Surface, string>;
+  /** An endpoint per surface that is changed again and again (the other one is deleted). */
+  changedEndpoints: Record<Surface, string>;
   /** API keys per surface: one rotated again and again, one revoked. */
   keys: Record<Surface, { rotate: string; revoke: string }>;
 }
@@ -63,6 +65,7 @@ const SAMPLES: Record<string, (setup: Setup, surface: Surface) => Sample> = {
   }),
   createWebhookEndpoint: (setup) => ({ body: { organizationId: setup.hooksOrganizationId, url: 'http://127.0.0.1:9/hooks' } }),
   deleteWebhookEndpoint: (setup, surface) => ({ record: { id: setup.endpoints[surface] } }),
+  updateWebhookEndpoint: (setup, surface) => ({ record: { id: setup.changedEndpoints[surface] }, body: { description: 'budget' } }),
   createApiKey: () => ({ body: { name: 'budget', scopes: ['policies:read'] } }),
   // A rotation leaves the old key working for its grace: the same key rotates again.
   rotateApiKey: (setup, surface) => ({ record: { id: setup.keys[surface].rotate }, body: { graceSeconds: 60 } }),
@@ -125,6 +128,7 @@ describe('every write spends the budget it declares, on /graphql and on its REST
       hooksOrganizationId: hooks.id,
       policies: { graphql: await policies(), rest: await policies() },
       endpoints: { graphql: await endpoint(), rest: await endpoint() },
+      changedEndpoints: { graphql: await endpoint(), rest: await endpoint() },
       keys: { graphql: await keys(), rest: await keys() },
     };
   });

@@ -280,6 +280,19 @@ export type UpdateOrganizationInput = {
   website: string | null | undefined;
 };
 
+export type UpdateWebhookEndpointInput = {
+  /** null removes it */
+  description: string | null | undefined;
+  /** false: disabled ("disabled by request"), it gets no deliveries and its pending ones fail; true: active again, its back-off cleared. Cannot be null */
+  enabled: boolean | null | undefined;
+  /** Event types to receive (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, policy.payment_recorded, policy.refund_recorded, policy.past_due, quote.created); null: every type, as when created without */
+  events: Array<string> | null | undefined;
+  /** At most this many deliveries a second, 1 to 1000 (stored and shown; not yet enforced); null: no limit of its own */
+  rateLimitPerSecond: number | null | undefined;
+  /** Where events are POSTed, under the create’s rules (in production https and not a private address); cannot be null */
+  url: string | null | undefined;
+};
+
 export type OrganizationAnswerFragment = { id: string, name: string, parentId: string | null, version: number, legalName: string, legalType: string, taxId: string, description: string | null, logo: string | null, type: string | null, descriptor: string | null, phone: string | null, email: string | null, website: string | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null, bankAccounts: Array<{ id: string, nickname: string | null, routing: string, accountLast4: string }>, owners: Array<{ id: string, firstname: string, lastname: string, birthdate: string | null, taxIdLast4: string | null, email: string | null, phone: string | null, ownership: number | null, address: { line1: string | null, line2: string | null, division: string | null, city: string | null, postal: string | null, country: string | null, additionalFields: Record<string, unknown> | null } | null }> };
 
 export type PolicyAnswerFragment = { id: string, number: number, internalID: string | null, ownerFirstname: string, ownerLastname: string, ownerDOB: string | null, petName: string, petDOB: string | null, effectiveDate: string, expirationDate: string, coverageSlug: string, status: PolicyStatus, renewalOf: number | null, renewedBy: number | null, version: number, coverage: { slug: string, name: string, deductible: number, reimbursementRate: number, annualLimit: number | null, monthlyPremium: number, currency: string }, charges: Array<{ id: string, type: ChargeType, periodStart: string, periodEnd: string, dueDate: string, amount: number, currency: string, status: string, transactionId: string, reverses: string | null }>, organization: { id: string, name: string, parentId: string | null }, billing: { billed: number, paid: number, balance: number, pastDue: number, status: BillingStatus, nextDueDate: string | null, nextDueAmount: number | null }, cancellation: { effectiveDate: string, reason: CancellationReason, method: CancellationMethod, credited: number, fee: number, createdAt: string } | null };
@@ -435,14 +448,14 @@ export type CreateWebhookEndpointMutationVariables = Exact<{
 }>;
 
 
-export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, secret: string } };
+export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null, secret: string } };
 
 export type WebhookEndpointQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type WebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null } | null };
+export type WebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null } | null };
 
 export type WebhookEndpointsQueryVariables = Exact<{
   organizationId: string | number | null | undefined;
@@ -451,7 +464,15 @@ export type WebhookEndpointsQueryVariables = Exact<{
 }>;
 
 
-export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type UpdateWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateWebhookEndpointInput;
+}>;
+
+
+export type UpdateWebhookEndpointMutation = { updateWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null } };
 
 export type DeleteWebhookEndpointMutationVariables = Exact<{
   id: string | number;
