@@ -89,14 +89,35 @@ export const HttpUrl = () =>
     ),
   );
 
+const HTTP_URL_WITHOUT_CREDENTIALS = 'must be an absolute http or https URL without user or password';
+
+function isHttpUrlWithoutCredentials(value: string): boolean {
+  const url = new URL(value);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.hostname !== '';
+}
+
 /** A required absolute http(s) URL without credentials in it (a webhook's address). */
 export const RequiredHttpUrl = (max = 2048) =>
+  compose(maxLength(max), rule('httpUrl', HTTP_URL_WITHOUT_CREDENTIALS, isHttpUrlWithoutCredentials));
+
+/**
+ * A webhook's address in a change (a merge patch, contract section 22): absent keeps it, null
+ * would remove it (refused), a value follows the create's rule.
+ */
+export const RequiredHttpUrlIfGiven = (max = 2048) =>
   compose(
-    maxLength(max),
-    rule('httpUrl', 'must be an absolute http or https URL without user or password', (value) => {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.hostname !== '';
-    }),
+    ValidateIf((_object, value) => value !== undefined),
+    rule('required', 'is required: it cannot be removed (null)', (value) => value !== null),
+    // Judged only on text: null is the rule above's.
+    rule('maxLength', `must be at most ${max} characters`, (value) => value === null || characters(value) <= max),
+    rule('httpUrl', HTTP_URL_WITHOUT_CREDENTIALS, (value) => value === null || isHttpUrlWithoutCredentials(value)),
+  );
+
+/** A field of a change that may be absent (kept) but not null: there is nothing to remove (`enabled`). */
+export const NotNullIfGiven = (message = 'cannot be null: leave it out to keep it') =>
+  compose(
+    ValidateIf((_object, value) => value !== undefined),
+    rule('notNull', message, (value) => value !== null),
   );
 
 /** A list whose every item is one of `values`, without repeats, and not empty when given. */

@@ -11,6 +11,7 @@ import { BILLING_STATUSES } from '../policies/billing-status.js';
 import type { ChargeType } from '../policies/charge-types.js';
 import { TRANSACTION_TYPES } from '../policies/policy-transaction.entity.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
+import { MAX_RATE_LIMIT_PER_SECOND } from '../webhooks/webhook-endpoint.input.js';
 import { addDays, addMonthsClamped, todayUtc } from '../values/calendar-date.js';
 import { STATUS_FILTER_WALK } from '../policies/policy.reads.js';
 
@@ -161,6 +162,12 @@ const ORGANIZATION_PATCH_EXAMPLE = {
     { firstname: 'Sam', lastname: 'Diaz', ownership: 50 },
   ],
 };
+/** A change to a webhook endpoint: another filter and description, and a rate limit. */
+const WEBHOOK_ENDPOINT_PATCH_EXAMPLE = {
+  events: ['policy.created', 'policy.cancelled'],
+  description: 'policy feed for the data warehouse',
+  rateLimitPerSecond: 50,
+};
 /** Issuing a quote: its id (this one is made up), and what issuing may add. */
 const ISSUE_EXAMPLE = { quoteId: '0f9d4c52-2c1e-4b8e-9d4a-6f1c2b3a4d5e', internalID: 'ext-002', cvc: '123' };
 
@@ -276,6 +283,11 @@ const OVERLAYS: SchemaOverlays = {
     'RenewPolicyInput.number': { minimum: 1 },
     'CreateWebhookEndpointInput.organizationId': { format: undefined },
     'CreateWebhookEndpointInput.url': { format: 'uri' },
+    // A change may leave them out, never send null (400).
+    'UpdateWebhookEndpointInput.url': { type: 'string', format: 'uri' },
+    'UpdateWebhookEndpointInput.enabled': { type: 'boolean' },
+    'UpdateWebhookEndpointInput.rateLimitPerSecond': { minimum: 1, maximum: MAX_RATE_LIMIT_PER_SECOND },
+    'WebhookEndpoint.rateLimitPerSecond': { minimum: 1, maximum: MAX_RATE_LIMIT_PER_SECOND },
     'BankAccount.accountLast4': { maxLength: 4 },
     'Owner.taxIdLast4': { maxLength: 4 },
     'Charge.status': { const: 'scheduled' },
@@ -898,6 +910,46 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'WebhookEndpoint',
             'No such endpoint, or the caller may not access it',
           ),
+          patch: {
+            operationId: 'updateWebhookEndpoint',
+            summary: 'Change a webhook endpoint: a JSON merge patch (RFC 7396); disable it, or enable it again',
+            description:
+              'The body is a merge patch (see UpdateWebhookEndpointRequest), sent as `application/merge-patch+json` or `application/json`. ' +
+              'Answers the endpoint as its read does. `enabled: false` disables it (`status: disabled`, `disabledReason: "disabled by request"`): ' +
+              'events made while it is disabled are not delivered to it, and its pending deliveries fail. `enabled: true` makes it active again ' +
+              'and clears its back-off; it then receives new events only. `rateLimitPerSecond` is stored and shown, not yet enforced. ' +
+              'An endpoint has no version: If-Match other than `*` is 412.',
+            tags: ['Webhooks'],
+            parameters: [idParameter, idempotencyKey],
+            requestBody: {
+              required: true,
+              content: {
+                'application/merge-patch+json': {
+                  schema: ref('UpdateWebhookEndpointRequest'),
+                  examples: { typical: { value: WEBHOOK_ENDPOINT_PATCH_EXAMPLE } },
+                },
+                'application/json': {
+                  schema: ref('UpdateWebhookEndpointRequest'),
+                  examples: { typical: { value: WEBHOOK_ENDPOINT_PATCH_EXAMPLE } },
+                },
+              },
+            },
+            responses: {
+              200: {
+                description: 'Changed (or nothing to change)',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('WebhookEndpoint')),
+              },
+              ...POST_ERRORS,
+              400: problem(
+                'The body is not valid JSON, not an object, or breaks the rules (all listed in `errors`, at most 100): the URL is not allowed (in production: https to a public address), `url` or `enabled` is null, `rateLimitPerSecond` is not 1–1,000; `id` or `organizationId` sent is listed by name, any other unknown field as `is not a field of this request` (with a "did you mean" when one is within two edits)',
+              ),
+              404: problem('No such endpoint, or the caller may not access it'),
+              409: problem('A request with the same Idempotency-Key is still running'),
+              412: problem('If-Match was sent with an entity tag: an endpoint has none (code PRECONDITION_FAILED); nothing was written'),
+              415: problem('The body is neither application/merge-patch+json nor application/json, or not UTF-8'),
+            },
+          },
           delete: deleteById(
             'deleteWebhookEndpoint',
             'Delete a webhook endpoint: it receives nothing more',
@@ -1257,6 +1309,15 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
           CreateWebhookEndpointRequest: requestSchema(schema, 'CreateWebhookEndpointInput', OVERLAYS, 'open'),
           WebhookEndpointCreated: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints'), OVERLAYS),
           WebhookEndpoint: responseSchema(schema, documentOf('GET', '/api/v1/webhook-endpoints/:id'), OVERLAYS),
+          UpdateWebhookEndpointRequest: {
+            ...requestSchema(schema, 'UpdateWebhookEndpointInput', OVERLAYS, 'closed'),
+            not: { anyOf: [{ required: ['id'] }, { required: ['organizationId'] }] },
+            description:
+              'A JSON merge patch (RFC 7396) of the endpoint: an absent field is kept; null removes an optional one (`events: null` ' +
+              'receives every type again, as a create without `events`; `description`; `rateLimitPerSecond`); `url` and `enabled` cannot be ' +
+              'null. `url` follows the create’s rules. `id` and `organizationId` are refused (400 naming them); any other unknown property is ' +
+              '400 (`is not a field of this request`, with a "did you mean" when a field is within two edits).',
+          },
           WebhookEndpointList: listSchema('WebhookEndpoint'),
           RotateWebhookSecretRequest: {
             ...requestSchema(schema, 'RotateWebhookSecretInput', OVERLAYS, 'closed'),

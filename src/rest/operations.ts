@@ -204,20 +204,22 @@ export const EVENT = /* GraphQL */ `
 /** Webhook endpoints (spec section 11): the secret only in the create's answer. */
 export const CREATE_WEBHOOK_ENDPOINT = /* GraphQL */ `
   mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {
-    createWebhookEndpoint(input: $input) { id url organizationId events description createdAt status disabledReason disabledAt secret }
+    createWebhookEndpoint(input: $input) {
+      id url organizationId events description createdAt status disabledReason disabledAt rateLimitPerSecond secret
+    }
   }
 `;
 
 export const WEBHOOK_ENDPOINT = /* GraphQL */ `
   query WebhookEndpoint($id: ID!) {
-    webhookEndpoint(id: $id) { id url organizationId events description createdAt status disabledReason disabledAt }
+    webhookEndpoint(id: $id) { id url organizationId events description createdAt status disabledReason disabledAt rateLimitPerSecond }
   }
 `;
 
 export const WEBHOOK_ENDPOINTS = /* GraphQL */ `
   query WebhookEndpoints($organizationId: ID, $first: Int!, $after: String) {
     webhookEndpoints(organizationId: $organizationId, first: $first, after: $after) {
-      edges { node { id url organizationId events description createdAt status disabledReason disabledAt } }
+      edges { node { id url organizationId events description createdAt status disabledReason disabledAt rateLimitPerSecond } }
       pageInfo { hasNextPage endCursor }
     }
   }
@@ -237,6 +239,15 @@ export const WEBHOOK_ENDPOINT_ATTEMPTS = /* GraphQL */ `
         edges { node { id eventId deliveryId attempt startedAt durationMs responseStatus error responseBody } }
         pageInfo { hasNextPage endCursor }
       }
+    }
+  }
+`;
+
+/** A change answers the endpoint as its read does (contract section 22). */
+export const UPDATE_WEBHOOK_ENDPOINT = /* GraphQL */ `
+  mutation UpdateWebhookEndpoint($id: ID!, $input: UpdateWebhookEndpointInput!) {
+    updateWebhookEndpoint(id: $id, input: $input) {
+      id url organizationId events description createdAt status disabledReason disabledAt rateLimitPerSecond
     }
   }
 `;

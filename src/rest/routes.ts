@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import type { AuthenticatedContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
+import { findAccessibleEndpoint } from '../webhooks/webhook-endpoint.reads.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
 import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import { keyShownOnce } from '../api-keys/api-key.writes.js';
@@ -26,6 +27,7 @@ import type {
   CreateQuoteMutation,
   CreateWebhookEndpointMutation,
   UpdateOrganizationMutation,
+  UpdateWebhookEndpointMutation,
   DeleteWebhookEndpointMutation,
   RotateWebhookEndpointSecretMutation,
   EventQuery,
@@ -76,6 +78,7 @@ import {
   REINSTATE_POLICY,
   RENEW_POLICY,
   UPDATE_ORGANIZATION,
+  UPDATE_WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINT,
   WEBHOOK_ENDPOINT_ATTEMPTS,
   WEBHOOK_ENDPOINTS,
@@ -378,6 +381,22 @@ export const REST_ROUTES: RestRoute[] = [
     variables: ({ params, query }) => ({ id: params.id, ...pageVariables(query) }),
     response: (data) => listBody(data.webhookEndpoint!.attempts),
   }),
+  // Contract section 22: a merge patch; unknown fields are 400 with a "did you mean" (closed), the organization never changes.
+  patch<UpdateWebhookEndpointMutation>({
+    path: '/api/v1/webhook-endpoints/:id',
+    document: UPDATE_WEBHOOK_ENDPOINT,
+    bodyVariable: 'input',
+    closedBody: true,
+    refusedFields: {
+      id: 'cannot be changed: the endpoint is the one in the path',
+      organizationId: 'cannot be changed: delete the endpoint and register one on the other organization',
+    },
+    pathVariables: (params) => ({ id: params.id }),
+    headerVariables: (request) => noEntityTag(request.header('if-match')),
+    // A keyed change that happened (a retry after a crash): the endpoint as it reads now.
+    rebuild: ({ db, principal }, created) => findAccessibleEndpoint(db, principal, (created as { id: string }).id),
+    response: (data) => data.updateWebhookEndpoint,
+  }),
   del<DeleteWebhookEndpointMutation>({
     path: '/api/v1/webhook-endpoints/:id',
     document: DELETE_WEBHOOK_ENDPOINT,
@@ -482,6 +501,16 @@ export function ifMatchVersion(header: string | undefined): number | null {
     throw preconditionFailed('If-Match must be the ETag of a read, e.g. "3" (quotes included).');
   }
   return Number(version);
+}
+
+/**
+ * `If-Match` on a record without versions (a webhook endpoint): absent or `*` (RFC 9110: any
+ * current representation) passes; any entity tag cannot match one the record never had, so it is
+ * 412 and nothing is written, rather than ignored.
+ */
+export function noEntityTag(header: string | undefined): Record<string, never> {
+  if (header === undefined || header.trim() === '*') return {};
+  throw preconditionFailed('A webhook endpoint has no ETag: send the change without If-Match (or with If-Match: *).');
 }
 
 /** The policy number of the path; not a policy number at all is the same 404 as a missing policy, without a query. */

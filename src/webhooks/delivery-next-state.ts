@@ -9,7 +9,8 @@ import { isSlowSuccess } from './delivery-fairness.js';
  * of contract sections 11 and 12 can be unit-tested without a database
  * (test/unit/delivery-next-state.test.ts): a 2xx is delivered; anything else is retried with
  * exponential backoff and jitter, and failed after the last attempt or the retry window; an
- * endpoint that keeps failing is backed off as a whole and then disabled.
+ * endpoint that keeps failing is backed off as a whole and then disabled; a receiver that answers
+ * `410 Gone` disables its endpoint at once (contract section 22).
  *
  * The endpoint's own back-off (its failure count, its jittered retry time, how long it has been
  * failing) stays in SQL, computed under its row's lock, so that attempts in flight at once on one
@@ -57,6 +58,14 @@ export function beforeAttempt<Row extends DeliveryGate>(row: Row | undefined, at
   return { action: 'attempt', row };
 }
 
+/** Why an endpoint whose receiver answered 410 is disabled (contract section 22: "An answer `410 Gone` disables the endpoint at once"). */
+export const GONE_REASON = '410 Gone';
+
+/** The receiver says the endpoint is gone for good (Standard Webhooks: "410 Gone = stop"). */
+export function isGone(outcome: Outcome): boolean {
+  return outcome.status === 410;
+}
+
 /**
  * A 2xx is delivered (contract section 11); any other status, or none, is not; nor is a 2xx whose
  * answer broke off or outlasted the time limit (an error after the status): it is sent again.
@@ -85,7 +94,7 @@ export interface NextState {
   result: 'delivered' | 'retrying' | 'failed';
   /** Seconds from now to the next attempt: written as next_attempt_at (whatever the result), and the next job's start. */
   delaySeconds: number;
-  /** This attempt disables the endpoint, for this reason (its other pending deliveries fail with it). */
+  /** This attempt disables the endpoint, for this reason (its other pending deliveries fail with it): a 410, or the retry window. */
   disabledReason?: string;
   /** The attempt the next job makes, when one is due. */
   nextAttempt?: number;
@@ -105,9 +114,11 @@ export function nextDeliveryState(
   settings: RetrySettings,
 ): NextState {
   const delivered = isDelivered(outcome);
-  // After failing for the whole retry window, the endpoint is disabled and its pending deliveries
-  // failed: only a failure does it (a slow success is still a success: it ends the failing time).
-  const disables = endpoint !== undefined && attemptHealth(outcome) === 'failed' && endpoint.failingPastWindow;
+  // A 410 disables the endpoint at once, with or without fairness. Otherwise, after failing for
+  // the whole retry window, the endpoint is disabled and its pending deliveries failed: only a
+  // failure does it (a slow success is still a success: it ends the failing time).
+  const gone = isGone(outcome);
+  const disables = gone || (endpoint !== undefined && attemptHealth(outcome) === 'failed' && endpoint.failingPastWindow);
   // A disabled endpoint's deliveries are failed, this one with this attempt's outcome.
   const last = attempt >= settings.maxAttempts || disables;
   const backoff = backoffSeconds(attempt, settings.retryBaseSeconds, jitter);
@@ -117,7 +128,7 @@ export function nextDeliveryState(
   return {
     result,
     delaySeconds,
-    ...(disables ? { disabledReason: disabledReason(outcome, settings) } : {}),
+    ...(disables ? { disabledReason: gone ? GONE_REASON : disabledReason(outcome, settings) } : {}),
     // Delivered or out of attempts: nothing more to schedule.
     ...(result === 'retrying' ? { nextAttempt: attempt + 1 } : {}),
   };

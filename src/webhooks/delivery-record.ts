@@ -117,7 +117,10 @@ async function writeEndpointHealth(tx: Transaction, settings: WebhookSettings, e
   return { waitSeconds: rows[0]?.wait ?? 0, failingPastWindow: Boolean(rows[0]?.expired) };
 }
 
-/** After failing for the whole retry window, the endpoint is disabled and its other pending deliveries failed. */
+/**
+ * After failing for the whole retry window, or on a 410 Gone, the endpoint is disabled and its
+ * other pending deliveries failed. One already disabled (by request, meanwhile) keeps its reason.
+ */
 async function disableEndpoint(context: RecordContext, tx: Transaction, endpointId: string, deliveryId: string, reason: string) {
   await tx.query(
     `update webhook_endpoint set disabled_at = now(), disabled_reason = ?, retry_at = null where id = ? and disabled_at is null`,

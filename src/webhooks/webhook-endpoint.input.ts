@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { EachAmong, IntegerBetween, OptionalText, RequiredHttpUrl } from '../input/rules.js';
+import { EachAmong, IntegerBetween, NotNullIfGiven, OptionalText, RequiredHttpUrl, RequiredHttpUrlIfGiven } from '../input/rules.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
 
 @InputType('CreateWebhookEndpointInput')
@@ -29,4 +29,46 @@ export class RotateWebhookSecretInput {
   })
   @IntegerBetween(0, 604_800)
   graceSeconds?: number | null;
+}
+
+/** The most deliveries a second an endpoint may ask for (contract section 22). */
+export const MAX_RATE_LIMIT_PER_SECOND = 1000;
+
+/**
+ * A change to an endpoint, as a merge patch (contract section 22): an absent field is kept, null
+ * removes an optional one (`events: null`: every type again; `description`, `rateLimitPerSecond`).
+ * `url` and `enabled` cannot be null. The organization never changes: delete and register again.
+ */
+@InputType('UpdateWebhookEndpointInput')
+export class UpdateWebhookEndpointInput {
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where events are POSTed, under the create’s rules (in production https and not a private address); cannot be null',
+  })
+  @RequiredHttpUrlIfGiven()
+  url?: string | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: `Event types to receive (${EVENT_TYPES.join(', ')}); null: every type, as when created without`,
+  })
+  @EachAmong(EVENT_TYPES)
+  events?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'null removes it' }) @OptionalText(1000) description?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'false: disabled ("disabled by request"), it gets no deliveries and its pending ones fail; true: active again, its back-off cleared. Cannot be null',
+  })
+  @NotNullIfGiven('cannot be null: send true or false, or leave it out')
+  enabled?: boolean | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: `At most this many deliveries a second, 1 to ${MAX_RATE_LIMIT_PER_SECOND} (stored and shown; not yet enforced); null: no limit of its own`,
+  })
+  @IntegerBetween(1, MAX_RATE_LIMIT_PER_SECOND)
+  rateLimitPerSecond?: number | null;
 }

@@ -13,7 +13,7 @@ import type { WebhookEndpoint } from './webhook-endpoint.type.js';
 export const ENDPOINT_SELECT = `w.id, w.url, w.organization_id as "organizationId",
   coalesce(w.events, '{${EVENT_TYPES.join(',')}}'::text[]) as events, w.description, ${rfc3339('w.created_at')} as "createdAt",
   case when w.disabled_at is null then 'active' else 'disabled' end as status, w.disabled_reason as "disabledReason",
-  ${rfc3339('w.disabled_at')} as "disabledAt"`;
+  ${rfc3339('w.disabled_at')} as "disabledAt", w.rate_limit_per_second as "rateLimitPerSecond"`;
 
 export type EndpointRead = WebhookEndpoint;
 

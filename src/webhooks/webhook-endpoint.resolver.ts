@@ -9,8 +9,9 @@ import { findTargetOrganization, targetOrganizationId } from '../organizations/o
 import { createWebhookEndpoint } from './create-webhook-endpoint.js';
 import { attemptPages, type AttemptRead } from './webhook-attempt.reads.js';
 import { WebhookAttempt } from './webhook-attempt.type.js';
-import { CreateWebhookEndpointInput, RotateWebhookSecretInput } from './webhook-endpoint.input.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
+import { updateWebhookEndpoint } from './update-webhook-endpoint.js';
+import { CreateWebhookEndpointInput, RotateWebhookSecretInput, UpdateWebhookEndpointInput } from './webhook-endpoint.input.js';
 import {
   deleteAccessibleEndpoint,
   endpointNotFound,
@@ -46,6 +47,25 @@ export class WebhookEndpointResolver {
     ctx.deadline.assertOpen();
     const { db, origin, cipher, webhookUrls: urls, idempotency } = ctx;
     return createWebhookEndpoint({ db, principal, origin, cipher, urls, idempotency }, input);
+  }
+
+  @Authorized()
+  @Scoped('webhooks:write')
+  @Write({ budget: 'creates', readBack: null, record: 'id' })
+  @Mutation(() => WebhookEndpoint, {
+    description:
+      'Changes an endpoint as a merge patch (contract section 22): an absent field is kept, null removes an optional one. ' +
+      'enabled: false disables it ("disabled by request": it gets nothing, its pending deliveries fail); enabled: true makes it active again, its back-off cleared',
+  })
+  updateWebhookEndpoint(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateWebhookEndpointInput) input: UpdateWebhookEndpointInput,
+    @CurrentPrincipal() principal: Principal,
+    @Ctx() ctx: RequestContext,
+  ): Promise<EndpointRead> {
+    ctx.deadline.assertOpen();
+    const { db, origin, webhookUrls: urls, idempotency } = ctx;
+    return updateWebhookEndpoint({ db, principal, origin, urls, idempotency }, id, input);
   }
 
   @Authorized()

@@ -1,4 +1,4 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 
 /** Where an organization's subtree's events are POSTed (spec section 11). */
 @ObjectType('WebhookEndpoint', { simpleResolvers: true })
@@ -23,15 +23,25 @@ export class WebhookEndpoint {
 
   @Field(() => String, {
     description:
-      'active, or disabled: no attempt succeeded for the whole retry window, and it receives nothing more (delete it and register it again)',
+      'active, or disabled: it receives nothing (no attempt succeeded for the whole retry window, its receiver answered 410 Gone, or it was disabled by request) until it is enabled again',
   })
   status!: string;
 
-  @Field(() => String, { nullable: true, description: 'Why it was disabled, with its last error; null while active' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why it was disabled: "disabled by request", "410 Gone", or the retry window with its last error; null while active',
+  })
   disabledReason!: string | null;
 
   @Field(() => String, { nullable: true, description: 'RFC 3339; null while active' })
   disabledAt!: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'At most this many deliveries a second (1 to 1,000), as set by a change; null: no limit of its own. Stored, not yet enforced',
+  })
+  rateLimitPerSecond!: number | null;
 }
 
 /** The endpoint as created: the only time its signing secret is shown. */

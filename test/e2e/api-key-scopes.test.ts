@@ -42,6 +42,7 @@ const ROUTES: Record<string, Need> = {
   'GET /api/v1/webhook-endpoints': 'webhooks:write',
   'GET /api/v1/webhook-endpoints/:id': 'webhooks:write',
   'GET /api/v1/webhook-endpoints/:id/attempts': 'webhooks:write',
+  'PATCH /api/v1/webhook-endpoints/:id': 'webhooks:write',
   'DELETE /api/v1/webhook-endpoints/:id': 'webhooks:write',
   'POST /api/v1/webhook-endpoints/:id/secret-rotation': 'webhooks:write',
   'POST /api/v1/api-keys': 'tokens-only',
@@ -157,6 +158,11 @@ const FIELDS: Record<string, FieldCase> = {
   createWebhookEndpoint: {
     need: 'webhooks:write',
     query: 'mutation { createWebhookEndpoint(input: { url: "http://127.0.0.1:9/scoped" }) { id } }',
+  },
+  updateWebhookEndpoint: {
+    need: 'webhooks:write',
+    query: 'mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { description: "scoped" }) { id } }',
+    variables: (f) => ({ id: f.endpointId }),
   },
   deleteWebhookEndpoint: {
     need: 'webhooks:write',

@@ -193,6 +193,17 @@ describe('the audit log', () => {
           input: { url: 'http://127.0.0.1:9/hooks' },
         }),
     },
+    updateWebhookEndpoint: {
+      action: 'webhook_endpoint.update',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () =>
+          gql('mutation ($id: ID!, $input: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(id: $id, input: $input) { id } }', {
+            id,
+            input: { description: 'changed' },
+          });
+      },
+    },
     deleteWebhookEndpoint: {
       action: 'webhook_endpoint.delete',
       prepare: async () => {
@@ -295,6 +306,13 @@ describe('the audit log', () => {
       action: 'webhook_endpoint.create',
       prepare: async () => () => send('POST', '/api/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' }),
     },
+    'PATCH /api/v1/webhook-endpoints/:id': {
+      action: 'webhook_endpoint.update',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () => send('PATCH', `/api/v1/webhook-endpoints/${id}`, { description: 'changed' });
+      },
+    },
     'DELETE /api/v1/webhook-endpoints/:id': {
       action: 'webhook_endpoint.delete',
       prepare: async () => {
@@ -364,6 +382,7 @@ describe('the audit log', () => {
       expect(entry.changes).toEqual(row.action === 'payment.create' || row.action === 'refund.create' ? expect.any(Object) : null);
     }
     if (row.action === 'organization.update') expect(Object.keys(entry.changes ?? {})).toEqual(['description']);
+    if (row.action === 'webhook_endpoint.update') expect(entry.changes).toEqual({ description: { from: null, to: 'changed' } });
   });
 
   it("names the API key that wrote: actor apiKeyId and sub apikey:<id>, and a rotation's change to the old key's expiry", async () => {

@@ -32,6 +32,8 @@ interface Setup {
   endpoints: Record<Surface, string>;
   /** Endpoints whose secret is rotated again and again (the ones above are deleted). */
   rotated: Record<Surface, string>;
+  /** An endpoint per surface that is changed again and again (the other one is deleted). */
+  changedEndpoints: Record<Surface, string>;
   /** API keys per surface: one rotated again and again, one revoked. */
   keys: Record<Surface, { rotate: string; revoke: string }>;
 }
@@ -66,6 +68,7 @@ const SAMPLES: Record<string, (setup: Setup, surface: Surface) => Sample> = {
   createWebhookEndpoint: (setup) => ({ body: { organizationId: setup.hooksOrganizationId, url: 'http://127.0.0.1:9/hooks' } }),
   deleteWebhookEndpoint: (setup, surface) => ({ record: { id: setup.endpoints[surface] } }),
   rotateWebhookEndpointSecret: (setup, surface) => ({ record: { id: setup.rotated[surface] }, body: { graceSeconds: 60 } }),
+  updateWebhookEndpoint: (setup, surface) => ({ record: { id: setup.changedEndpoints[surface] }, body: { description: 'budget' } }),
   createApiKey: () => ({ body: { name: 'budget', scopes: ['policies:read'] } }),
   // A rotation leaves the old key working for its grace: the same key rotates again.
   rotateApiKey: (setup, surface) => ({ record: { id: setup.keys[surface].rotate }, body: { graceSeconds: 60 } }),
@@ -129,6 +132,7 @@ describe('every write spends the budget it declares, on /graphql and on its REST
       policies: { graphql: await policies(), rest: await policies() },
       endpoints: { graphql: await endpoint(), rest: await endpoint() },
       rotated: { graphql: await endpoint(), rest: await endpoint() },
+      changedEndpoints: { graphql: await endpoint(), rest: await endpoint() },
       keys: { graphql: await keys(), rest: await keys() },
     };
   });

@@ -34,6 +34,7 @@ const OUTCOMES: Outcome[] = [
   { status: 199, elapsedMs: 10 },
   { status: 301, elapsedMs: 10 },
   { status: 404, elapsedMs: 10 },
+  { status: 410, elapsedMs: 10 },
   { status: 500, elapsedMs: 10 },
   { status: 503, elapsedMs: 7_000 },
   { error: 'no answer within 10 s', elapsedMs: 10_000 },
@@ -55,8 +56,10 @@ const JITTERS = [0, 0.25, 0.5, 0.999999];
 /** The contract's words as a model: the result, the bounds of the delay, whether the endpoint is disabled. */
 function model(attempt: number, outcome: Outcome, endpoint: EndpointAfter | undefined) {
   const twoHundreds = outcome.status !== undefined && outcome.status >= 200 && outcome.status <= 299;
+  // Section 22: "An answer `410 Gone` disables the endpoint at once", with or without the endpoint's state.
+  const gone = outcome.status === 410;
   // "an endpoint that keeps failing is ... disabled after the retry window": a failure only.
-  const disabled = endpoint !== undefined && !twoHundreds && endpoint.failingPastWindow;
+  const disabled = gone || (endpoint !== undefined && !twoHundreds && endpoint.failingPastWindow);
   const outOfAttempts = attempt >= settings.maxAttempts;
   const result = twoHundreds ? 'delivered' : outOfAttempts || disabled ? 'failed' : 'retrying';
   // "exponential backoff and jitter": between half and all of base × 2^(attempt − 1).
@@ -128,6 +131,23 @@ describe('a delivery after an attempt', () => {
       result: 'delivered',
       delaySeconds: 90,
     });
+  });
+
+  it('disables the endpoint at its first 410 Gone, whatever its state and the attempt: the delivery failed, no retry', () => {
+    for (const endpoint of ENDPOINTS) {
+      for (const attempt of [1, 5, settings.maxAttempts]) {
+        const next = nextDeliveryState(attempt, { status: 410, elapsedMs: 10 }, endpoint, 0.5, settings);
+        expect(next, JSON.stringify({ endpoint, attempt })).toMatchObject({ result: 'failed', disabledReason: '410 Gone' });
+        expect(next.nextAttempt).toBeUndefined();
+      }
+    }
+    // Any other 4xx is retried as before; a 410 is a failure for the endpoint's health too.
+    expect(nextDeliveryState(1, { status: 404 }, { waitSeconds: 0, failingPastWindow: false }, 0.5, settings)).toMatchObject({
+      result: 'retrying',
+      nextAttempt: 2,
+    });
+    expect(nextDeliveryState(1, { status: 404 }, undefined, 0.5, settings).disabledReason).toBeUndefined();
+    expect(attemptHealth({ status: 410, elapsedMs: 10 })).toBe('failed');
   });
 
   it('backs an endpoint off for a failure or a slow success, not a fast one', () => {

@@ -285,6 +285,19 @@ export type UpdateOrganizationInput = {
   website: string | null | undefined;
 };
 
+export type UpdateWebhookEndpointInput = {
+  /** null removes it */
+  description: string | null | undefined;
+  /** false: disabled ("disabled by request"), it gets no deliveries and its pending ones fail; true: active again, its back-off cleared. Cannot be null */
+  enabled: boolean | null | undefined;
+  /** Event types to receive (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, policy.payment_recorded, policy.refund_recorded, policy.past_due, quote.created); null: every type, as when created without */
+  events: Array<string> | null | undefined;
+  /** At most this many deliveries a second, 1 to 1000 (stored and shown; not yet enforced); null: no limit of its own */
+  rateLimitPerSecond: number | null | undefined;
+  /** Where events are POSTed, under the create’s rules (in production https and not a private address); cannot be null */
+  url: string | null | undefined;
+};
+
 /** Why an attempt got no answer, or its answer broke off (contract section 22) */
 export type WebhookAttemptError =
   /** No connection could be opened: refused, or the host or network unreachable */
@@ -455,14 +468,14 @@ export type CreateWebhookEndpointMutationVariables = Exact<{
 }>;
 
 
-export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, secret: string } };
+export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null, secret: string } };
 
 export type WebhookEndpointQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type WebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null } | null };
+export type WebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null } | null };
 
 export type WebhookEndpointsQueryVariables = Exact<{
   organizationId: string | number | null | undefined;
@@ -471,7 +484,7 @@ export type WebhookEndpointsQueryVariables = Exact<{
 }>;
 
 
-export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type WebhookEndpointsQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type RotateWebhookEndpointSecretMutationVariables = Exact<{
   id: string | number;
@@ -489,6 +502,14 @@ export type WebhookEndpointAttemptsQueryVariables = Exact<{
 
 
 export type WebhookEndpointAttemptsQuery = { webhookEndpoint: { attempts: { edges: Array<{ node: { id: string, eventId: string, deliveryId: string, attempt: number, startedAt: string, durationMs: number, responseStatus: number | null, error: WebhookAttemptError | null, responseBody: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null };
+
+export type UpdateWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateWebhookEndpointInput;
+}>;
+
+
+export type UpdateWebhookEndpointMutation = { updateWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null } };
 
 export type DeleteWebhookEndpointMutationVariables = Exact<{
   id: string | number;
