@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Events carry `actor` (the `sub` of the caller whose request made them) and `apiVersion`
@@ -18,16 +19,6 @@ import { useTestService } from '../support/test-service.js';
 const day = (offset: number) => new Date(Date.now() + offset * 864e5).toISOString().slice(0, 10);
 /** The top-level fields of an event, in the order REST answers them and webhooks carry them. */
 const EVENT_KEYS = ['id', 'type', 'apiVersion', 'createdAt', 'organizationId', 'actor', 'data'];
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('event actor and apiVersion', () => {
   const service = useTestService({ RATE_LIMIT_GRAPHQL_COST_PER_MINUTE: '0' });
@@ -152,7 +143,7 @@ describe('event actor and apiVersion', () => {
   });
 
   it('in webhook payloads: every event type carries actor and apiVersion at the top level, verified with standardwebhooks', async () => {
-    await until(() => (received.length >= 8 ? true : undefined), 'eight deliveries');
+    await eventually(() => (received.length >= 8 ? true : undefined), 'eight deliveries');
     const verifier = new Webhook(secret);
     const payloads = received.map(({ headers, body }) => verifier.verify(body, headers) as Record<string, any>);
     expect(payloads.map((payload) => payload.type).sort()).toEqual(Object.keys(expected).sort());
@@ -163,14 +154,14 @@ describe('event actor and apiVersion', () => {
   });
 
   it("lists each event with its deliveries' latest state (only endpoints the caller may read), read in one statement per page", async () => {
-    await until(() => (received.length >= 8 ? true : undefined), 'eight deliveries');
+    await eventually(() => (received.length >= 8 ? true : undefined), 'eight deliveries');
     const [endpoint] = await service.sql<{ id: string }>('select id from webhook_endpoint');
     const statements: string[] = [];
     const listen = ({ text }: { text: string }) => void statements.push(text);
     let stop = service.database.onStatement(listen);
     let listed;
     try {
-      listed = await until(async () => {
+      listed = await eventually(async () => {
         const page = await request(service.url, 'GET', `/api/v1/events?organizationId=${rootId}&limit=100`, { token: tokens.alice });
         const delivered = page.body.data.filter(
           (event: { deliveries: Array<{ status: string }> }) => event.deliveries[0]?.status === 'delivered',

@@ -6,6 +6,7 @@ import { ATTEMPT_ERRORS } from '../../src/webhooks/attempt-log.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { expectProblem, graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The attempt log of a webhook endpoint (contract section 22) against real receivers started
@@ -29,16 +30,6 @@ interface Attempt {
 const LONG_ANSWER = Array.from({ length: 1024 }, (_, index) => `${String(index).padStart(4, '0')}-err;`)
   .join('')
   .slice(0, 10 * 1024);
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 const ATTEMPTS_QUERY = `query ($id: ID!, $first: Int!, $after: String) {
   webhookEndpoint(id: $id) {
@@ -95,7 +86,7 @@ describe('the attempt log of a webhook endpoint', () => {
 
   /** Waits until each of the endpoint's deliveries has made its two attempts (or `count` attempts are logged). */
   const attemptsMade = (endpointId: string, count: number) =>
-    until(
+    eventually(
       async () => {
         const rows = await loggedAttempts(endpointId);
         return rows.length >= count ? rows : undefined;

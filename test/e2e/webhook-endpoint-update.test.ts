@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
 import { useTestService } from '../support/test-service.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Changing a webhook endpoint (contract section 22) on a real service, PostgreSQL and HTTP
@@ -25,16 +26,6 @@ async function receiver(statuses: number[] = [], otherwise = 200): Promise<{ url
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, server };
-}
-
-async function until<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 const ENDPOINT_FIELDS = 'id url organizationId events description createdAt status disabledReason disabledAt rateLimitPerSecond';
@@ -277,7 +268,7 @@ describe('changing a webhook endpoint', () => {
     const tree = await createOrganization('Switched Tree');
     const endpoint = await createEndpoint({ url: hooks.url, organizationId: tree, events: ['policy.created'] });
     const failedFirst = await eventOf(await createPolicy(tree));
-    await until(async () => (await deliveriesOf(endpoint.id))[0]?.attempts === 1, 'the failed first attempt');
+    await eventually(async () => (await deliveriesOf(endpoint.id))[0]?.attempts === 1, 'the failed first attempt');
     expect(hooks.received).toEqual([failedFirst]);
     expect((await healthOf(endpoint.id)).retry_at).not.toBeNull();
 
@@ -304,7 +295,7 @@ describe('changing a webhook endpoint', () => {
 
     // A new event is delivered within seconds, not after the back-off; the one made meanwhile never is.
     const after = await eventOf(await createPolicy(tree));
-    await until(() => hooks.received.includes(after), 'the new event', 15_000);
+    await eventually(() => hooks.received.includes(after), 'the new event', 15_000);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(hooks.received).toEqual([failedFirst, after]);
     const deliveries = await deliveriesOf(endpoint.id);
@@ -341,7 +332,7 @@ describe('changing a webhook endpoint', () => {
     const tree = await createOrganization('Gone Tree');
     const endpoint = await createEndpoint({ url: gone.url, organizationId: tree, events: ['policy.created'] });
     const first = await eventOf(await createPolicy(tree));
-    const disabled = await until(async () => {
+    const disabled = await eventually(async () => {
       const body = await read(endpoint.id);
       return body.status === 'disabled' ? body : undefined;
     }, 'the endpoint disabled');

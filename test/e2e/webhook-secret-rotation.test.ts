@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, graphql, request } from '../support/http.js';
 import { createRootOrganization, useTestService } from '../support/test-service.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Contract section 22: an endpoint's secret rotated with a grace. A real receiver verifying with
@@ -13,16 +14,6 @@ import { createRootOrganization, useTestService } from '../support/test-service.
 interface Received {
   headers: IncomingHttpHeaders;
   body: string;
-}
-
-async function until<T>(probe: () => T | undefined, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Whether `secret` verifies the delivery, as a receiver's code would check it. */
@@ -73,7 +64,7 @@ describe('webhook secret rotation (contract section 22)', () => {
       headers: { 'content-type': 'application/merge-patch+json' },
     });
     expect(changed.status, changed.text).toBe(200);
-    return until(() => received.find((delivery) => delivery.body.includes(description)), `the delivery of "${description}"`);
+    return eventually(() => received.find((delivery) => delivery.body.includes(description)), `the delivery of "${description}"`);
   };
 
   it('signs with both secrets during the grace, then with the new one alone', async () => {
