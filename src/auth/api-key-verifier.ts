@@ -60,9 +60,10 @@ export function createApiKeyVerifier(db: SqlClient, hashes: ApiKeyHashes, settin
     if (cached && now - cached.readAt < settings.cacheMilliseconds) return cached.record;
     if (cache.size >= MAX_CACHED) cache.clear();
     const record = db.query<KeyRecord>(KEY_LOOKUP, [`{${candidates.join(',')}}`]).then(([row]) => row ?? null);
-    cache.set(hash, { readAt: now, record });
-    // A failed read is not kept: the next request reads again.
-    record.catch(() => cache.delete(hash));
+    const entry = { readAt: now, record };
+    cache.set(hash, entry);
+    // A failed read is not kept (the next request reads again), unless a later read has replaced it.
+    record.catch(() => cache.get(hash) === entry && cache.delete(hash));
     return record;
   };
 

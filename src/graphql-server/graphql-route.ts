@@ -10,6 +10,7 @@ import type { OperationCore } from '../operations/operation-core.js';
 import type { OperationOutcome } from '../observability/metrics.js';
 import type { RequestClient } from '../graphql/context.js';
 import type { TrustedDocuments } from './trusted-documents.js';
+import { requestClient } from '../http/request-client.js';
 
 /** What `/graphql` runs an operation with, whatever the host. */
 export interface GraphqlCallSettings extends GraphqlSettings {
@@ -91,7 +92,7 @@ export function graphqlRoute(core: OperationCore, options: GraphqlRouteOptions):
     const { requestId, startedAt, authentication, holdSlot } = res.locals;
     return answerGraphqlCall(core, options, {
       requestId,
-      client: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+      client: requestClient(req),
       startedAt,
       authentication,
       holdSlot,

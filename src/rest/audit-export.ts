@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import { auditExport, auditFilters } from '../audit/audit.reads.js';
 import { assertScope } from '../auth/scope-gate.js';
 import type { Gateway } from '../database/database.js';
-import { badUserInput } from '../errors/errors.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
 import { requireAuthentication } from '../http/authentication-gate.js';
 import { sendError } from '../http/write-answer.js';
+import { singleParameter } from './routes.js';
 import { organizationNotFound, targetOrganizationId } from '../organizations/organization.reads.js';
 
 /**
@@ -33,13 +33,7 @@ export function auditExportRoute(db: Gateway, logger: Logger): RequestHandler[] 
     if (!principal) return;
     // The scope the audit log's other routes declare on their fields (auth/scope-gate.ts), checked here as REST checks a route's.
     assertScope(principal, EXPORT_SCOPE);
-    const query = req.query as Record<string, unknown>;
-    const single = (name: string): string | null => {
-      const value = query[name];
-      if (value === undefined) return null;
-      if (typeof value === 'string') return value;
-      throw badUserInput([{ path: name, message: 'must be given once, as text' }]);
-    };
+    const single = (name: string): string | null => singleParameter(req.query, name) ?? null;
     const range = auditFilters({ since: single('since'), until: single('until') });
     const batches = await auditExport(db, principal, targetOrganizationId(single('organizationId'), principal), range);
     if (!batches) throw organizationNotFound();

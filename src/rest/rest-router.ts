@@ -8,6 +8,7 @@ import type { RateLimits } from '../limits/rate-limits.js';
 import type { OperationCore } from '../operations/operation-core.js';
 import { answerRoute, hasBody, prepareRoute, type RestCall } from './rest-operation.js';
 import { REST_ROUTES } from './routes.js';
+import { requestClient } from '../http/request-client.js';
 
 /** The media types a body is parsed as: JSON, and for a change also a JSON merge patch (RFC 7396). */
 export const REST_BODY_TYPES = ['application/json', 'application/merge-patch+json'];
@@ -57,7 +58,7 @@ function restCall(req: Request, res: Response): RestCall {
   const { authentication, requestId, startedAt, holdSlot } = res.locals;
   return {
     requestId,
-    client: { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+    client: requestClient(req),
     startedAt,
     authentication,
     holdSlot,

@@ -527,7 +527,8 @@ function listParameter(query: RestRequest['query'], name: string): string[] | nu
 }
 
 /** A query parameter given once (repeated or nested parameters are refused with 400). */
-function singleParameter(query: RestRequest['query'], name: string): string | undefined {
+/** A query parameter given at most once, as text (a repeated one is 400): the routes' and the audit export's. */
+export function singleParameter(query: RestRequest['query'], name: string): string | undefined {
   const value = query[name];
   if (value === undefined || typeof value === 'string') return value;
   throw badUserInput([{ path: name, message: 'must be given once, as text' }]);
