@@ -1,3 +1,4 @@
+import { isRfc3339DateTime, RFC3339_MESSAGE } from '../values/date-time.js';
 import type { Gateway, SqlClient } from '../database/database.js';
 import { accessPredicate } from '../auth/access-rule.js';
 import type { Principal } from '../auth/principal.js';
@@ -21,8 +22,6 @@ export interface AuditFilters {
   until: string | null;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
-
 /** The filters, checked: known actions, RFC 3339 times, an actor's sub of 1 to 256 characters (400 otherwise, every problem at once). */
 export function auditFilters(given: {
   actions?: string[] | null;
@@ -35,8 +34,8 @@ export function auditFilters(given: {
   if (unknown.length > 0) errors.push({ path: 'actions', message: `must be among ${AUDIT_ACTIONS.join(', ')}` });
   for (const name of ['since', 'until'] as const) {
     const value = given[name];
-    if (value != null && (!RFC3339.test(value) || Number.isNaN(Date.parse(value)))) {
-      errors.push({ path: name, message: 'must be an RFC 3339 date-time, e.g. 2026-12-04T10:00:00Z' });
+    if (value != null && !isRfc3339DateTime(value)) {
+      errors.push({ path: name, message: RFC3339_MESSAGE });
     }
   }
   if (given.actorSub != null && (given.actorSub.length === 0 || given.actorSub.length > 256)) {

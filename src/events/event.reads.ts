@@ -136,6 +136,17 @@ function typeArray(types: string[] | null): string | null {
 }
 
 /**
+ * A delivery as reads serve it (over the row alias `d`): on its event (`Event.deliveries`), and as
+ * a redelivery's answer (contract section 22). `nextAttemptAt` only while it is pending.
+ */
+export const DELIVERY_SELECT = `d.id, d.event_id as "eventId", d.endpoint_id as "endpointId", d.status, d.attempts,
+  d.last_status as "lastStatus", d.last_error as "lastError", ${rfc3339('d.last_attempt_at')} as "lastAttemptAt",
+  case when d.status = 'pending' then ${rfc3339('d.next_attempt_at')} end as "nextAttemptAt",
+  ${rfc3339('d.delivered_at')} as "deliveredAt"`;
+
+export type DeliveryRead = WebhookDelivery;
+
+/**
  * At most this many deliveries are shown on an event (the default endpoint quota per tree, so
  * all of them unless the quota was raised): `Event.deliveries` is charged as this many.
  */
@@ -147,18 +158,13 @@ export const MAX_EVENT_DELIVERIES = 25;
  * error, are not a child's to see), the first MAX_EVENT_DELIVERIES of each event. `access` is the
  * access predicate over the alias `o`.
  */
-export const DELIVERIES_BY_EVENT = (access: string) => `select "endpointId", status, attempts, "lastStatus", "lastError",
+export const DELIVERIES_BY_EVENT = (access: string) => `select id, "eventId", "endpointId", status, attempts, "lastStatus", "lastError",
   "lastAttemptAt", "nextAttemptAt", "deliveredAt", parent from (
-    select d.endpoint_id as "endpointId", d.status, d.attempts, d.last_status as "lastStatus",
-      d.last_error as "lastError", ${rfc3339('d.last_attempt_at')} as "lastAttemptAt",
-      case when d.status = 'pending' then ${rfc3339('d.next_attempt_at')} end as "nextAttemptAt",
-      ${rfc3339('d.delivered_at')} as "deliveredAt", d.event_id as parent, d.created_at,
+    select ${DELIVERY_SELECT}, d.event_id as parent, d.created_at,
       row_number() over (partition by d.event_id order by d.created_at, d.endpoint_id) as rank
     from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join organization o on o.id = w.organization_id
     where d.event_id = any(?::uuid[]) and ${access}
   ) shown where rank <= ${MAX_EVENT_DELIVERIES} order by parent, created_at, "endpointId"`;
-
-export type DeliveryRead = WebhookDelivery;
 
 /** An event's deliveries, batched (`ctx.load(deliveriesOf, eventId)`): events are only reached through the access rule. */
 export const deliveriesOf = rowsByParent<DeliveryRead>(DELIVERIES_BY_EVENT);

@@ -14,11 +14,11 @@ import { organizationNotFound, type OrganizationRead } from '../organizations/or
 import {
   accessibleEventsPage,
   deliveriesOf,
+  type DeliveryRead,
   eventNotFound,
   findAccessibleEvent,
   MAX_EVENT_DELIVERIES,
   subtreeEventsPage,
-  type DeliveryRead,
   type EventRead,
 } from './event.reads.js';
 import { Event, WebhookDelivery } from './event.type.js';

@@ -5,6 +5,14 @@ import { EVENT_TYPES } from '../outbox/record-event.js';
 /** One endpoint's delivery of an event (spec section 11): its state, readable on the event. */
 @ObjectType('WebhookDelivery', { simpleResolvers: true })
 export class WebhookDelivery {
+  @Field(() => ID, {
+    description: 'The delivery: its attempts name it (`deliveryId`); an event has one per endpoint, and one more per redelivery',
+  })
+  id!: string;
+
+  @Field(() => ID)
+  eventId!: string;
+
   @Field(() => ID)
   endpointId!: string;
 

@@ -9,6 +9,7 @@ import { CreatePolicyResolver } from '../quotes/create-policy.resolver.js';
 import { EventResolver, OrganizationEventsResolver } from '../events/event.resolver.js';
 import { ApiKeyResolver, OrganizationApiKeysResolver } from '../api-keys/api-key.resolver.js';
 import { WebhookEndpointResolver } from '../webhooks/webhook-endpoint.resolver.js';
+import { RequestedDeliveryResolver } from '../webhooks/requested-delivery.resolver.js';
 import { AuditLogResolver, OrganizationAuditLogResolver } from '../audit/audit.resolver.js';
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
@@ -39,6 +40,7 @@ export async function buildServiceSchema(options: { auditReads?: boolean } = {})
       EventResolver,
       OrganizationEventsResolver,
       WebhookEndpointResolver,
+      RequestedDeliveryResolver,
       ApiKeyResolver,
       OrganizationApiKeysResolver,
       AuditLogResolver,

@@ -21,7 +21,9 @@ export type CreatedRecord =
   | { type: 'organization'; id: string }
   | { type: 'webhookEndpoint'; id: string }
   | { type: 'quote'; id: string }
-  | { type: 'apiKey'; id: string };
+  | { type: 'apiKey'; id: string }
+  | { type: 'webhookDelivery'; id: string }
+  | { type: 'webhookRecovery'; id: string; queued: number };
 
 /** Handed to a create through its request context while the request holds a key. */
 export interface IdempotencyRecorder {

@@ -10,6 +10,7 @@ import {
 } from 'class-validator';
 import { Extensions } from 'type-graphql';
 import { addMonthsClamped, compareDates, isCalendarDate, todayUtc } from '../values/calendar-date.js';
+import { isRfc3339DateTime, RFC3339_MESSAGE } from '../values/date-time.js';
 import { jsonProblem, type JsonBounds } from './input-shape.js';
 
 /**
@@ -196,6 +197,21 @@ export const CalendarDate = (options: { required: boolean }) => {
 /** Not later than today in UTC; only judged once the value is a valid date. */
 export const NotInFuture = () =>
   optional(rule('notInFuture', 'must not be in the future', (value) => !isCalendarDate(value) || compareDates(value, todayUtc()) <= 0));
+
+/**
+ * A required RFC 3339 date-time from `maxDaysAgo` days ago up to now (a webhook recovery's
+ * `since`, contract section 22). Judged against this process's clock, with a minute's slack for
+ * a client's clock a little ahead.
+ */
+export const RecentDateTime = (maxDaysAgo: number) =>
+  compose(
+    rule('dateTime', RFC3339_MESSAGE, (value) => isRfc3339DateTime(value)),
+    rule('recent', `must be at most ${maxDaysAgo} days ago, and not in the future`, (value) => {
+      if (!isRfc3339DateTime(value)) return true;
+      const at = Date.parse(value);
+      return at >= Date.now() - maxDaysAgo * 86_400_000 && at <= Date.now() + 60_000;
+    }),
+  );
 
 const siblingDate = (args: ValidationArguments, field: string): string | undefined => {
   const other = (args.object as Record<string, unknown>)[field];

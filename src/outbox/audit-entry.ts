@@ -33,6 +33,9 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.update',
   'webhook_endpoint.delete',
   'webhook_endpoint.rotate_secret',
+  'webhook_endpoint.test',
+  'webhook_endpoint.recover',
+  'event.redeliver',
   'policy.read',
   'organization.read',
 ] as const;
@@ -53,7 +56,7 @@ export interface AuditActor {
 }
 
 export interface AuditTarget {
-  type: 'organization' | 'policy' | 'quote' | 'payment' | 'refund' | 'webhook_endpoint' | 'api_key' | 'transaction';
+  type: 'organization' | 'policy' | 'quote' | 'payment' | 'refund' | 'webhook_endpoint' | 'api_key' | 'transaction' | 'event';
   id: string;
 }
 

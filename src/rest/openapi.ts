@@ -1002,6 +1002,82 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             },
           },
         },
+        '/api/v1/webhook-endpoints/{id}/test': {
+          post: {
+            operationId: 'sendTestWebhook',
+            summary: 'Send a `webhook.test` event to this endpoint only',
+            description:
+              'The event (`data.object`: `{ "endpointId" }`) is kept out of event lists and goes to no other endpoint; `GET /api/v1/events/{eventId}` ' +
+              'reads it with its delivery, and the endpoint’s attempts show each POST. Its first attempt is made at once, even while the ' +
+              'endpoint is backed off after failures: a success ends the back-off. A disabled endpoint is 409: enable it first.',
+            tags: ['Webhooks'],
+            parameters: [idParameter, idempotencyKey],
+            requestBody: { required: true, content: json({ ...ref('SendTestWebhookRequest'), example: {} }) },
+            responses: {
+              200: {
+                description: 'Sent: the event and its delivery',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('SentTestWebhook')),
+              },
+              ...POST_ERRORS,
+              404: problem('No such endpoint, or the caller may not access it'),
+              409: problem('The endpoint is disabled (`INVALID_STATE`), or a request with the same Idempotency-Key is still running'),
+            },
+          },
+        },
+        '/api/v1/events/{id}/redeliveries': {
+          post: {
+            operationId: 'redeliverEvent',
+            summary: 'Deliver an event once more to one endpoint',
+            description:
+              'A new delivery of the event to `endpointId`, with attempts of its own (the first at once, even while the endpoint is backed ' +
+              'off). The endpoint must be one of the caller’s that receives the event: registered on its organization or above it, its ' +
+              '`events` admitting the type (a test event: only the endpoint it was sent to); else 400 on `endpointId`.',
+            tags: ['Webhooks'],
+            parameters: [idParameter, idempotencyKey],
+            requestBody: {
+              required: true,
+              content: json({ ...ref('RedeliverEventRequest'), example: { endpointId: '0b8e6f8e-2d55-4f4b-9a55-4c0d7c1c2f10' } }),
+            },
+            responses: {
+              200: {
+                description: 'Queued: the new delivery',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('WebhookDelivery')),
+              },
+              ...POST_ERRORS,
+              404: problem('No such event, or the caller may not access it'),
+              409: problem('The endpoint is disabled (`INVALID_STATE`), or a request with the same Idempotency-Key is still running'),
+            },
+          },
+        },
+        '/api/v1/webhook-endpoints/{id}/recovery': {
+          post: {
+            operationId: 'recoverWebhookEndpoint',
+            summary: 'Deliver again every event since a time that the endpoint should have received and did not',
+            description:
+              'Every event of the endpoint’s subtree since `since` (at most 30 days ago), made after the endpoint was registered and of ' +
+              'a type it receives, whose delivery to it failed or was skipped while it was disabled, is queued again, once each: an event ' +
+              'with a pending or delivered delivery is not. Two recoveries at once queue each event once between them. The deliveries ' +
+              'wait with the endpoint’s back-off and its rate limit. A disabled endpoint is 409: enable it first.',
+            tags: ['Webhooks'],
+            parameters: [idParameter, idempotencyKey],
+            requestBody: {
+              required: true,
+              content: json({ ...ref('RecoverWebhookEndpointRequest'), example: { since: '2026-11-27T09:00:00Z' } }),
+            },
+            responses: {
+              200: {
+                description: 'Queued: how many events',
+                headers: { ...requestIdHeader, ...replayedHeader, ...rateLimitHeaders },
+                content: json(ref('WebhookRecovery')),
+              },
+              ...POST_ERRORS,
+              404: problem('No such endpoint, or the caller may not access it'),
+              409: problem('The endpoint is disabled (`INVALID_STATE`), or a request with the same Idempotency-Key is still running'),
+            },
+          },
+        },
         '/api/v1/api-keys': {
           get: {
             operationId: 'listApiKeys',
@@ -1330,6 +1406,17 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'node',
           ]),
           WebhookAttemptList: listSchema('WebhookAttempt'),
+          SendTestWebhookRequest: { type: 'object', additionalProperties: false, properties: {}, description: 'Send `{}`' },
+          SentTestWebhook: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints/:id/test'), OVERLAYS),
+          RedeliverEventRequest: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['endpointId'],
+            properties: { endpointId: { type: 'string', format: 'uuid', description: 'An endpoint that receives the event' } },
+          },
+          WebhookDelivery: responseSchema(schema, documentOf('POST', '/api/v1/events/:id/redeliveries'), OVERLAYS),
+          RecoverWebhookEndpointRequest: requestSchema(schema, 'RecoverWebhookEndpointInput', OVERLAYS, 'closed'),
+          WebhookRecovery: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints/:id/recovery'), OVERLAYS),
           CreateApiKeyRequest: requestSchema(schema, 'CreateApiKeyInput', OVERLAYS, 'closed'),
           RotateApiKeyRequest: {
             ...requestSchema(schema, 'RotateApiKeyInput', OVERLAYS, 'closed'),

@@ -184,7 +184,7 @@ export const EVENTS = /* GraphQL */ `
       edges {
         node {
           id type apiVersion createdAt organizationId actor { sub apiKeyId } data
-          deliveries { endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
+          deliveries { id eventId endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
         }
       }
       pageInfo { hasNextPage endCursor }
@@ -196,7 +196,7 @@ export const EVENT = /* GraphQL */ `
   query Event($id: ID!) {
     event(id: $id) {
       id type apiVersion createdAt organizationId actor { sub apiKeyId } data
-      deliveries { endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
+      deliveries { id eventId endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt }
     }
   }
 `;
@@ -249,6 +249,27 @@ export const UPDATE_WEBHOOK_ENDPOINT = /* GraphQL */ `
     updateWebhookEndpoint(id: $id, input: $input) {
       id url organizationId events description createdAt status disabledReason disabledAt rateLimitPerSecond
     }
+  }
+`;
+
+/** Contract section 22: what a caller asks delivered. A redelivery answers the new delivery as an event's deliveries read. */
+export const SEND_TEST_WEBHOOK = /* GraphQL */ `
+  mutation SendTestWebhook($id: ID!) {
+    sendTestWebhook(id: $id) { eventId deliveryId }
+  }
+`;
+
+export const REDELIVER_EVENT = /* GraphQL */ `
+  mutation RedeliverEvent($id: ID!, $endpointId: ID!) {
+    redeliverEvent(id: $id, endpointId: $endpointId) {
+      id eventId endpointId status attempts lastStatus lastError lastAttemptAt nextAttemptAt deliveredAt
+    }
+  }
+`;
+
+export const RECOVER_WEBHOOK_ENDPOINT = /* GraphQL */ `
+  mutation RecoverWebhookEndpoint($id: ID!, $input: RecoverWebhookEndpointInput!) {
+    recoverWebhookEndpoint(id: $id, input: $input) { queued }
   }
 `;
 

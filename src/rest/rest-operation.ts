@@ -1,4 +1,4 @@
-import { execute, getNamedType, isInputObjectType, Kind, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { execute, getNamedType, GraphQLInputObjectType, isInputObjectType, Kind, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import type { RequestAuthentication } from '../auth/authenticate.js';
 import { documentScopes, scopeRefusal } from '../auth/scope-gate.js';
 import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
@@ -44,9 +44,29 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
   const prepared = prepareDocument(schema, route.document, `The REST document for ${route.method} ${route.path}`);
   const write = routeWrite(schema, prepared);
   if (!hasBody(route)) return { ...route, ...prepared, ...write };
-  const bodyType = variableTypes(schema, prepared.operation).find((variable) => variable.name === route.bodyVariable)?.type;
-  if (!bodyType) throw new Error(`REST document for ${route.method} ${route.path} declares no $${route.bodyVariable}`);
-  return { ...route, ...prepared, ...write, bodyType };
+  return { ...route, ...prepared, ...write, bodyType: bodyTypeOf(schema, route, prepared) };
+}
+
+/**
+ * The input type a route's body is read as: its body variable's, or, for a route whose body's
+ * fields are variables, an input object of those variables' types (named after the operation;
+ * never part of the schema), so that unknown fields, coercion and OpenAPI read it alike.
+ */
+function bodyTypeOf(schema: GraphQLSchema, route: PostRoute<unknown>, prepared: PreparedDocument): GraphQLInputType {
+  const where = `REST document for ${route.method} ${route.path}`;
+  const types = new Map(variableTypes(schema, prepared.operation).map((variable) => [variable.name, variable.type]));
+  if ((route.bodyVariable === undefined) === (route.bodyFields === undefined)) throw new Error(`${where}: give bodyVariable or bodyFields`);
+  if (route.bodyVariable !== undefined) {
+    const type = types.get(route.bodyVariable);
+    if (!type) throw new Error(`${where} declares no $${route.bodyVariable}`);
+    return type;
+  }
+  const fields = route.bodyFields!.map((name) => {
+    const type = types.get(name);
+    if (!type) throw new Error(`${where} declares no $${name}`);
+    return [name, { type }] as const;
+  });
+  return new GraphQLInputObjectType({ name: `${prepared.operation.name?.value ?? 'Rest'}Body`, fields: Object.fromEntries(fields) });
 }
 
 function routeWrite(schema: GraphQLSchema, { operation, parsed }: PreparedDocument): RouteWrite {
@@ -220,7 +240,9 @@ function variablesOf(route: PreparedRoute, request: RestRequest, context: Authen
   return {
     ...route.pathVariables?.(request.params),
     ...route.headerVariables?.(request),
-    [route.bodyVariable]: inputFromBody(body, route.bodyType),
+    ...(route.bodyVariable === undefined
+      ? (inputFromBody(body, route.bodyType) as Record<string, unknown>)
+      : { [route.bodyVariable]: inputFromBody(body, route.bodyType) }),
   };
 }
 

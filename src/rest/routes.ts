@@ -9,6 +9,7 @@ import type { AuthenticatedContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { findAccessibleEndpoint } from '../webhooks/webhook-endpoint.reads.js';
+import { findAccessibleDelivery } from '../webhooks/webhook-delivery.reads.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
 import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import { keyShownOnce } from '../api-keys/api-key.writes.js';
@@ -30,6 +31,9 @@ import type {
   UpdateWebhookEndpointMutation,
   DeleteWebhookEndpointMutation,
   RotateWebhookEndpointSecretMutation,
+  SendTestWebhookMutation,
+  RedeliverEventMutation,
+  RecoverWebhookEndpointMutation,
   EventQuery,
   EventsQuery,
   OrganizationQuery,
@@ -64,6 +68,9 @@ import {
   CREATE_WEBHOOK_ENDPOINT,
   DELETE_WEBHOOK_ENDPOINT,
   ROTATE_WEBHOOK_SECRET,
+  SEND_TEST_WEBHOOK,
+  REDELIVER_EVENT,
+  RECOVER_WEBHOOK_ENDPOINT,
   EVENT,
   EVENTS,
   ORGANIZATION,
@@ -117,10 +124,16 @@ export interface GetRoute<Data = never> extends RouteOf<Data> {
   variables: (request: Pick<RestRequest, 'params' | 'query'>, principal: Principal) => Record<string, unknown>;
 }
 
-/** A create (POST) or a change (PATCH): the JSON body becomes this variable (mapped onto its input type). */
+/**
+ * A create (POST) or a change (PATCH): the JSON body becomes the variable `bodyVariable` (mapped
+ * onto its input type), or, where the mutation takes its values as arguments rather than one
+ * input (`redeliverEvent(id, endpointId)`), the body's fields are the variables `bodyFields`
+ * (none: the body is `{}`). Exactly one of the two.
+ */
 export interface PostRoute<Data = never> extends RouteOf<Data> {
   method: 'POST' | 'PATCH';
-  bodyVariable: string;
+  bodyVariable?: string;
+  bodyFields?: readonly string[];
   /**
    * The answer of a create that already happened, when reading it back through the schema
    * cannot give it (a webhook endpoint's secret is never readable): the REST body, or null.
@@ -414,6 +427,37 @@ export const REST_ROUTES: RestRoute[] = [
       return endpoint && { secret: endpoint.secret };
     },
     response: (data) => data.rotateWebhookEndpointSecret,
+  }),
+  // Contract section 22: deliveries a caller asks for. A keyed retry of one that happened reads back the delivery it made.
+  post<SendTestWebhookMutation>({
+    path: '/api/v1/webhook-endpoints/:id/test',
+    document: SEND_TEST_WEBHOOK,
+    bodyFields: [],
+    closedBody: true,
+    pathVariables: (params) => ({ id: params.id }),
+    rebuild: async ({ db, principal }, created) => {
+      const delivery = await findAccessibleDelivery(db, principal, (created as { id: string }).id);
+      return delivery && { eventId: delivery.eventId, deliveryId: delivery.id };
+    },
+    response: (data) => data.sendTestWebhook,
+  }),
+  post<RedeliverEventMutation>({
+    path: '/api/v1/events/:id/redeliveries',
+    document: REDELIVER_EVENT,
+    bodyFields: ['endpointId'],
+    closedBody: true,
+    pathVariables: (params) => ({ id: params.id }),
+    rebuild: ({ db, principal }, created) => findAccessibleDelivery(db, principal, (created as { id: string }).id),
+    response: (data) => data.redeliverEvent,
+  }),
+  post<RecoverWebhookEndpointMutation>({
+    path: '/api/v1/webhook-endpoints/:id/recovery',
+    document: RECOVER_WEBHOOK_ENDPOINT,
+    bodyVariable: 'input',
+    closedBody: true,
+    pathVariables: (params) => ({ id: params.id }),
+    rebuild: async (_context, created) => ({ queued: (created as { queued: number }).queued }),
+    response: (data) => data.recoverWebhookEndpoint,
   }),
   // Contract section 20. A create's or rotation's key is shown once: a retry of one that happened is 409 (keyShownOnce).
   post<CreateApiKeyMutation>({

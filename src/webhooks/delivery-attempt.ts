@@ -46,10 +46,10 @@ export async function attempt(context: AttemptContext, job: Job): Promise<void> 
   const { database } = context;
   const [row] = await database.query<DeliveryRow>(
     `select d.endpoint_id, ${TENANT_OF_ORGANIZATION} as tenant, w.disabled_reason, case when w.retry_at > now() then ${rfc3339('w.retry_at')} end as retry_at,
-       d.status, d.attempts, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id,
+       d.status, d.attempts, d.requested, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id,
        case when w.previous_secret_until > now() then w.previous_secret_ciphertext end as previous_secret_ciphertext,
        case when w.previous_secret_until > now() then w.previous_secret_key_id end as previous_secret_key_id, e.id as event_id,
-       e.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent,
+       d.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent,
        ${EVENT_BODY} as body
      from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
        join organization o on o.id = w.organization_id

@@ -35,11 +35,13 @@ export interface DeliveryGate {
   attempts: number;
   /** The endpoint was deleted. */
   deleted: boolean;
-  /** The event is older than the retry window. */
+  /** The delivery is older than the retry window (made with its event, or later by a redelivery or a recovery). */
   expired: boolean;
   disabled_reason: string | null;
   /** RFC 3339 in UTC, or null: the endpoint is not backed off. */
   retry_at: string | null;
+  /** A caller asked for it (a test event, a redelivery: contract section 22): its first attempt is not put off with the endpoint. */
+  requested: boolean;
 }
 
 /** What a job does with its delivery before any POST. */
@@ -53,8 +55,9 @@ export function beforeAttempt<Row extends DeliveryGate>(row: Row | undefined, at
   if (row.deleted) return { action: 'drop', reason: 'the endpoint was deleted' };
   if (row.disabled_reason !== null) return { action: 'drop', reason: 'the endpoint is disabled' };
   if (row.expired) return { action: 'drop', reason: 'no attempt succeeded within the retry window' };
-  // The endpoint is backed off as a whole: this delivery waits with it, no attempt made.
-  if (fairness && row.retry_at) return { action: 'wait', until: new Date(row.retry_at), row };
+  // The endpoint is backed off as a whole: this delivery waits with it, no attempt made; but the
+  // first attempt of one a caller asked for is made now (it checks a receiver just fixed).
+  if (fairness && row.retry_at && !(row.requested && attempt === 1)) return { action: 'wait', until: new Date(row.retry_at), row };
   return { action: 'attempt', row };
 }
 

@@ -31,11 +31,12 @@ const BATCH = 200;
  * delivery to an endpoint that is backed off waits with it.
  */
 export function relay({ database, boss, fairness }: RelayContext): Promise<number> {
+  // Until when the endpoint's back-off puts the delivery off: never a first attempt a caller asked for (beforeAttempt).
+  const BACKED_OFF = fairness ? 'case when d.attempts > 0 or not d.requested then w.retry_at end' : 'null';
   return database.transaction(async (tx) => {
     const rows = await tx.query<{ id: string; attempts: number; start_after: string | null; tenant: string }>(
       `select d.id, d.attempts, ${TENANT_OF_ORGANIZATION} as tenant,
-         case when greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'}) > now()
-           then ${rfc3339(`greatest(d.next_attempt_at, ${fairness ? 'w.retry_at' : 'null'})`)} end as start_after
+         case when greatest(d.next_attempt_at, ${BACKED_OFF}) > now() then ${rfc3339(`greatest(d.next_attempt_at, ${BACKED_OFF})`)} end as start_after
        from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join organization o on o.id = w.organization_id
        where not d.enqueued order by d.created_at limit ${BATCH} for update of d skip locked`,
     );

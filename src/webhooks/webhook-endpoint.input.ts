@@ -1,5 +1,13 @@
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { EachAmong, IntegerBetween, NotNullIfGiven, OptionalText, RequiredHttpUrl, RequiredHttpUrlIfGiven } from '../input/rules.js';
+import {
+  EachAmong,
+  IntegerBetween,
+  RecentDateTime,
+  NotNullIfGiven,
+  OptionalText,
+  RequiredHttpUrl,
+  RequiredHttpUrlIfGiven,
+} from '../input/rules.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
 
 @InputType('CreateWebhookEndpointInput')
@@ -29,6 +37,19 @@ export class RotateWebhookSecretInput {
   })
   @IntegerBetween(0, 604_800)
   graceSeconds?: number | null;
+}
+
+/** How far back a recovery reaches (contract section 22): events are kept 30 days. */
+export const RECOVERY_MAX_DAYS = 30;
+
+/** POST /api/v1/webhook-endpoints/{id}/recovery and recoverWebhookEndpoint (contract section 22). */
+@InputType('RecoverWebhookEndpointInput')
+export class RecoverWebhookEndpointInput {
+  @Field(() => String, {
+    description: `RFC 3339, at most ${RECOVERY_MAX_DAYS} days ago: every event since then the endpoint should have received and did not is delivered again`,
+  })
+  @RecentDateTime(RECOVERY_MAX_DAYS)
+  since!: string;
 }
 
 /** The most deliveries a second an endpoint may ask for (contract section 22). */

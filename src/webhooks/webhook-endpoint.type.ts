@@ -57,3 +57,20 @@ export class WebhookSecret {
   @Field(() => String, { description: 'whsec_… : the new secret; until the grace ends deliveries carry a signature with each' })
   secret!: string;
 }
+
+/** A test event sent to one endpoint (contract section 22): follow it with `event(id)` or the endpoint's attempts. */
+@ObjectType('SentTestWebhook', { simpleResolvers: true })
+export class SentTestWebhook {
+  @Field(() => ID, { description: 'The `webhook.test` event: readable by id, kept out of event lists' })
+  eventId!: string;
+
+  @Field(() => ID, { description: 'Its delivery to the endpoint, made at once even while the endpoint is backed off' })
+  deliveryId!: string;
+}
+
+/** What a recovery queued (contract section 22). */
+@ObjectType('WebhookRecovery', { simpleResolvers: true })
+export class WebhookRecovery {
+  @Field(() => Int, { description: 'Events queued again to the endpoint: each one it should have received since then and did not, once' })
+  queued!: number;
+}

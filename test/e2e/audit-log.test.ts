@@ -91,6 +91,7 @@ describe('the audit log', () => {
     };
   const endpoint = async () =>
     ok(await send('POST', '/api/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' })).body as { id: string };
+  const anEvent = async () => (ok(await send('GET', '/api/v1/events?limit=1')).body.data[0] as { id: string }).id;
   const apiKey = async () =>
     ok(await send('POST', '/api/v1/api-keys', { name: 'audited', scopes: ['policies:read'] })).body as { id: string };
 
@@ -218,6 +219,32 @@ describe('the audit log', () => {
         return () => gql('mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id) { secret } }', { id });
       },
     },
+    sendTestWebhook: {
+      action: 'webhook_endpoint.test',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () => gql('mutation ($id: ID!) { sendTestWebhook(id: $id) { eventId } }', { id });
+      },
+    },
+    redeliverEvent: {
+      action: 'event.redeliver',
+      prepare: async () => {
+        const [{ id: endpointId }, id] = [await endpoint(), await anEvent()];
+        return () =>
+          gql('mutation ($id: ID!, $endpointId: ID!) { redeliverEvent(id: $id, endpointId: $endpointId) { id } }', { id, endpointId });
+      },
+    },
+    recoverWebhookEndpoint: {
+      action: 'webhook_endpoint.recover',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () =>
+          gql('mutation ($id: ID!, $since: String!) { recoverWebhookEndpoint(id: $id, input: { since: $since }) { queued } }', {
+            id,
+            since: new Date(Date.now() - 60_000).toISOString(),
+          });
+      },
+    },
     createApiKey: {
       action: 'api_key.create',
       prepare: async () => () => gql('mutation { createApiKey(input: { name: "audited", scopes: ["policies:read"] }) { id } }'),
@@ -325,6 +352,27 @@ describe('the audit log', () => {
       prepare: async () => {
         const { id } = await endpoint();
         return () => send('POST', `/api/v1/webhook-endpoints/${id}/secret-rotation`, { graceSeconds: 60 });
+      },
+    },
+    'POST /api/v1/webhook-endpoints/:id/test': {
+      action: 'webhook_endpoint.test',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () => send('POST', `/api/v1/webhook-endpoints/${id}/test`, {});
+      },
+    },
+    'POST /api/v1/events/:id/redeliveries': {
+      action: 'event.redeliver',
+      prepare: async () => {
+        const [{ id: endpointId }, id] = [await endpoint(), await anEvent()];
+        return () => send('POST', `/api/v1/events/${id}/redeliveries`, { endpointId });
+      },
+    },
+    'POST /api/v1/webhook-endpoints/:id/recovery': {
+      action: 'webhook_endpoint.recover',
+      prepare: async () => {
+        const { id } = await endpoint();
+        return () => send('POST', `/api/v1/webhook-endpoints/${id}/recovery`, { since: new Date(Date.now() - 60_000).toISOString() });
       },
     },
     'POST /api/v1/api-keys': {

@@ -22,6 +22,7 @@ describe('the OpenAPI document', () => {
       '/api/v1/audit-log/verify',
       '/api/v1/events',
       '/api/v1/events/{id}',
+      '/api/v1/events/{id}/redeliveries',
       '/api/v1/organization',
       '/api/v1/organization/{id}',
       '/api/v1/policy',
@@ -38,7 +39,9 @@ describe('the OpenAPI document', () => {
       '/api/v1/webhook-endpoints',
       '/api/v1/webhook-endpoints/{id}',
       '/api/v1/webhook-endpoints/{id}/attempts',
+      '/api/v1/webhook-endpoints/{id}/recovery',
       '/api/v1/webhook-endpoints/{id}/secret-rotation',
+      '/api/v1/webhook-endpoints/{id}/test',
     ]);
   });
 

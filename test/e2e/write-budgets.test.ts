@@ -36,6 +36,10 @@ interface Setup {
   changedEndpoints: Record<Surface, string>;
   /** API keys per surface: one rotated again and again, one revoked. */
   keys: Record<Surface, { rotate: string; revoke: string }>;
+  /** An endpoint per surface on the root, which receives every event of the tree: tested, redelivered to, recovered. */
+  receiving: Record<Surface, string>;
+  /** An event of the tree. */
+  eventId: string;
 }
 
 type Surface = 'graphql' | 'rest';
@@ -74,7 +78,19 @@ const SAMPLES: Record<string, (setup: Setup, surface: Surface) => Sample> = {
   rotateApiKey: (setup, surface) => ({ record: { id: setup.keys[surface].rotate }, body: { graceSeconds: 60 } }),
   // Later runs are 404 (already revoked), and spend the budget all the same.
   revokeApiKey: (setup, surface) => ({ record: { id: setup.keys[surface].revoke } }),
+  sendTestWebhook: (setup, surface) => ({ record: { id: setup.receiving[surface] }, body: {} }),
+  redeliverEvent: (setup, surface) => ({ record: { id: setup.eventId }, body: { endpointId: setup.receiving[surface] } }),
+  recoverWebhookEndpoint: (setup, surface) => ({
+    record: { id: setup.receiving[surface] },
+    body: { since: new Date(Date.now() - 60_000).toISOString() },
+  }),
 };
+
+/** A sample's GraphQL variables: the body is `input`, or, where the route's body fields are the mutation's arguments, those. */
+function graphqlVariables(route: RestRoute, record: Record<string, unknown>, body: Record<string, unknown> | undefined) {
+  if (body === undefined) return record;
+  return 'bodyFields' in route && route.bodyFields !== undefined ? { ...record, ...body } : { ...record, input: body };
+}
 
 /** The one root field a REST route's document runs. */
 function rootField(route: RestRoute): string | null {
@@ -124,6 +140,7 @@ describe('every write spends the budget it declares, on /graphql and on its REST
     };
     const endpoint = async () =>
       (await write('POST', '/api/v1/webhook-endpoints', { organizationId: hooks.id, url: 'http://127.0.0.1:9/hooks' })).id as string;
+    const rootEndpoint = async () => (await write('POST', '/api/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' })).id as string;
     const apiKey = async () => (await write('POST', '/api/v1/api-keys', { name: 'budget setup', scopes: ['policies:read'] })).id as string;
     const keys = async () => ({ rotate: await apiKey(), revoke: await apiKey() });
     setup = {
@@ -134,6 +151,8 @@ describe('every write spends the budget it declares, on /graphql and on its REST
       rotated: { graphql: await endpoint(), rest: await endpoint() },
       changedEndpoints: { graphql: await endpoint(), rest: await endpoint() },
       keys: { graphql: await keys(), rest: await keys() },
+      receiving: { graphql: await rootEndpoint(), rest: await rootEndpoint() },
+      eventId: (await request(setupService.url, 'GET', '/api/v1/events?limit=1', { token: ownerToken })).body.data[0].id,
     };
   });
 
@@ -155,7 +174,7 @@ describe('every write spends the budget it declares, on /graphql and on its REST
             ? request(service.url, route.method, route.path.replace(':id', String(Object.values(record)[0])), { token, body })
             : request(service.url, 'POST', '/graphql', {
                 token,
-                body: { query: route.document, variables: body === undefined ? record : { ...record, input: body } },
+                body: { query: route.document, variables: graphqlVariables(route, record, body) },
               });
         const answers: TestResponse[] = [];
         for (let i = 0; i <= LIMIT; i++) answers.push(await send());

@@ -163,7 +163,15 @@ describe('a delivery after an attempt', () => {
 });
 
 describe('a delivery before its attempt', () => {
-  const pending: DeliveryGate = { status: 'pending', attempts: 2, deleted: false, expired: false, disabled_reason: null, retry_at: null };
+  const pending: DeliveryGate = {
+    status: 'pending',
+    attempts: 2,
+    deleted: false,
+    expired: false,
+    disabled_reason: null,
+    retry_at: null,
+    requested: false,
+  };
 
   it('is attempted when pending and this job makes its next attempt', () => {
     expect(beforeAttempt(pending, 3, true)).toEqual({ action: 'attempt', row: pending });
@@ -196,5 +204,12 @@ describe('a delivery before its attempt', () => {
     const backedOff = { ...pending, retry_at: '2026-11-28T07:00:00.000000Z' };
     expect(beforeAttempt(backedOff, 3, true)).toEqual({ action: 'wait', until: new Date('2026-11-28T07:00:00Z'), row: backedOff });
     expect(beforeAttempt(backedOff, 3, false)).toEqual({ action: 'attempt', row: backedOff });
+  });
+
+  it('is attempted at once, its endpoint backed off, when a caller asked for it (a test event, a redelivery), for its first attempt only', () => {
+    const asked = { ...pending, attempts: 0, requested: true, retry_at: '2026-11-28T07:00:00.000000Z' };
+    expect(beforeAttempt(asked, 1, true)).toEqual({ action: 'attempt', row: asked });
+    const again = { ...asked, attempts: 1 };
+    expect(beforeAttempt(again, 2, true)).toEqual({ action: 'wait', until: new Date('2026-11-28T07:00:00Z'), row: again });
   });
 });

@@ -32,6 +32,10 @@ describe('write declarations', () => {
       updateWebhookEndpoint: null,
       deleteWebhookEndpoint: null,
       rotateWebhookEndpointSecret: null,
+      // Rebuilt on REST only, from the delivery (or count) the key recorded.
+      sendTestWebhook: null,
+      redeliverEvent: null,
+      recoverWebhookEndpoint: null,
       // A key is shown once: a retry of a create or a rotation is never rebuilt (409 naming the key).
       createApiKey: null,
       rotateApiKey: null,

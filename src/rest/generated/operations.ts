@@ -229,6 +229,11 @@ export type RecordRefundInput = {
   reference: string;
 };
 
+export type RecoverWebhookEndpointInput = {
+  /** RFC 3339, at most 30 days ago: every event since then the endpoint should have received and did not is delivered again */
+  since: string;
+};
+
 export type ReinstatePolicyInput = {
   /** Optional, ignored (GraphQL input types cannot be empty) */
   clientMutationId: string | null | undefined;
@@ -454,14 +459,14 @@ export type EventsQueryVariables = Exact<{
 }>;
 
 
-export type EventsQuery = { events: { edges: Array<{ node: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string, apiKeyId: string | null } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type EventsQuery = { events: { edges: Array<{ node: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string, apiKeyId: string | null } | null, deliveries: Array<{ id: string, eventId: string, endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type EventQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type EventQuery = { event: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string, apiKeyId: string | null } | null, deliveries: Array<{ endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } | null };
+export type EventQuery = { event: { id: string, type: string, apiVersion: string, createdAt: string, organizationId: string, data: Record<string, unknown>, actor: { sub: string, apiKeyId: string | null } | null, deliveries: Array<{ id: string, eventId: string, endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null }> } | null };
 
 export type CreateWebhookEndpointMutationVariables = Exact<{
   input: CreateWebhookEndpointInput;
@@ -510,6 +515,29 @@ export type UpdateWebhookEndpointMutationVariables = Exact<{
 
 
 export type UpdateWebhookEndpointMutation = { updateWebhookEndpoint: { id: string, url: string, organizationId: string, events: Array<string>, description: string | null, createdAt: string, status: string, disabledReason: string | null, disabledAt: string | null, rateLimitPerSecond: number | null } };
+
+export type SendTestWebhookMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type SendTestWebhookMutation = { sendTestWebhook: { eventId: string, deliveryId: string } };
+
+export type RedeliverEventMutationVariables = Exact<{
+  id: string | number;
+  endpointId: string | number;
+}>;
+
+
+export type RedeliverEventMutation = { redeliverEvent: { id: string, eventId: string, endpointId: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, lastAttemptAt: string | null, nextAttemptAt: string | null, deliveredAt: string | null } };
+
+export type RecoverWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+  input: RecoverWebhookEndpointInput;
+}>;
+
+
+export type RecoverWebhookEndpointMutation = { recoverWebhookEndpoint: { queued: number } };
 
 export type DeleteWebhookEndpointMutationVariables = Exact<{
   id: string | number;
