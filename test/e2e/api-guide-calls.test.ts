@@ -429,6 +429,27 @@ describe("the API guide's calls", () => {
     });
     expect(delivery.webhookId).toBe(delivery.event.id);
 
+    // Managing webhooks (contract section 22): a receiver with the old secret and one with the new verify a test event
+    // during the rotation's grace; paused, enabled, and a recovery delivers the change made while paused, once.
+    const [oldTest, oldReceived, newTest, newReceived, paused, resumed, recovered, missed, attempts] = answers('Managing webhooks');
+    for (const [test, received] of [
+      [oldTest, oldReceived],
+      [newTest, newReceived],
+    ]) {
+      expect(Object.keys(test).sort()).toEqual(['deliveryId', 'eventId']);
+      expect(received).toMatchObject({ verified: true, answered: 200, webhookId: test.eventId, type: 'webhook.test' });
+      expect(received.event.data.object.endpointId).toBe(paused.id);
+    }
+    expect(paused).toMatchObject({ status: 'disabled', disabledReason: 'disabled by request' });
+    expect(resumed).toMatchObject({ id: paused.id, status: 'active', disabledReason: null });
+    expect(recovered).toEqual({ queued: 1 });
+    expect(missed).toMatchObject({
+      verified: true,
+      type: 'organization.updated',
+      event: { organizationId: organization.id, data: { object: { phone: '+1 512 555 0199' } } },
+    });
+    expect(attempts.data).toEqual([expect.objectContaining({ eventId: missed.webhookId, attempt: 1, responseStatus: 200, error: null })]);
+
     // Limits on callers: the two fields.
     const [policyHeader, remaining] = printed('Limits on callers');
     expect(policyHeader).toMatch(/^RateLimit-Policy: "requests";q=6000;w=60\r?$/i);
@@ -462,6 +483,7 @@ describe("the API guide's calls", () => {
       'Errors',
       'REST reads, lookups and typos',
       'Events and webhooks',
+      'Managing webhooks',
       'Limits on callers',
     ]);
   });
