@@ -84,8 +84,18 @@ function spendCreates(limits: RateLimits, count: number) {
   };
 }
 
-/** POSTs carry JSON: anything else is 415 before the body is read. */
+/**
+ * POSTs carry JSON: anything else is 415 before the body is read. A POST with no body at all
+ * (`curl -X POST .../test`) is read as `{}`: a step that needs nothing (a test event, a rotation
+ * with its default grace) just works, and one that needs fields lists them in its 400, which says
+ * more than a 415 about a media type that was never sent.
+ */
 function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  // null: the request has no body (no Content-Length, or 0, and no Transfer-Encoding).
+  if (req.is('application/json') === null) {
+    req.body = {};
+    return next();
+  }
   if (!req.is('application/json'))
     return sendError(req, res, new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'));
   next();
