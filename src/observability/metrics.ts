@@ -39,6 +39,7 @@ export class ServiceMetrics {
   private readonly operationErrors: Counter<'operation_name' | 'code'>;
   private readonly rateLimited: Counter<'limit'>;
   private readonly deliveries: Counter<'result'>;
+  private readonly throttled: Counter;
   private readonly reads: Counter<'target'>;
   private replicas: (() => ReplicaStatus[]) | undefined;
   // Contract section 13: the names declared at start-up (declareOperationNames), every other `(other)`.
@@ -91,6 +92,11 @@ export class ServiceMetrics {
       name: 'webhook_delivery_attempts_total',
       help: 'Webhook delivery attempts made by this instance, by result: delivered, retrying (another attempt is scheduled), failed (out of attempts), dropped (endpoint deleted or retry window passed).',
       labelNames: ['result'],
+      registers,
+    });
+    this.throttled = new Counter({
+      name: 'webhook_delivery_throttled_total',
+      help: 'Webhook delivery jobs this instance put off, no attempt made, because their endpoint was at its rateLimitPerSecond (each tries again later).',
       registers,
     });
     this.reads = new Counter({
@@ -197,6 +203,11 @@ export class ServiceMetrics {
 
   observeDelivery(result: 'delivered' | 'retrying' | 'failed' | 'dropped'): void {
     this.deliveries.inc({ result });
+  }
+
+  /** A delivery job put off by its endpoint's rate limit (delivery-rate-limit.ts). */
+  observeDeliveryThrottled(): void {
+    this.throttled.inc();
   }
 
   /** A connection pool to report at each scrape. */

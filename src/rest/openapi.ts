@@ -917,7 +917,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               'The body is a merge patch (see UpdateWebhookEndpointRequest), sent as `application/merge-patch+json` or `application/json`. ' +
               'Answers the endpoint as its read does. `enabled: false` disables it (`status: disabled`, `disabledReason: "disabled by request"`): ' +
               'events made while it is disabled are not delivered to it, and its pending deliveries fail. `enabled: true` makes it active again ' +
-              'and clears its back-off; it then receives new events only. `rateLimitPerSecond` is stored and shown, not yet enforced. ' +
+              'and clears its back-off; it then receives new events only. `rateLimitPerSecond`: the receiver never gets more deliveries than that ' +
+              'within any second (those over it wait, and their `nextAttemptAt` says until when); null removes the limit. ' +
               'An endpoint has no version: If-Match other than `*` is 412.',
             tags: ['Webhooks'],
             parameters: [idParameter, idempotencyKey],

@@ -7,12 +7,14 @@ import { TENANT_OF_ORGANIZATION, tenantGroup } from './delivery-fairness.js';
 import { QUEUE, type Job } from './delivery-job.js';
 import { beforeAttempt, type DeliveryGate } from './delivery-next-state.js';
 import { post, type Agents } from './delivery-post.js';
+import { claimSend } from './delivery-rate-limit.js';
 import { recordAttempt, type RecordContext } from './delivery-record.js';
 
 /**
  * One job of the delivery queue: read its delivery, let the gate (delivery-next-state.ts) say
  * whether it is skipped, dropped, put off with its backed-off endpoint, or attempted; an attempt
- * is the signed POST (delivery-post.ts) in a span of its own, its outcome (and its row in the
+ * to an endpoint with a rate limit claims its send first, or is put off (delivery-rate-limit.ts);
+ * an attempt is the signed POST (delivery-post.ts) in a span of its own, its outcome (and its row in the
  * attempt log) written by delivery-record.ts. Apart from the slots that fetch jobs (delivery-slots.ts): this is what one
  * job does, whoever fetched it.
  */
@@ -37,6 +39,14 @@ interface DeliveryRow extends DeliveryGate {
   event_id: string;
   body: string;
   trace_parent: string | null;
+  /** Its `rateLimitPerSecond` (contract section 22), or null: no limit, no claim. */
+  rate_limit_per_second: number | null;
+}
+
+/** A send claimed under the endpoint's rate limit: its row, and when the claim began (performance.now()). */
+interface ClaimedSend {
+  id: string;
+  claimStartedMs: number;
 }
 
 const tracer = trace.getTracer('org-policy-service/webhooks');
@@ -49,7 +59,7 @@ export async function attempt(context: AttemptContext, job: Job): Promise<void> 
        d.status, d.attempts, d.requested, w.url, w.deleted_at is not null as deleted, w.secret_ciphertext, w.secret_key_id,
        case when w.previous_secret_until > now() then w.previous_secret_ciphertext end as previous_secret_ciphertext,
        case when w.previous_secret_until > now() then w.previous_secret_key_id end as previous_secret_key_id, e.id as event_id,
-       d.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent,
+       d.created_at < now() - make_interval(secs => ?) as expired, e.trace_parent, w.rate_limit_per_second,
        ${EVENT_BODY} as body
      from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id join event e on e.id = d.event_id
        join organization o on o.id = w.organization_id
@@ -76,8 +86,15 @@ export async function attempt(context: AttemptContext, job: Job): Promise<void> 
         await context.boss.send(QUEUE, job, { startAfter: gate.until, db: tx, ...tenantGroup(gate.row.tenant, context.fairness) });
       });
       return;
-    case 'attempt':
-      return attemptInSpan(context, job, gate.row);
+    case 'attempt': {
+      // An endpoint with a rate limit: a send is claimed first, or the job is put off to when it
+      // may try again (delivery-rate-limit.ts). Without a limit, nothing more is asked of the database.
+      if (gate.row.rate_limit_per_second === null) return attemptInSpan(context, job, gate.row, undefined);
+      const claimStartedMs = performance.now();
+      const claim = await claimSend(context, job, gate.row.endpoint_id, gate.row.tenant);
+      if ('refused' in claim) return;
+      return attemptInSpan(context, job, gate.row, claim.sendId === null ? undefined : { id: claim.sendId, claimStartedMs });
+    }
   }
 }
 
@@ -86,7 +103,7 @@ export async function attempt(context: AttemptContext, job: Job): Promise<void> 
  * too): the receiver gets its `traceparent`. The host is recorded, never the URL, which can
  * carry a credential.
  */
-async function attemptInSpan(context: AttemptContext, job: Job, delivery: DeliveryRow): Promise<void> {
+async function attemptInSpan(context: AttemptContext, job: Job, delivery: DeliveryRow, send: ClaimedSend | undefined): Promise<void> {
   const parent = delivery.trace_parent ? propagation.extract(ROOT_CONTEXT, { traceparent: delivery.trace_parent }) : ROOT_CONTEXT;
   const attributes = {
     'webhook.delivery_id': job.deliveryId,
@@ -105,12 +122,15 @@ async function attemptInSpan(context: AttemptContext, job: Job, delivery: Delive
       ].map((sealed) => context.cipher.open(sealed, 'webhook_endpoint.secret'));
       const startedAt = new Date();
       const started = performance.now();
-      const outcome = await post(delivery.url, delivery.event_id, delivery.body, secrets, context.settings, context.agents);
+      // A claimed send ends within the time limit from its claim, as its window counts on
+      // (send-window.ts): the POST gets what is left of it.
+      const timeLimitMs = send ? context.settings.timeoutSeconds * 1000 - (performance.now() - send.claimStartedMs) : undefined;
+      const outcome = await post(delivery.url, delivery.event_id, delivery.body, secrets, context.settings, context.agents, timeLimitMs);
       outcome.elapsedMs = Math.round(performance.now() - started);
       const failed = Boolean(outcome.error) || outcome.status === undefined || outcome.status >= 300;
       if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
       if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? `HTTP ${outcome.status}` });
-      const result = await recordAttempt(context, job, delivery, outcome, startedAt);
+      const result = await recordAttempt(context, job, delivery, outcome, startedAt, send?.id ?? null);
       context.metrics?.observeDelivery(result);
       // An operator's first clue (F9): which endpoint, where, which event, which attempt, why,
       // and whether another follows. The host only, never the URL (its path or query can hold a credential),

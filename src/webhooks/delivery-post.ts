@@ -38,7 +38,8 @@ export function deliveryAgents(settings: WebhookSettings): Agents {
  * a time limit, and in production a connection only to a public address (the lookup refuses
  * others; an address literal is checked here, since it skips the lookup). The outcome carries
  * what the attempt log keeps (attempt-log.ts): the status and the answer's first 4 KB, or the
- * class of the error that left no answer.
+ * class of the error that left no answer. `timeLimitMs`: the attempt's time limit, less when a rate
+ * limit's send was claimed before (delivery-attempt.ts): the whole send must end within it.
  */
 export function post(
   url: string,
@@ -47,6 +48,7 @@ export function post(
   secrets: readonly string[],
   settings: WebhookSettings,
   agents: Agents,
+  timeLimitMs = settings.timeoutSeconds * 1000,
 ): Promise<Outcome> {
   const target = new URL(url);
   const policy = { publicOnly: settings.publicUrlsOnly };
@@ -78,7 +80,7 @@ export function post(
         method: 'POST',
         agent,
         lookup: checkedLookup(policy),
-        timeout: settings.timeoutSeconds * 1000,
+        timeout: Math.max(1, timeLimitMs),
         headers: {
           // The delivery span's W3C trace context, when tracing is on (spec section 13).
           ...traceHeaders(),
@@ -112,7 +114,7 @@ export function post(
     // A whole-attempt limit: the socket timeout alone restarts with every byte received.
     const timedOut = () =>
       request.destroy(Object.assign(new Error(`no answer within ${settings.timeoutSeconds} s`), { code: TIMEOUT_CODE }));
-    const deadline = setTimeout(timedOut, settings.timeoutSeconds * 1000);
+    const deadline = setTimeout(timedOut, Math.max(0, timeLimitMs));
     request.on('timeout', timedOut);
     request.on('error', (error) => settle(error));
     request.on('close', () => clearTimeout(deadline));

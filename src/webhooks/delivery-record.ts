@@ -4,6 +4,7 @@ import type { Database, Transaction } from '../database/database.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { tenantGroup } from './delivery-fairness.js';
 import { QUEUE, type Job } from './delivery-job.js';
+import { finishSend } from './delivery-rate-limit.js';
 import { attemptHealth, nextDeliveryState, type EndpointAfter, type Health, type NextState, type Outcome } from './delivery-next-state.js';
 
 /**
@@ -25,7 +26,8 @@ export interface RecordContext {
 
 /**
  * The attempt's outcome, its row in the attempt log, its endpoint's health, and the next
- * attempt's job when one is due, in one transaction. `startedAt`: when the POST began.
+ * attempt's job when one is due, in one transaction. `startedAt`: when the POST began; `sendId`:
+ * the send claimed under the endpoint's rate limit (delivery-rate-limit.ts), finished here.
  */
 export function recordAttempt(
   context: RecordContext,
@@ -33,6 +35,7 @@ export function recordAttempt(
   delivery: { endpoint_id: string; tenant: string },
   outcome: Outcome,
   startedAt: Date,
+  sendId: string | null,
 ): Promise<NextState['result']> {
   const { database, settings, fairness } = context;
   // With the endpoint's health in the same transaction: no reader sees the endpoint disabled
@@ -85,6 +88,9 @@ export function recordAttempt(
         ...tenantGroup(delivery.tenant, fairness),
       });
     }
+    // Last, after the endpoint's row: a claim locks that row before it deletes sends, so both take
+    // their locks in one order.
+    if (sendId !== null) await finishSend(tx, sendId);
     return next.result;
   });
 }

@@ -29,7 +29,8 @@ export { RESPONSE_READ_LIMIT } from './delivery-post.js';
  * tenant; how the slots are shared is delivery-fairness.ts. A failed attempt, or a slow success,
  * backs its whole endpoint off (`webhook_endpoint.retry_at`): its other deliveries' jobs are put
  * off to that time without an attempt, and new ones are enqueued for it. An endpoint failing for
- * the whole retry window is disabled.
+ * the whole retry window is disabled. An endpoint's `rateLimitPerSecond` is kept across instances
+ * (delivery-rate-limit.ts): a job over it is put off, as for the back-off, and never holds a slot.
  *
  * Two pools: the worker's own SQL goes through the service's gateway (database/database.ts), and
  * the process's job queue (jobs/job-queue.ts, shared with the billing sweep) keeps pg-boss's pool
@@ -39,8 +40,9 @@ export { RESPONSE_READ_LIMIT } from './delivery-post.js';
  * This file only wires the parts together, each in a file of its own: the relay
  * (delivery-relay.ts), the slots that fetch jobs (delivery-slots.ts), one job's attempt
  * (delivery-attempt.ts), the pure decision of a delivery's next state (delivery-next-state.ts)
- * and the SQL that writes it (delivery-record.ts), the signed POST (delivery-post.ts), and event
- * retention (event-retention.ts).
+ * and the SQL that writes it (delivery-record.ts), the rate limit's claims (delivery-rate-limit.ts,
+ * deciding in send-window.ts), the signed POST (delivery-post.ts), and event retention
+ * (event-retention.ts).
  */
 
 export interface DeliveryOptions {

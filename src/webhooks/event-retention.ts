@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import type { WebhookSettings } from '../config.js';
 import type { Database } from '../database/database.js';
 import { untimed } from '../jobs/job-queue.js';
+import { purgeOldSends } from './delivery-rate-limit.js';
 
 /**
  * Event retention (contract section 11: events are kept for 30 days, `settings.retentionSeconds`):
  * deletes older events, their ancestor rows, and their deliveries with their rows in the attempt
  * log (by cascade: the log is kept as long as the events, contract section 22). Apart from
  * delivery, which it shares only its start and stop with: it runs on the instances that run the
- * delivery workers, every ten minutes.
+ * delivery workers, every ten minutes. The rate limit's old sends are swept on the same timer.
  */
 
 /** Deletes the events past their retention, in one statement without the request timeouts (a backlog can be large). */
@@ -27,7 +28,11 @@ export function purgeOldEvents(database: Database, settings: WebhookSettings, lo
 
 /** Purges now and every ten minutes; the timer does not hold the process. Returns the stop. */
 export function startEventRetention(database: Database, settings: WebhookSettings, logger: Logger): () => void {
-  void purgeOldEvents(database, settings, logger);
-  const purger = setInterval(() => void purgeOldEvents(database, settings, logger), 10 * 60_000).unref();
+  const purge = () => {
+    void purgeOldEvents(database, settings, logger);
+    void purgeOldSends(database, settings.timeoutSeconds, logger);
+  };
+  purge();
+  const purger = setInterval(purge, 10 * 60_000).unref();
   return () => clearInterval(purger);
 }

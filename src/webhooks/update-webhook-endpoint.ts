@@ -24,7 +24,8 @@ import { webhookUrlProblem, type UrlPolicy } from './webhook-url.js';
  * - `enabled: true` on a disabled endpoint (whatever disabled it) makes it active and clears its
  *   back-off (`failures`, `failing_since`, `retry_at`, written by delivery-record.ts): the next
  *   event's delivery is attempted at once.
- * - `rateLimitPerSecond` is stored and shown; delivery does not enforce it yet.
+ * - `rateLimitPerSecond` is stored and shown, and delivery keeps to it (delivery-rate-limit.ts):
+ *   from the change's commit on, attempts that read the endpoint claim their sends under it.
  */
 
 /** Why an endpoint disabled by a change is disabled (its `disabledReason`). */

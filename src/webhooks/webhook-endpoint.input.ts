@@ -88,7 +88,7 @@ export class UpdateWebhookEndpointInput {
 
   @Field(() => Int, {
     nullable: true,
-    description: `At most this many deliveries a second, 1 to ${MAX_RATE_LIMIT_PER_SECOND} (stored and shown; not yet enforced); null: no limit of its own`,
+    description: `At most this many deliveries a second, 1 to ${MAX_RATE_LIMIT_PER_SECOND}: the receiver never gets more within any second; null: no limit of its own`,
   })
   @IntegerBetween(1, MAX_RATE_LIMIT_PER_SECOND)
   rateLimitPerSecond?: number | null;

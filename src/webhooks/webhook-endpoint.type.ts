@@ -39,7 +39,7 @@ export class WebhookEndpoint {
   @Field(() => Int, {
     nullable: true,
     description:
-      'At most this many deliveries a second (1 to 1,000), as set by a change; null: no limit of its own. Stored, not yet enforced',
+      'At most this many deliveries a second (1 to 1,000), as set by a change: the receiver never gets more within any second; null: no limit of its own',
   })
   rateLimitPerSecond!: number | null;
 }

@@ -297,7 +297,7 @@ export type UpdateWebhookEndpointInput = {
   enabled: boolean | null | undefined;
   /** Event types to receive (organization.created, organization.updated, policy.created, policy.changed, policy.cancelled, policy.reinstated, policy.renewed, policy.payment_recorded, policy.refund_recorded, policy.past_due, quote.created); null: every type, as when created without */
   events: Array<string> | null | undefined;
-  /** At most this many deliveries a second, 1 to 1000 (stored and shown; not yet enforced); null: no limit of its own */
+  /** At most this many deliveries a second, 1 to 1000: the receiver never gets more within any second; null: no limit of its own */
   rateLimitPerSecond: number | null | undefined;
   /** Where events are POSTed, under the create’s rules (in production https and not a private address); cannot be null */
   url: string | null | undefined;
