@@ -33,6 +33,22 @@ export function deliveryAgents(settings: WebhookSettings): Agents {
   };
 }
 
+/** A delivery's headers, signed as Standard Webhooks asks, with the delivery span's W3C trace context when tracing is on (spec section 13). */
+function signedHeaders(eventId: string, body: string, secrets: readonly string[]): http.OutgoingHttpHeaders {
+  const timestamp = new Date();
+  // Space-separated signatures, each `v1,<base64>`: a receiver accepts the delivery when one verifies (two during a rotation's grace).
+  const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, timestamp, body)).join(' ');
+  return {
+    ...traceHeaders(),
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'user-agent': 'org-policy-service-webhooks',
+    'webhook-id': eventId,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
+}
+
 /**
  * One POST, signed as Standard Webhooks asks; no redirects followed (node's http never does),
  * a time limit, and in production a connection only to a public address (the lookup refuses
@@ -54,9 +70,6 @@ export function post(
   const policy = { publicOnly: settings.publicUrlsOnly };
   const problem = literalUrlProblem(target, policy);
   if (problem) return Promise.resolve({ error: `the URL ${problem}`, errorClass: 'refused_address' });
-  const timestamp = new Date();
-  // Standard Webhooks: space-separated signatures, each `v1,<base64>`; a receiver accepts the delivery when one verifies.
-  const signature = secrets.map((secret) => new Webhook(secret).sign(eventId, timestamp, body)).join(' ');
   const send = target.protocol === 'https:' ? https.request : http.request;
   const agent = target.protocol === 'https:' ? agents.https : agents.http;
   return new Promise((resolve) => {
@@ -81,16 +94,7 @@ export function post(
         agent,
         lookup: checkedLookup(policy),
         timeout: Math.max(1, timeLimitMs),
-        headers: {
-          // The delivery span's W3C trace context, when tracing is on (spec section 13).
-          ...traceHeaders(),
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'user-agent': 'org-policy-service-webhooks',
-          'webhook-id': eventId,
-          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': signature,
-        },
+        headers: signedHeaders(eventId, body, secrets),
       },
       (response) => {
         // The status decides the attempt; the body is read only up to RESPONSE_READ_LIMIT (its
