@@ -1013,7 +1013,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               'endpoint is backed off after failures: a success ends the back-off. A disabled endpoint is 409: enable it first.',
             tags: ['Webhooks'],
             parameters: [idParameter, idempotencyKey],
-            requestBody: { required: true, content: json({ ...ref('SendTestWebhookRequest'), example: {} }) },
+            requestBody: { required: false, content: json({ ...ref('SendTestWebhookRequest'), example: {} }) },
             responses: {
               200: {
                 description: 'Sent: the event and its delivery',
@@ -1407,7 +1407,7 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             'node',
           ]),
           WebhookAttemptList: listSchema('WebhookAttempt'),
-          SendTestWebhookRequest: { type: 'object', additionalProperties: false, properties: {}, description: 'Send `{}`' },
+          SendTestWebhookRequest: { type: 'object', additionalProperties: false, properties: {}, description: 'No body, or `{}`' },
           SentTestWebhook: responseSchema(schema, documentOf('POST', '/api/v1/webhook-endpoints/:id/test'), OVERLAYS),
           RedeliverEventRequest: {
             type: 'object',

@@ -91,8 +91,8 @@ function spendCreates(limits: RateLimits, count: number) {
  * more than a 415 about a media type that was never sent.
  */
 function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
-  // null: the request has no body (no Content-Length, or 0, and no Transfer-Encoding).
-  if (req.is('application/json') === null) {
+  // No body: none declared (curl -X POST), or an empty one without a type (fetch sends Content-Length: 0).
+  if (req.is('application/json') === null || (req.get('content-type') === undefined && req.get('content-length') === '0')) {
     req.body = {};
     return next();
   }

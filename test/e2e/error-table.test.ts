@@ -30,6 +30,13 @@ describe('errors', () => {
     }
   });
 
+  it('reads a POST with no body at all as {}: a create lists what it needs, a step that needs nothing runs', async () => {
+    const response = await request(service.url, 'POST', '/api/v1/organization', { token });
+    expectProblem(response, 400, 'BAD_USER_INPUT');
+    expect(response.body.errors.map((error: { path: string }) => error.path)).toContain('legalName');
+    expect(await service.sql('select id from organization')).toHaveLength(0);
+  });
+
   it('413 for a body over 100 KB, before anything is written', async () => {
     const response = await request(service.url, 'POST', '/api/v1/organization', {
       token,
