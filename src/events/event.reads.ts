@@ -166,5 +166,18 @@ export const DELIVERIES_BY_EVENT = (access: string) => `select id, "eventId", "e
     where d.event_id = any(?::uuid[]) and ${access}
   ) shown where rank <= ${MAX_EVENT_DELIVERIES} order by parent, created_at, "endpointId"`;
 
+/** A delivery by id if its endpoint's organization is accessible (an Idempotency-Key's read-back of a redelivery or a test event). */
+export async function findAccessibleDelivery(db: SqlClient, principal: Principal, id: string): Promise<DeliveryRead | null> {
+  if (!isUuid(id)) return null;
+  const access = accessPredicate('o', principal);
+  const [row] = await db.query<DeliveryRead>(
+    `select ${DELIVERY_SELECT} from webhook_delivery d join webhook_endpoint w on w.id = d.endpoint_id
+       join organization o on o.id = w.organization_id
+     where d.id = ? and ${access.sql}`,
+    [id.toLowerCase(), ...access.params],
+  );
+  return row ?? null;
+}
+
 /** An event's deliveries, batched (`ctx.load(deliveriesOf, eventId)`): events are only reached through the access rule. */
 export const deliveriesOf = rowsByParent<DeliveryRead>(DELIVERIES_BY_EVENT);

@@ -9,7 +9,7 @@ import type { AuthenticatedContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createdEndpointAnswer } from '../webhooks/create-webhook-endpoint.js';
 import { findAccessibleEndpoint } from '../webhooks/webhook-endpoint.reads.js';
-import { findAccessibleDelivery } from '../webhooks/webhook-delivery.reads.js';
+import { findAccessibleDelivery } from '../events/event.reads.js';
 import { targetOrganizationId } from '../organizations/organization.reads.js';
 import { REFUSED_QUOTE_FIELDS } from '../quotes/quote.input.js';
 import { keyShownOnce } from '../api-keys/api-key.writes.js';

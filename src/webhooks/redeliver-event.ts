@@ -4,8 +4,7 @@ import { badUserInput } from '../errors/errors.js';
 import { eventNotFound, findAccessibleEvent } from '../events/event.reads.js';
 import { auditInsertFor, auditValues } from '../outbox/audit-entry.js';
 import { isUuid } from '../values/identifiers.js';
-import { endpointDisabled, type RequestedDeliveryScope } from './requested-delivery.js';
-import { TEST_EVENT_TYPE } from './send-test-webhook.js';
+import { endpointDisabled, TEST_EVENT_TYPE, type RequestedDeliveryScope } from './requested-delivery.js';
 import { DELIVERY_SELECT, type DeliveryRead } from '../events/event.reads.js';
 
 /**

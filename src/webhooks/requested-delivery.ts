@@ -18,6 +18,9 @@ export interface RequestedDeliveryScope {
   idempotency?: IdempotencyRecorder;
 }
 
+/** The type of a test event: not one an endpoint subscribes to (EVENT_TYPES), only ever sent by its request (send-test-webhook.ts). */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 /**
  * 409 for a delivery asked of a disabled endpoint: it would be dropped unsent (the
  * webhook_delivery_skip_disabled trigger), so the caller is told to enable it first.

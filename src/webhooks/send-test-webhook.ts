@@ -4,11 +4,8 @@ import { traceHeaders } from '../observability/trace-context.js';
 import { auditInsertFor, auditValues } from '../outbox/audit-entry.js';
 import { EVENT_INSERT } from '../outbox/record-event.js';
 import { isUuid } from '../values/identifiers.js';
-import { endpointDisabled, type RequestedDeliveryScope } from './requested-delivery.js';
+import { endpointDisabled, TEST_EVENT_TYPE, type RequestedDeliveryScope } from './requested-delivery.js';
 import { endpointNotFound } from './webhook-endpoint.reads.js';
-
-/** The type of a test event: not one an endpoint subscribes to (EVENT_TYPES), only ever sent by this request. */
-export const TEST_EVENT_TYPE = 'webhook.test';
 
 /**
  * A `webhook.test` event for live endpoint `id` (accessible, else 404; disabled: 409), and its
