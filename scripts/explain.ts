@@ -7,12 +7,12 @@ import { ORGANIZATION_BY_ID } from '../src/organizations/organization.reads.js';
 import {
   POLICIES_BY_INTERNAL_ID,
   POLICIES_PAGE,
-  policyFilterKey,
   POLICY_BY_NUMBER,
   SUBTREE_POLICIES_PAGE,
   SUBTREE_POLICIES_WALK_END,
 } from '../src/policies/policy.reads.js';
 import { PolicyStatus } from '../src/policies/policy-status.js';
+import { policyFilterKey } from '../src/policies/policy-filters.js';
 import { loadConfig } from '../src/config.js';
 import { positional, uuidArray } from '../src/database/sql.js';
 import { createLogger } from '../src/logger.js';
@@ -39,7 +39,7 @@ try {
   const [{ parent_id: deepParent }] = (await client.query('select parent_id from organization where id = $1', [tree.deepest[0]])).rows;
   const [{ count: subtreeSize }] = (await client.query('select count(*) from policy_ancestor where ancestor_id = $1', [tree.rootId])).rows;
   // A page of 20 (21 rows asked: one more tells whether a next page exists), from the start.
-  const page = [0, 21];
+  const page = [0, 21, null];
   for (const [name, sql, params] of [
     ['organization by id', ORGANIZATION_BY_ID(access.sql), [tree.deepest[0], ...access.params]],
     ['policy by number, with charges and organization', POLICY_BY_NUMBER(access.sql), [tree.deepPolicies[0], ...access.params]],
@@ -69,7 +69,7 @@ try {
     // Contract section 19: "all past-due policies of my tree", the billing team's morning query, walks as the status filter does.
     [
       "a page of the root's subtree policies, billingStatus past_due",
-      SUBTREE_POLICIES_PAGE(policyFilterKey({ billingStatus: 'past_due', graceDays: 15 }))(access.sql),
+      SUBTREE_POLICIES_PAGE(policyFilterKey({ billingStatus: 'past_due' }, 15))(access.sql),
       [uuidArray([tree.rootId]), ...access.params, ...page],
     ],
     // Contract section 18: by the integrator's own key, one range of policy_ancestor_internal_id_index per entry point.

@@ -8,6 +8,7 @@ import { Database } from '../src/database/database.js';
 import { migrateDatabase } from '../src/database/migrate.js';
 import { treeLimitSettings } from '../src/limits/tree-depth.js';
 import { createLogger } from '../src/logger.js';
+import { FIRST_NAMES, LAST_NAMES, LEGAL_NAME_SUFFIXES, LEGAL_NAME_WORDS, PET_NAMES } from './seed-names.js';
 
 /**
  * `npm run seed -- --orgs 100000 --policies 1000000 --depth 20`: bulk-loads organizations in
@@ -117,10 +118,19 @@ async function seedOrganizations(): Promise<SeedTree[]> {
     for (let from = 0; from < rows.length; from += 5_000) {
       const batch = rows.slice(from, from + 5_000);
       await db.query(
+        // Legal names from seed-names.ts: two words and a suffix, 5,400 of them, for the organization search.
         `insert into organization (id, parent_id, owner_sub, name, legal_name, legal_type, tax_id)
-         select id, parent, owner, 'Seed ' || left(id::text, 8), 'Seed Legal', 'llc', '00-0000000'
-         from unnest(?::uuid[], ?::uuid[], ?::text[]) as t(id, parent, owner)`,
-        [pgArray(batch.map((r) => r.id)), pgArray(batch.map((r) => r.parent)), pgArray(batch.map((r) => r.owner))],
+         select id, parent, owner, 'Seed ' || left(id::text, 8),
+                w.words[1 + (k % 30)] || ' ' || w.words[1 + (k / 30 % 30)] || ' ' || w.suffixes[1 + (k / 900 % 6)], 'llc', '00-0000000'
+         from unnest(?::uuid[], ?::uuid[], ?::text[]) with ordinality as t(id, parent, owner, k)
+         cross join (select ?::text[] as words, ?::text[] as suffixes) w`,
+        [
+          pgArray(batch.map((r) => r.id)),
+          pgArray(batch.map((r) => r.parent)),
+          pgArray(batch.map((r) => r.owner)),
+          pgArray(LEGAL_NAME_WORDS),
+          pgArray(LEGAL_NAME_SUFFIXES),
+        ],
       );
     }
   }
@@ -147,11 +157,14 @@ async function seedPolicies(trees: SeedTree[]): Promise<void> {
          from coverage_plan),
        made as (
          insert into policy (id, number, organization_id, owner_firstname, owner_lastname, pet_name, effective_date, expiration_date, coverage_slug, coverage, created_by_sub)
-         select gen_random_uuid(), nextval('policy_number_seq'), o.id, 'Owner', 'Seed', 'Pet ' || n,
+         select gen_random_uuid(), nextval('policy_number_seq'), o.id,
+                -- seed-names.ts: 28,800 owners' full names (each on every 28,800th policy) and 160 pets' names.
+                names.first[1 + (n % 120)], names.last[1 + (n / 120 % 240)], names.pet[1 + (n / 7 % 160)],
                 date '2026-01-01' + (n % 28)::int, (date '2026-01-01' + (n % 28)::int) + interval '1 year', p.slug, p.snapshot, 'seed'
          from generate_series(?::bigint, ?::bigint) as n
          join seed_org o on o.rn = 1 + (n % ?::bigint)
          join plans p on p.k = n % 4
+         cross join (select ?::text[] as first, ?::text[] as last, ?::text[] as pet) names
          returning id, effective_date, coverage, coverage_slug, owner_firstname, owner_lastname, pet_name
        ),
        issued as (
@@ -175,7 +188,7 @@ async function seedPolicies(trees: SeedTree[]): Promise<void> {
               m.effective_date + make_interval(months => k + 1), m.effective_date + make_interval(months => k),
               (m.coverage ->> 'monthlyPremium')::int, 'USD', 'scheduled'
        from made m join issued t on t.policy_id = m.id cross join generate_series(0, 11) as k`,
-      [from, to, total],
+      [from, to, total, pgArray(FIRST_NAMES), pgArray(LAST_NAMES), pgArray(PET_NAMES)],
     );
     process.stdout.write(`\rpolicies ${to + 1} / ${policyCount}`);
   }

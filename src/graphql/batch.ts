@@ -107,7 +107,7 @@ export interface PageKey<Filter extends string = never> {
 /**
  * Pages of a connection, every owner's at once: one statement per distinct (first, after,
  * filter), applying the access rule (over `o`). Its parameters: the owner ids, the access
- * rule's, the position to continue after, the page size + 1; its rows carry `owner` and `seq`
+ * rule's, the position to continue after, the page size + 1, and the filter's `params`; its rows carry `owner` and `seq`
  * (and `rank`, dropped). With a filter, a page that came back short may have stopped walking
  * before the end of its list: `walkEnd` (parameters: the owner ids, the access rule's, the
  * position) then finds, for those owners only, where the walk stopped, and the page says that
@@ -115,11 +115,13 @@ export interface PageKey<Filter extends string = never> {
  */
 export function pages<T, Filter extends string = never>(statements: {
   page: (access: string, filter: Filter | null) => string;
+  /** The filter's values, as parameters after the page size (a filter whose values are not in its statement's text). */
+  params?: (filter: Filter | null) => readonly unknown[];
   /** A row as the node it is (the columns are the node's unless given). */
   view?: (row: Row) => T;
   walkEnd?: (access: string) => string;
 }): Batch<PageKey<Filter>, Page<T>> {
-  const { page, view = (row: Row) => row as T, walkEnd } = statements;
+  const { page, params = () => [], view = (row: Row) => row as T, walkEnd } = statements;
   return {
     cacheKey: pageKey,
     async read(keys, { db, principal, deadline }) {
@@ -138,6 +140,7 @@ export function pages<T, Filter extends string = never>(statements: {
           ...access.params,
           after,
           first + 1,
+          ...params(filter),
         ]);
         const short: number[] = [];
         for (const index of group) {

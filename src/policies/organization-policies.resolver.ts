@@ -6,30 +6,23 @@ import { ConnectionType, PageArgs, pagePosition, toConnection, type Connection }
 import { Organization } from '../organizations/organization.entity.js';
 import type { OrganizationRead } from '../organizations/organization.reads.js';
 import { Policy } from './policy.entity.js';
-import { policyFilterKey, policyPages, subtreePolicyPages, type PolicyRead } from './policy.reads.js';
-import { BillingStatusEnum, type BillingStatus } from './billing-status.js';
-import { PolicyStatus } from './policy-status.js';
+import { policyPages, subtreePolicyPages, type PolicyRead } from './policy.reads.js';
+import { PolicyFilterArgs, policyFilterOf } from './policy-filters.js';
 import { policyPageWithinMeter } from './policy-page-cost.js';
 
-/** A page of policies, optionally the whole subtree's (spec section 10): one args class, so the arguments keep one order in the schema. */
+/** A page of policies, optionally the whole subtree's (spec section 10), then the filters (policy-filters.ts). */
 @ArgsType()
-class PoliciesArgs extends PageArgs {
+class SubtreePageArgs extends PageArgs {
   @Field(() => Boolean, {
     nullable: true,
     defaultValue: false,
     description: 'Also the policies of every descendant organization, in creation order',
   })
   includeDescendants?: boolean | null;
-
-  @Field(() => PolicyStatus, { nullable: true, description: 'Only the policies in this status today (UTC)' })
-  status?: PolicyStatus | null;
-
-  @Field(() => BillingStatusEnum, {
-    nullable: true,
-    description: 'Only the policies whose billing is in this status today (UTC); with status, both',
-  })
-  billingStatus?: BillingStatus | null;
 }
+
+@ArgsType()
+class PoliciesArgs extends PolicyFilterArgs(SubtreePageArgs) {}
 export const PolicyConnection = ConnectionType('Policy', Policy);
 
 /**
@@ -50,7 +43,7 @@ export class OrganizationPoliciesResolver {
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
     const batch = args.includeDescendants ? subtreePolicyPages : policyPages;
-    const filter = policyFilterKey({ status: args.status, billingStatus: args.billingStatus, graceDays: ctx.policyRules.billingGraceDays });
+    const filter = await policyFilterOf(args, ctx.policyRules.billingGraceDays);
     const page = await ctx.load(batch, { ownerId: organization.id, first, after, filter });
     return toConnection('policy', policyPageWithinMeter(ctx.cost, info, page), after);
   }

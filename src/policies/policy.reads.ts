@@ -11,8 +11,8 @@ import type { Due } from './ledger/billing.js';
 import type { Charge } from './charge.entity.js';
 import type { Policy } from './policy.entity.js';
 import { POLICY_WRITE } from './policy.writes.js';
-import { STATUS_PREDICATE, TODAY_SQL, type PolicyStatus } from './policy-status.js';
-import { BILLING_STATUSES, type BillingStatus } from './billing-status.js';
+import { TODAY_SQL } from './policy-status.js';
+import { policyFilterParameter, policyFilterPredicate, type PolicyFilterKey } from './policy-filters.js';
 import { pageOf } from '../graphql/connection.js';
 import { pages, type Batch } from '../graphql/batch.js';
 import { uuidArray } from '../database/sql.js';
@@ -130,60 +130,17 @@ export const POLICY_BY_NUMBER = policyBy('number');
 export const POLICY_BY_ID = policyBy('id');
 
 /**
- * A list's filter (contract sections 14 and 19): the status today, the billing status today (whose
- * `pastDue` needs BILLING_GRACE_DAYS, so the grace travels with it), either or both.
+ * Built once per filter shape (policy-filters.ts: which filters, the closed sets' values, the
+ * grace); none: every policy. The other values are the statement's `position.filter` parameter.
  */
-export interface PolicyFilter {
-  status?: PolicyStatus | null;
-  billingStatus?: BillingStatus | null;
-  graceDays?: number;
-}
-
-/** A filter as the pager's key (graphql/batch.ts groups and caches by it): `status/billingStatus/grace`; null: none. */
-export type PolicyFilterKey = `${string}/${string}/${number}`;
-
-export function policyFilterKey({ status = null, billingStatus = null, graceDays = 0 }: PolicyFilter): PolicyFilterKey | null {
-  return status === null && billingStatus === null ? null : `${status ?? ''}/${billingStatus ?? ''}/${graceDays}`;
-}
-
-/** The SQL predicate over `p` a filter key stands for (parts from closed sets and an integer only). */
-function filterPredicate(key: PolicyFilterKey): string {
-  const [status, billingStatus, graceDays] = key.split('/');
-  const parts: string[] = [];
-  if (status) parts.push(STATUS_PREDICATE[status as PolicyStatus] ?? refuse(key));
-  if (billingStatus) {
-    if (!(BILLING_STATUSES as readonly string[]).includes(billingStatus)) refuse(key);
-    parts.push(`${BILLING_STATUS_SQL(Number(graceDays))} = '${billingStatus}'`);
-  }
-  return parts.length > 0 ? parts.join(' and ') : refuse(key);
-}
-
-/** A key the resolvers never make (they build keys with policyFilterKey from closed sets): a bug. */
-const refuse = (key: string): never => {
-  throw new Error(`not a policy filter: ${key}`);
-};
-
-/**
- * The billing status today over `p` (contract section 19; the same rule as billing.ts's
- * `billingOf`, checked against the reads in test/e2e/billing.test.ts): from the latest state's
- * `dues` and `paid`, what is due by today and by today minus the grace, compared with `paid`.
- */
-const BILLING_STATUS_SQL = (graceDays: number) => `(select case
-    when x.billed < x.paid then 'credit' when x.overdue > x.paid then 'past_due' when x.billed > x.paid then 'due' else 'settled' end
-  from (select s.paid,
-      (select coalesce(sum((d ->> 1)::bigint), 0) from jsonb_array_elements(s.dues) d where (d ->> 0)::date <= ${TODAY_SQL}) as billed,
-      (select coalesce(sum((d ->> 1)::bigint), 0) from jsonb_array_elements(s.dues) d
-        where (d ->> 0)::date <= ${TODAY_SQL} - ${Math.trunc(graceDays)}) as overdue
-    from policy_state s where s.policy_id = p.id order by s.version desc limit 1) x)`;
-
-/** Built once per filter (none: every policy). */
 function perFilter(
   build: (predicate: string | null) => (access: string) => string,
 ): (filter: PolicyFilterKey | null) => (access: string) => string {
-  const built = new Map<PolicyFilterKey | null, (access: string) => string>();
+  const built = new Map<string | null, (access: string) => string>();
   return (filter) => {
-    let statement = built.get(filter);
-    if (statement === undefined) built.set(filter, (statement = build(filter === null ? null : filterPredicate(filter))));
+    const predicate = policyFilterPredicate(filter);
+    let statement = built.get(predicate?.shape ?? null);
+    if (statement === undefined) built.set(predicate?.shape ?? null, (statement = build(predicate?.sql ?? null)));
     return statement;
   };
 }
@@ -221,14 +178,14 @@ const ACCESSIBLE_OWNERS = (access: string) => `top as (select o.id from organiza
 /**
  * The policies pager's statement (see `pages` in graphql/batch.ts): a page of every owner at once,
  * each a lateral range of one index. Parameters: the owner ids, the access rule's, the position
- * to continue after, the page size. With a filter (a status, a billing status), the range is cut
- * at STATUS_FILTER_WALK policies before the filter (it skips the policies it does not keep).
+ * to continue after, the page size, the filter's values (policy-filters.ts). With a filter, the
+ * range is cut at STATUS_FILTER_WALK policies before the filter (it skips the policies it does not keep).
  */
 const policiesPage = (range: keyof typeof RANGES) =>
   perFilter((predicate) =>
     perAccess(
       (access) => `with ${ACCESSIBLE_OWNERS(access)},
-  position as (select ?::bigint as after, ?::int as size)
+  position as (select ?::bigint as after, ?::int as size, ?::jsonb as filter)
 select page.* from top cross join position cross join lateral (
   select ${POLICY_SELECT}, ${LEDGER_LENGTH} as "ledgerLength", top.id as owner, p.seq
   from ${
@@ -279,15 +236,17 @@ export interface LedgerKey {
   length: number;
 }
 
-/** The policies' batched reads (`ctx.load(batch, key)`, graphql/batch.ts): an organization's own policies, filtered by status. */
+/** The policies' batched reads (`ctx.load(batch, key)`, graphql/batch.ts): an organization's own policies, filtered (policy-filters.ts). */
 export const policyPages = pages<PolicyRead, PolicyFilterKey>({
-  page: (access, status) => POLICIES_PAGE(status)(access),
+  page: (access, filter) => POLICIES_PAGE(filter)(access),
+  params: (filter) => [policyFilterParameter(filter)],
   view: policyRead,
   walkEnd: POLICIES_WALK_END,
 });
 /** The policies of an organization's whole subtree (`includeDescendants`). */
 export const subtreePolicyPages = pages<PolicyRead, PolicyFilterKey>({
-  page: (access, status) => SUBTREE_POLICIES_PAGE(status)(access),
+  page: (access, filter) => SUBTREE_POLICIES_PAGE(filter)(access),
+  params: (filter) => [policyFilterParameter(filter)],
   view: policyRead,
   walkEnd: SUBTREE_POLICIES_WALK_END,
 });
