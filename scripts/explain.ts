@@ -5,7 +5,6 @@ import pg from 'pg';
 import { accessPredicate } from '../src/auth/access-rule.js';
 import { ORGANIZATION_BY_ID } from '../src/organizations/organization.reads.js';
 import {
-  POLICIES_BY_INTERNAL_ID,
   POLICIES_PAGE,
   POLICY_BY_NUMBER,
   SUBTREE_POLICIES_PAGE,
@@ -13,6 +12,7 @@ import {
 } from '../src/policies/policy.reads.js';
 import { PolicyStatus } from '../src/policies/policy-status.js';
 import { policyFilterKey } from '../src/policies/policy-filters.js';
+import { POLICIES_BY_INTERNAL_ID } from '../src/policies/policy-internal-id.reads.js';
 import { loadConfig } from '../src/config.js';
 import { positional, uuidArray } from '../src/database/sql.js';
 import { createLogger } from '../src/logger.js';
@@ -76,7 +76,7 @@ try {
     [
       'policies by internalID',
       POLICIES_BY_INTERNAL_ID(accessPredicate('parent', principal).sql),
-      [principal.org, principal.sub, ...accessPredicate('parent', principal).params, 'ext-1', 0, 21, 21],
+      [principal.org, principal.sub, ...accessPredicate('parent', principal).params, 'ext-1', 0, 21, null],
     ],
   ] as const) {
     const { rows } = await client.query(`explain (analyze, buffers) ${positional(sql)}`, [...params]);

@@ -14,6 +14,7 @@ import { AuditLogResolver, OrganizationAuditLogResolver } from '../audit/audit.r
 import { validateInput } from '../input/validate-input.js';
 import { NodeResolver } from '../viewer/node.resolver.js';
 import { ViewerResolver } from '../viewer/viewer.resolver.js';
+import { ViewerSearchResolver } from '../viewer/viewer-search.resolver.js';
 import { callerOf, type RequestContext } from '../graphql/context.js';
 import { declaredWrites } from '../graphql/write.js';
 import { applyScopes } from '../auth/scope-gate.js';
@@ -30,6 +31,7 @@ export async function buildServiceSchema(options: { auditReads?: boolean } = {})
     globalMiddlewares: options.auditReads ? [collectReads] : [],
     resolvers: [
       ViewerResolver,
+      ViewerSearchResolver,
       NodeResolver,
       OrganizationResolver,
       OrganizationPoliciesResolver,

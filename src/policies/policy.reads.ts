@@ -13,7 +13,6 @@ import type { Policy } from './policy.entity.js';
 import { POLICY_WRITE } from './policy.writes.js';
 import { TODAY_SQL } from './policy-status.js';
 import { policyFilterParameter, policyFilterPredicate, type PolicyFilterKey } from './policy-filters.js';
-import { pageOf } from '../graphql/connection.js';
 import { pages, type Batch } from '../graphql/batch.js';
 import { uuidArray } from '../database/sql.js';
 
@@ -311,53 +310,4 @@ async function findOne(
   const { sql, params } = accessPredicate('o', principal);
   const [row] = await db.query(statement(sql), [key, ...params]);
   return row ? policyRead(row) : null;
-}
-
-/**
- * A page of the policies with this `internalID` (the integrator's own key, contract section 18)
- * among those the caller may access, in creation order, looked up per entry point (issue 37,
- * L4): the caller's entry points (its org claim's organization and the ones its `sub` created
- * whose parent it may not access, as the unfiltered events list finds them), then per entry
- * point one range of `policy_ancestor_internal_id_index` (ancestor_id, internal_id, policy_seq),
- * at most a page long, merged by sequence. Every accessible policy lies under exactly one entry
- * point, so nothing out of reach is read: another tenant's policies with the same key are never
- * touched, and the lookup's time says nothing of them. The range is a row comparison over the
- * whole key (why: ACCESSIBLE_EVENTS_PAGE in events/event.reads.ts).
- * Parameters: org, sub, the parent's access rule's, the key, the position to continue after,
- * the page size + 1 (twice).
- */
-export const POLICIES_BY_INTERNAL_ID = perAccess(
-  (parentAccess) => `with entry as (
-  select o.id from organization o left join organization parent on parent.id = o.parent_id
-  where (o.id = ?::uuid or o.owner_sub = ?) and (parent.id is null or not coalesce(${parentAccess}, false))
-), position as (select ?::text as key, ?::bigint as after, ?::int as size)
-select ${POLICY_SELECT}, ${LEDGER_LENGTH} as "ledgerLength", p.seq
-from entry cross join position cross join lateral (
-  select a.policy_seq from policy_ancestor a
-  where (a.ancestor_id, a.internal_id, a.policy_seq) > (entry.id, position.key, position.after)
-    and (a.ancestor_id, a.internal_id) <= (entry.id, position.key) and a.internal_id is not null
-  order by a.ancestor_id, a.internal_id, a.policy_seq limit position.size
-) found join policy p on p.seq = found.policy_seq
-order by p.seq limit ?`,
-);
-
-export async function policiesByInternalId(
-  db: SqlClient,
-  principal: Principal,
-  internalID: string,
-  first: number,
-  after: string,
-): Promise<{ items: Array<{ node: PolicyRead; seq: string }>; hasNextPage: boolean }> {
-  const { sql, params } = accessPredicate('parent', principal);
-  const rows = await db.query<Record<string, unknown> & { seq: string }>(POLICIES_BY_INTERNAL_ID(sql), [
-    principal.org,
-    principal.sub,
-    ...params,
-    internalID,
-    after,
-    first + 1,
-    first + 1,
-  ]);
-  const page = pageOf(rows, first);
-  return { ...page, items: page.items.map(({ node, seq }) => ({ node: policyRead(node), seq })) };
 }

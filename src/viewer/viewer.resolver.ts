@@ -4,7 +4,9 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { PageArgs, pagePosition, toConnection, type Connection } from '../graphql/connection.js';
 import { OrganizationConnection } from '../organizations/organization.resolver.js';
 import { PolicyConnection } from '../policies/organization-policies.resolver.js';
-import { policiesByInternalId, type PolicyRead } from '../policies/policy.reads.js';
+import type { PolicyRead } from '../policies/policy.reads.js';
+import { policiesByInternalId } from '../policies/policy-internal-id.reads.js';
+import { PolicyFilterArgs, policyFilterOf } from '../policies/policy-filters.js';
 import { policyPageWithinMeter } from '../policies/policy-page-cost.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestContext } from '../graphql/context.js';
@@ -13,12 +15,15 @@ import { Organization } from '../organizations/organization.entity.js';
 import { entryPointsPage, organizationById, type OrganizationRead } from '../organizations/organization.reads.js';
 import { Viewer } from './viewer.type.js';
 
-/** Lookup by the integrator's own key (contract section 18). */
+/** Lookup by the integrator's own key (contract section 18), then the filters (contract section 23). */
 @ArgsType()
-class PoliciesByInternalIdArgs extends PageArgs {
+class InternalIdPageArgs extends PageArgs {
   @Field(() => String, { description: 'The internalID the policies were created with (exact)' })
   internalID!: string;
 }
+
+@ArgsType()
+class PoliciesByInternalIdArgs extends PolicyFilterArgs(InternalIdPageArgs) {}
 
 @Resolver(() => Viewer)
 export class ViewerResolver {
@@ -55,8 +60,10 @@ export class ViewerResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<Connection<PolicyRead>> {
     const { first, after } = pagePosition('policy', args);
+    const filter = await policyFilterOf(args, ctx.policyRules.billingGraceDays);
     ctx.deadline.assertOpen();
-    const page = await policiesByInternalId(ctx.db, principal, args.internalID, first, after);
+    const lookup = { internalID: args.internalID, filter, first, after };
+    const page = await policiesByInternalId(ctx.db, principal, lookup, () => ctx.deadline.assertOpen());
     return toConnection('policy', policyPageWithinMeter(ctx.cost, info, page), after);
   }
 

@@ -36,7 +36,7 @@ export class Migration20261207000000_search extends Migration {
       create index organization_search_index on organization using gin (path, legal_name gin_trgm_ops);
 
       -- How a text is kept: lower case, surrounding spaces trimmed, inner runs of spaces as one.
-      create function policy_search_text(value text) returns text language sql immutable parallel safe
+      create function search_text(value text) returns text language sql immutable parallel safe
         return lower(btrim(regexp_replace(value, '\\s+', ' ', 'g')));
 
       -- A policy's texts: every word of its owner's names, its pet's name and its internalID, and
@@ -44,10 +44,10 @@ export class Migration20261207000000_search extends Migration {
       create function policy_search_texts(first text, last text, pet text, internal text) returns text[]
         language sql immutable parallel safe
         return array(select distinct t from (
-          select unnest(string_to_array(policy_search_text(v), ' ')) from unnest(array[first, last, pet, internal]) as v
-          union all select policy_search_text(first || ' ' || last)
-          union all select policy_search_text(pet)
-          union all select policy_search_text(internal)
+          select unnest(string_to_array(search_text(v), ' ')) from unnest(array[first, last, pet, internal]) as v
+          union all select search_text(first || ' ' || last)
+          union all select search_text(pet)
+          union all select search_text(internal)
         ) as texts(t) where t <> '' order by t);
 
       create table policy_search_term (
@@ -131,7 +131,7 @@ export class Migration20261207000000_search extends Migration {
       drop function policy_search_texts(text, text, text, text);
       drop table policy_search_posting;
       drop table policy_search_term;
-      drop function policy_search_text(text);
+      drop function search_text(text);
       drop index organization_search_index;
     `);
   }
