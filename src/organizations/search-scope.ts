@@ -37,6 +37,6 @@ export function searchScopeAccess(
   organizationId: string | null | undefined,
 ): { sql: string; params: unknown[] } {
   const access = accessPredicate(ALIAS[scope], principal);
-  const head = scope === 'reach' ? [principal.org, principal.sub] : [organizationId!.toLowerCase()];
+  const head = scope === 'reach' ? [principal.org, principal.sub] : [String(organizationId).toLowerCase()];
   return { sql: access.sql, params: [...head, ...access.params] };
 }
