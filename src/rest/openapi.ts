@@ -6,8 +6,8 @@ import { ERROR_STATUS } from '../errors/errors.js';
 import { requestSchema, responseSchema, type SchemaOverlays } from './openapi-schemas.js';
 import { REST_ROUTES, type RestRoute } from './routes.js';
 import { QUOTED_FIELDS, REQUIRED_UNLESS_QUOTED } from '../policies/policy.input.js';
-import { PolicyStatus } from '../policies/policy-status.js';
-import { BILLING_STATUSES } from '../policies/billing-status.js';
+import { POLICY_FILTER_PARAMETERS } from '../policies/policy-filters.js';
+import { QUERY_LENGTH } from '../graphql/search-position.js';
 import type { ChargeType } from '../policies/charge-types.js';
 import { TRANSACTION_TYPES } from '../policies/policy-transaction.entity.js';
 import { EVENT_TYPES } from '../outbox/record-event.js';
@@ -59,6 +59,16 @@ const POST_ERRORS = {
   415: problem('The body is not application/json, or not UTF-8'),
   422: problem('The Idempotency-Key was already used with a different body (code IDEMPOTENCY_KEY_REUSED)'),
 };
+
+/** A search's query (contract section 23). */
+const SEARCH_PARAMETER = {
+  name: 'q',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', minLength: QUERY_LENGTH.min, maxLength: QUERY_LENGTH.max },
+  description: `Search (${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters): typos are forgiven (trigram similarity)`,
+};
+
 /** The paging parameters of every list (spec section 10). */
 const PAGE_PARAMETERS = [
   { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
@@ -67,7 +77,9 @@ const PAGE_PARAMETERS = [
 const LIST_ERRORS = {
   ...ERRORS,
   400: problem(
-    'A query parameter is invalid: `limit` not 1–100, `after` not a cursor of this list, a parameter given twice, or (policies) `includeDescendants` not true/false, or no `organizationId` and no org claim',
+    'A query parameter is invalid: `limit` not 1–100, `after` not a cursor of this list, a parameter given twice, `q` not 2–100 characters, ' +
+      'two that cannot be combined, or (policies) `includeDescendants` not true/false, no `organizationId` and no org claim, a filter’s value ' +
+      'not one (a status, a date as YYYY-MM-DD, a plan of the catalog) or `effectiveFrom` after `effectiveTo`',
   ),
 };
 /** A record's uuid in the path. */
@@ -382,7 +394,9 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
             summary: 'List organizations: the children of parentId, or without it where the caller starts',
             description:
               'Without `parentId`: the organizations the caller may access whose parent it may not (a sub-only token finds the ' +
-              'roots it created here). Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`.',
+              'roots it created here). Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. With `q`: a search ' +
+              'by legalName (typos forgiven) of every organization the caller may access, or of `organizationId`’s subtree, best ' +
+              'match first, then newest (`parentId` cannot be combined with it).',
             tags: ['Organizations'],
             parameters: [
               {
@@ -391,6 +405,14 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
                 required: false,
                 schema: { type: 'string', format: 'uuid' },
                 description: 'List its children',
+              },
+              SEARCH_PARAMETER,
+              {
+                name: 'organizationId',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', format: 'uuid' },
+                description: 'With `q`: search only this organization and its descendants',
               },
               ...PAGE_PARAMETERS,
             ],
@@ -489,9 +511,12 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
               'The policies of `organizationId` (default: the token’s org), or with `includeDescendants=true` those of it and ' +
               'every organization below it. With `internalID` instead: the policies created with that internalID (exact) among ' +
               'every policy the caller may access, wherever they are (one out of reach is not listed; none found is an empty page); ' +
-              '`organizationId`, `includeDescendants`, `status` and `billingStatus` cannot be combined with it (400). ' +
-              'Oldest first, a page at a time: pass `nextCursor` as `after` while `hasMore`. ' +
-              `With \`status\` or \`billingStatus\`, a page walks at most ${STATUS_FILTER_WALK} policies: when the status is rare it may come back short, even empty, ` +
+              '`organizationId`, `includeDescendants` and `q` cannot be combined with it (400). With `q`: a search of every policy ' +
+              'the caller may access, or of `organizationId`’s subtree, by owner name, pet name and internalID (typos forgiven), and ' +
+              'a `q` of digits by number (that policy first); best match first, then newest (`includeDescendants` cannot be combined with it). ' +
+              'Otherwise oldest first. A page at a time: pass `nextCursor` as `after` while `hasMore`. The filters (`status`, ' +
+              '`coverageSlug`, `billingStatus`, `effectiveFrom`, `effectiveTo`) combine with AND, on a list, by internalID and in a search. ' +
+              `With a filter, or a search outside the top of a tree, a page walks at most ${STATUS_FILTER_WALK} policies: it may come back short, even empty, ` +
               `with \`hasMore\` true and a \`nextCursor\` past it; keep following \`nextCursor\` while \`hasMore\`.`,
             tags: ['Policies'],
             parameters: [
@@ -500,7 +525,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
                 in: 'query',
                 required: false,
                 schema: { type: 'string', format: 'uuid' },
-                description: 'Whose policies; without it, the token’s org (a token without one must send it)',
+                description:
+                  'Whose policies; without it, the token’s org (a token without one must send it). With `q`: search only its subtree',
               },
               {
                 name: 'includeDescendants',
@@ -517,21 +543,8 @@ export function openApiDocument(schema: GraphQLSchema, version: string) {
                 description:
                   'Find by the integrator’s own key (exact), among every policy the caller may access; alone (with `limit` and `after`)',
               },
-              {
-                name: 'status',
-                in: 'query',
-                required: false,
-                schema: { type: 'string', enum: Object.values(PolicyStatus) },
-                description: 'Only the policies in this status today (UTC); absent: every policy',
-              },
-              {
-                name: 'billingStatus',
-                in: 'query',
-                required: false,
-                schema: { type: 'string', enum: [...BILLING_STATUSES] },
-                description:
-                  'Only the policies whose `billing.status` is this today (UTC), e.g. `past_due` for every policy behind on its payments; with `status`, both (a page walks as with `status`)',
-              },
+              SEARCH_PARAMETER,
+              ...POLICY_FILTER_PARAMETERS,
               ...PAGE_PARAMETERS,
             ],
             responses: {

@@ -37,7 +37,7 @@ export const ORGANIZATION = /* GraphQL */ `
  * entry points (spec section 10). One document, the branch chosen by \`@include\`/\`@skip\`.
  */
 export const ORGANIZATIONS = /* GraphQL */ `
-  query Organizations($children: Boolean!, $parentId: ID!, $first: Int!, $after: String) {
+  query Organizations($children: Boolean!, $entries: Boolean!, $search: Boolean!, $parentId: ID!, $q: String!, $scope: ID, $first: Int!, $after: String) {
     organization(id: $parentId) @include(if: $children) {
       children(first: $first, after: $after) {
         edges {
@@ -46,8 +46,16 @@ export const ORGANIZATIONS = /* GraphQL */ `
         pageInfo { hasNextPage endCursor }
       }
     }
-    viewer @skip(if: $children) {
+    viewer @include(if: $entries) {
       organizations(first: $first, after: $after) {
+        edges {
+          node { ...OrganizationAnswer }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+    found: viewer @include(if: $search) {
+      searchOrganizations(q: $q, organizationId: $scope, first: $first, after: $after) {
         edges {
           node { ...OrganizationAnswer }
         }
@@ -109,17 +117,33 @@ export const RENEW_POLICY = /* GraphQL */ `
  */
 export const POLICIES = /* GraphQL */ `
   query Policies(
+    $list: Boolean!
     $byInternalID: Boolean!
+    $search: Boolean!
     $internalID: String!
+    $q: String!
     $organizationId: ID!
+    $scope: ID
     $includeDescendants: Boolean!
     $status: PolicyStatus
+    $coverageSlug: String
     $billingStatus: BillingStatus
+    $effectiveFrom: String
+    $effectiveTo: String
     $first: Int!
     $after: String
   ) {
-    organization(id: $organizationId) @skip(if: $byInternalID) {
-      policies(first: $first, after: $after, includeDescendants: $includeDescendants, status: $status, billingStatus: $billingStatus) {
+    organization(id: $organizationId) @include(if: $list) {
+      policies(
+        first: $first
+        after: $after
+        includeDescendants: $includeDescendants
+        status: $status
+        coverageSlug: $coverageSlug
+        billingStatus: $billingStatus
+        effectiveFrom: $effectiveFrom
+        effectiveTo: $effectiveTo
+      ) {
         edges {
           node { ...PolicyAnswer }
         }
@@ -127,7 +151,34 @@ export const POLICIES = /* GraphQL */ `
       }
     }
     viewer @include(if: $byInternalID) {
-      policies(internalID: $internalID, first: $first, after: $after) {
+      policies(
+        internalID: $internalID
+        first: $first
+        after: $after
+        status: $status
+        coverageSlug: $coverageSlug
+        billingStatus: $billingStatus
+        effectiveFrom: $effectiveFrom
+        effectiveTo: $effectiveTo
+      ) {
+        edges {
+          node { ...PolicyAnswer }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+    found: viewer @include(if: $search) {
+      searchPolicies(
+        q: $q
+        organizationId: $scope
+        first: $first
+        after: $after
+        status: $status
+        coverageSlug: $coverageSlug
+        billingStatus: $billingStatus
+        effectiveFrom: $effectiveFrom
+        effectiveTo: $effectiveTo
+      ) {
         edges {
           node { ...PolicyAnswer }
         }

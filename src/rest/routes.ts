@@ -2,8 +2,7 @@ import { policyNotFound } from '../policies/policy.reads.js';
 import { badUserInput, preconditionFailed } from '../errors/errors.js';
 import { MAX_PAGE_SIZE } from '../graphql/connection.js';
 import { parsePolicyNumber } from '../values/identifiers.js';
-import { PolicyStatus } from '../policies/policy-status.js';
-import { BILLING_STATUSES, type BillingStatus } from '../policies/billing-status.js';
+import { policyFilterVariables } from '../policies/policy-filters.js';
 import type { Principal } from '../auth/principal.js';
 import type { AuthenticatedContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
@@ -182,12 +181,27 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/organization',
     document: ORGANIZATIONS,
     // Without parentId, the caller's entry points; with it (even empty: then 404), its children.
+    // With q, a search (contract section 23) of the caller's reach or of organizationId's subtree.
     variables: ({ query }) => {
       const parentId = singleParameter(query, 'parentId');
-      return { children: parentId !== undefined, parentId: parentId ?? '', ...pageVariables(query) };
+      const q = singleParameter(query, 'q');
+      const scope = singleParameter(query, 'organizationId');
+      if (q !== undefined) refuseAlongside(query, ['parentId'], 'q, which searches every organization the caller may see');
+      else if (scope !== undefined)
+        throw badUserInput([{ path: 'organizationId', message: 'is for a search (with q); parentId lists children' }]);
+      const [search, children] = [q !== undefined, q === undefined && parentId !== undefined];
+      return {
+        children,
+        entries: !search && !children,
+        search,
+        parentId: parentId ?? '',
+        q: q ?? '',
+        scope: scope ?? null,
+        ...pageVariables(query),
+      };
     },
     response: (data) => {
-      const page = listBody((data.organization?.children ?? data.viewer?.organizations)!);
+      const page = listBody((data.organization?.children ?? data.viewer?.organizations ?? data.found?.searchOrganizations)!);
       return { ...page, data: page.data.map(organizationBody) };
     },
   }),
@@ -242,40 +256,35 @@ export const REST_ROUTES: RestRoute[] = [
     path: '/api/v1/policy',
     document: POLICIES,
     // organizationId defaults to the token's org claim; with neither there is nothing to list.
-    // internalID looks among every policy the caller may access instead (contract section 18).
+    // internalID looks among every policy the caller may access instead (contract section 18), and
+    // q searches them, or organizationId's subtree (contract section 23); the filters apply to all three.
     variables: ({ query }, principal) => {
-      const internalID = singleParameter(query, 'internalID');
+      const read = (name: string) => singleParameter(query, name);
+      const filters = policyFilterVariables(read);
+      const [internalID, q] = [read('internalID'), read('q')];
       if (internalID !== undefined) {
-        const alongside = ['organizationId', 'includeDescendants', 'status', 'billingStatus'].filter((name) => query[name] !== undefined);
-        if (alongside.length > 0) {
-          throw badUserInput(
-            alongside.map((path) => ({
-              path,
-              message: 'cannot be combined with internalID, which looks among every policy the caller may see',
-            })),
-          );
-        }
-        return {
-          byInternalID: true,
-          internalID,
-          organizationId: '',
-          includeDescendants: false,
-          status: null,
-          billingStatus: null,
-          ...pageVariables(query),
-        };
+        refuseAlongside(
+          query,
+          ['organizationId', 'includeDescendants', 'q'],
+          'internalID, which looks among every policy the caller may see',
+        );
       }
+      if (q !== undefined) refuseAlongside(query, ['includeDescendants'], 'q, which searches the whole subtree');
+      const list = internalID === undefined && q === undefined;
       return {
-        byInternalID: false,
-        internalID: '',
-        organizationId: targetOrganizationId(singleParameter(query, 'organizationId'), principal),
+        list,
+        byInternalID: internalID !== undefined,
+        search: q !== undefined,
+        internalID: internalID ?? '',
+        q: q ?? '',
+        organizationId: list ? targetOrganizationId(read('organizationId'), principal) : '',
+        scope: q === undefined ? null : (read('organizationId') ?? null),
         includeDescendants: booleanParameter(query, 'includeDescendants'),
-        status: statusParameter(query),
-        billingStatus: billingStatusParameter(query),
+        ...filters,
         ...pageVariables(query),
       };
     },
-    response: (data) => listBody((data.organization?.policies ?? data.viewer?.policies)!),
+    response: (data) => listBody((data.organization?.policies ?? data.viewer?.policies ?? data.found?.searchPolicies)!),
   }),
   get<PolicyQuery>({
     path: '/api/v1/policy/:id',
@@ -578,20 +587,10 @@ export function singleParameter(query: RestRequest['query'], name: string): stri
   throw badUserInput([{ path: name, message: 'must be given once, as text' }]);
 }
 
-/** `status`: one of the policy statuses of spec section 14; absent is every policy. */
-function statusParameter(query: RestRequest['query']): PolicyStatus | null {
-  const value = singleParameter(query, 'status');
-  if (value === undefined) return null;
-  if (Object.hasOwn(PolicyStatus, value)) return value as PolicyStatus;
-  throw badUserInput([{ path: 'status', message: `must be one of ${Object.values(PolicyStatus).join(', ')}` }]);
-}
-
-/** `billingStatus`: one of contract section 19's billing statuses; absent is every policy. */
-function billingStatusParameter(query: RestRequest['query']): BillingStatus | null {
-  const value = singleParameter(query, 'billingStatus');
-  if (value === undefined) return null;
-  if ((BILLING_STATUSES as readonly string[]).includes(value)) return value as BillingStatus;
-  throw badUserInput([{ path: 'billingStatus', message: `must be one of ${BILLING_STATUSES.join(', ')}` }]);
+/** Parameters that cannot be combined with the one given (`given` says which, and why): each a 400 naming it. */
+function refuseAlongside(query: RestRequest['query'], names: readonly string[], given: string): void {
+  const alongside = names.filter((name) => query[name] !== undefined);
+  if (alongside.length > 0) throw badUserInput(alongside.map((path) => ({ path, message: `cannot be combined with ${given}` })));
 }
 
 /** `true` or `false`; absent is false. */

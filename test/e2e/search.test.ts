@@ -37,7 +37,10 @@ describe('search', () => {
     return response.body.data.viewer.searchPolicies;
   }
   /** The test tree's policies as search lists equal matches: newest first (buildTestTree's order of creation, reversed). */
-  const newestFirst = (names: string[]) => CREATED.filter((name) => names.includes(name)).map((name) => tree.policy[name]).reverse();
+  const newestFirst = (names: string[]) =>
+    CREATED.filter((name) => names.includes(name))
+      .map((name) => tree.policy[name])
+      .reverse();
   const numbers = (connection: { edges: Array<{ node: { number: number } }> }) => connection.edges.map((edge) => edge.node.number);
 
   beforeAll(async () => {
@@ -86,7 +89,9 @@ describe('search', () => {
     expect(numbers(await searchPolicies(token, { q: 'biscuit' }))).toEqual(expected);
     expect(numbers(await searchPolicies(token, { q: 'rosa diaz' }))).toEqual(expected);
     const organizations = await graphql(service.url, SEARCH_ORGANIZATIONS, { q: 'org', first: 100 }, token);
-    const names = organizations.body.data.viewer.searchOrganizations.edges.map((edge: { node: { legalName: string } }) => edge.node.legalName);
+    const names = organizations.body.data.viewer.searchOrganizations.edges.map(
+      (edge: { node: { legalName: string } }) => edge.node.legalName,
+    );
     expect(names.sort()).toEqual(readable.map((name) => `Org ${name}`).sort());
   });
 
@@ -105,7 +110,9 @@ describe('search', () => {
       expect(response.body.errors[0].extensions.code).toBe('NOT_FOUND');
     }
     const organizations = await graphql(service.url, SEARCH_ORGANIZATIONS, { q: 'org', organizationId: tree.org.C }, alice);
-    const names = organizations.body.data.viewer.searchOrganizations.edges.map((edge: { node: { legalName: string } }) => edge.node.legalName);
+    const names = organizations.body.data.viewer.searchOrganizations.edges.map(
+      (edge: { node: { legalName: string } }) => edge.node.legalName,
+    );
     expect(names.sort()).toEqual(['Org C', 'Org D', 'Org E']);
   });
 
@@ -144,5 +151,52 @@ describe('search', () => {
     // A q of 100 characters is fine, and one of no letters or digits matches nothing.
     expect(numbers(await searchPolicies(alice, { q: 'b'.repeat(100) }))).toEqual([]);
     expect(numbers(await searchPolicies(alice, { q: '!?' }))).toEqual([]);
+  });
+
+  it('answers the same on REST: GET /api/v1/policy?q= and GET /api/v1/organization?q=, paged by nextCursor', async () => {
+    const found = await request(service.url, 'GET', '/api/v1/policy?q=Jon%20Smyth', { token: alice });
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.data.map((policy: { number: number }) => policy.number)).toEqual([3001]);
+    expect(found.body.data[0]).toMatchObject({ ownerFirstname: 'John', ownerLastname: 'Smith', petName: 'Rex' });
+    const seen: number[] = [];
+    let after = '';
+    for (let page = 0; page < 10; page++) {
+      const response = await request(service.url, 'GET', `/api/v1/policy?q=biscuit&limit=3${after}`, { token: alice });
+      seen.push(...response.body.data.map((policy: { number: number }) => policy.number));
+      if (!response.body.hasMore) break;
+      after = `&after=${response.body.nextCursor}`;
+    }
+    expect(seen).toEqual(newestFirst(ALL));
+    const inB = await request(service.url, 'GET', `/api/v1/policy?q=biscuit&organizationId=${tree.org.B}`, { token: alice });
+    expect(inB.body.data.map((policy: { number: number }) => policy.number)).toEqual(newestFirst(['B', 'C', 'D', 'E']));
+    const outOfReach = await request(service.url, 'GET', `/api/v1/policy?q=biscuit&organizationId=${stranger.rootId}`, { token: alice });
+    expect(outOfReach.status).toBe(404);
+    const organizations = await request(service.url, 'GET', `/api/v1/organization?q=org&organizationId=${tree.org.C}`, { token: alice });
+    expect(organizations.status, organizations.text).toBe(200);
+    expect(organizations.body.data.map((organization: { legalName: string }) => organization.legalName).sort()).toEqual([
+      'Org C',
+      'Org D',
+      'Org E',
+    ]);
+    expect(organizations.body.data[0]).toHaveProperty('parentId');
+  });
+
+  it('answers 400 on REST for a bad q, a bad cursor, and parameters a search cannot be combined with', async () => {
+    const cases: Array<[string, string]> = [
+      ['/api/v1/policy?q=a', 'q'],
+      [`/api/v1/policy?q=${'x'.repeat(101)}`, 'q'],
+      ['/api/v1/policy?q=biscuit&after=bm90LWEtY3Vyc29y', 'after'],
+      ['/api/v1/policy?q=biscuit&includeDescendants=true', 'includeDescendants'],
+      ['/api/v1/policy?q=biscuit&internalID=crm', 'q'],
+      ['/api/v1/policy?q=biscuit&effectiveFrom=2026-13-01', 'effectiveFrom'],
+      ['/api/v1/organization?q=a', 'q'],
+      [`/api/v1/organization?q=org&parentId=${tree.org.A}`, 'parentId'],
+      [`/api/v1/organization?organizationId=${tree.org.A}`, 'organizationId'],
+    ];
+    for (const [path, name] of cases) {
+      const response = await request(service.url, 'GET', path, { token: alice });
+      expect(response.status, path).toBe(400);
+      expect(response.body.errors, path).toEqual([expect.objectContaining({ path: name })]);
+    }
   });
 });
