@@ -44,7 +44,8 @@ export const trigramMatch = (text: string, query: string) => `(${text} %> ${quer
  * closer whole ranks first, and a text equal to the query ranks 1,000. An integer, so that a
  * cursor holds it exactly.
  */
-export const trigramRank = (query: string, text: string) => `(500 * (word_similarity(${query}, ${text}) + similarity(${query}, ${text})))::int`;
+export const trigramRank = (query: string, text: string) =>
+  `(500 * (word_similarity(${query}, ${text}) + similarity(${query}, ${text})))::int`;
 
 /** Above every similarity: a policy whose number is the query (contract section 23: the exact number first). */
 export const EXACT_RANK = 1001;

@@ -54,7 +54,9 @@ export function searchPosition(kind: string, args: SearchArgs): { q: string; fir
   let after = SEARCH_START;
   if (args.after != null) {
     // A rank from 0 to EXACT_RANK and a position of up to 18 digits (every one fits a bigint).
-    const match = new RegExp(`^${kind}:(0|[1-9][0-9]{0,3}):([1-9][0-9]{0,17})$`).exec(Buffer.from(args.after, 'base64url').toString('latin1'));
+    const match = new RegExp(`^${kind}:(0|[1-9][0-9]{0,3}):([1-9][0-9]{0,17})$`).exec(
+      Buffer.from(args.after, 'base64url').toString('latin1'),
+    );
     if (match && Number(match[1]) <= EXACT_RANK) after = { rank: Number(match[1]), seq: match[2] };
     else errors.push({ path: 'after', message: 'is not a cursor of this search' });
   }

@@ -8,23 +8,23 @@ import { searchScopeAccess, searchScopeEntry, searchScopeOf, type SearchScope } 
 
 /**
  * Organization search by `legalName` (contract section 23): the organizations of the scope's
- * subtrees whose legal name matches, best match first, then newest, from one GIN index over
- * (`path`, the legal name's trigrams) (migration `search`): `path && entries` reads the index
- * entries of the scope's subtrees beside those of the query's trigrams, so another tree's
- * organizations are never read, and every match in scope is ranked. Organizations' legal names
- * are mostly their own, so a dictionary like the policies' (policy-search.ts) would hold about
- * as many texts as organizations: here the rows are ranked directly. The cursor is the rank and
- * `seq`; rows are compared with it as a pair, so an organization created since ranks where it
- * ranks and moves none of those already there.
+ * subtrees whose legal name matches, best match first, then newest, from one GIN index over (the
+ * root of the row's tree, the legal name's trigrams) (migration `search`): each entry point reads
+ * the matches of its own tree, keeps those below it, and every match in scope is ranked; another
+ * tenant's organizations are never read. Legal names are mostly an organization's own, so a
+ * dictionary like the policies' (policy-search.ts) would hold about as many texts as
+ * organizations: here the rows are ranked directly. The cursor is the rank and `seq`; rows are
+ * compared with it as a pair, so an organization created since ranks where it ranks and moves
+ * none of those already there.
  * Parameters: the scope's, the query, the position (rank, seq), the page size.
  */
 const SEARCH = (scope: SearchScope, access: string) => `with ${searchScopeEntry(scope, access)},
 position as (select search_text(?) as q, ?::int as after_rank, ?::bigint as after_seq, ?::int as size),
 ${TRIGRAM_SETTINGS}
 select ${ORGANIZATION_SELECT}, o.rank, o.seq
-from trigram cross join position cross join lateral (
+from trigram cross join position cross join entry cross join lateral (
   select o.*, ${trigramRank('position.q', 'o.legal_name')} as rank from organization o
-  where o.path && (select array_agg(entry.id) from entry) and ${trigramMatch('o.legal_name', 'position.q')} and ${TRIGRAM_SET}
+  where o.path[1] = entry.root and entry.id = any(o.path) and ${trigramMatch('o.legal_name', 'position.q')} and ${TRIGRAM_SET}
   offset 0
 ) o
 where (o.rank, o.seq) < (position.after_rank, position.after_seq)
@@ -46,7 +46,11 @@ export interface OrganizationSearch {
 }
 
 /** A page of an organization search, the caller's reach or `organizationId`'s subtree; items carry their position (`rank:seq`). */
-export async function searchOrganizations(db: SqlClient, principal: Principal, search: OrganizationSearch): Promise<Page<OrganizationRead>> {
+export async function searchOrganizations(
+  db: SqlClient,
+  principal: Principal,
+  search: OrganizationSearch,
+): Promise<Page<OrganizationRead>> {
   const scope = searchScopeOf(search.organizationId);
   const access = searchScopeAccess(scope, principal, search.organizationId);
   const rows = await db.query<OrganizationRead & { rank: number; seq: string }>(statement(scope, access.sql), [

@@ -6,8 +6,11 @@ import type { Principal } from '../auth/principal.js';
  * whose subtrees it reads, each with the root of its tree.
  * - `reach`: the caller's entry points, its org claim's organization and each one its `sub`
  *   created whose parent it may not access (contract section 10, "the tops of what I can see";
- *   found as the events list finds them, docs/access-rule.md). Every organization the caller may
- *   access lies under exactly one of them, so nothing out of reach is ever read.
+ *   found as the events list finds them, docs/access-rule.md, but among the sub's organizations
+ *   only those whose parent it did not create (`owner_top`, migration `search`: the others'
+ *   parents are in reach), so a sub that made a whole tree costs one index entry, not the tree).
+ *   Every organization the caller may access lies under exactly one of them, so nothing out of
+ *   reach is ever read.
  * - `subtree`: one organization, `organizationId`, if the caller may access it.
  * The access rule is part of each, so the statement is safe on its own.
  */
@@ -16,7 +19,7 @@ export type SearchScope = 'reach' | 'subtree';
 const ENTRY: Record<SearchScope, (access: string) => string> = {
   reach: (parentAccess) => `entry as (
   select o.id, o.path[1] as root from organization o left join organization parent on parent.id = o.parent_id
-  where (o.id = ?::uuid or o.owner_sub = ?) and (parent.id is null or not coalesce(${parentAccess}, false))
+  where (o.id = ?::uuid or (o.owner_sub = ? and o.owner_top)) and (parent.id is null or not coalesce(${parentAccess}, false))
 )`,
   subtree: (access) => `entry as (select o.id, o.path[1] as root from organization o where o.id = ?::uuid and ${access})`,
 };

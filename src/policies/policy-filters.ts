@@ -186,7 +186,10 @@ export function policyFilterPredicate(key: PolicyFilterKey | null): { shape: str
  * never a GraphQL variable error), the others passed on for policyFilterOf to check.
  */
 export function policyFilterVariables(read: (name: string) => string | undefined): Record<PolicyFilterName, string | null> {
-  const values = Object.fromEntries(POLICY_FILTER_NAMES.map((name) => [name, read(name) ?? null])) as Record<PolicyFilterName, string | null>;
+  const values = Object.fromEntries(POLICY_FILTER_NAMES.map((name) => [name, read(name) ?? null])) as Record<
+    PolicyFilterName,
+    string | null
+  >;
   const errors = (['status', 'billingStatus'] as const).flatMap((path) => {
     const message = values[path] === null ? null : FILTERS[path].problem(values[path]);
     return message ? [{ path, message }] : [];

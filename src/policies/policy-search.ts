@@ -55,13 +55,19 @@ walked as (
   order by candidate.rank desc, w.seq desc limit ${POLICY_SEARCH_WALK}
 )`;
 
-/** A walked policy found before by another of its texts: a better one, or as good with a smaller id. */
-const FOUND_BY_A_BETTER_TEXT = `exists (
-  select 1 from policy_search_posting other join policy_search_term t on t.id = other.term_id
+/**
+ * A walked policy found before by another of its texts: a better one, or as good with a smaller id.
+ * This and the scope's probe of `policy_ancestor` are scalar subqueries, not EXISTS: PostgreSQL
+ * may plan an EXISTS as a hash of the whole table, while a scalar subquery stays a probe of a few
+ * index entries per walked policy, whatever the table's size.
+ */
+const FOUND_BY_A_BETTER_TEXT = `coalesce((
+  select true from policy_search_posting other join policy_search_term t on t.id = other.term_id
   where other.policy_seq = walked.seq and other.term_id <> walked.term
     and t.single = (strpos(position.q, ' ') = 0) and ${trigramMatch('t.term', 'position.q')}
     and (${trigramRank('position.q', 't.term')}, -t.id) > (walked.rank, -walked.term)
-)`;
+  limit 1
+), false)`;
 
 const PAGE = (scope: SearchScope, predicate: string | null, access: string) => `${WALK(scope, access)}
 select page.* from (
@@ -70,8 +76,8 @@ select page.* from (
    where position.after_rank > ${EXACT_RANK} and exists (select 1 from entry where entry.id = any(o.path))${predicate ? ` and ${predicate}` : ''})
   union all
   (select ${POLICY_SELECT}, ${LEDGER_LENGTH} as "ledgerLength", walked.rank, p.seq
-   from walked cross join position join policy p on p.seq = walked.seq
-   where (walked.entry = walked.root or exists (select 1 from policy_ancestor a where a.ancestor_id = walked.entry and a.policy_seq = walked.seq))
+   from walked cross join position cross join lateral (select p.* from policy p where p.seq = walked.seq offset 0) p
+   where (walked.entry = walked.root or (select true from policy_ancestor a where a.ancestor_id = walked.entry and a.policy_seq = walked.seq))
      and p.number is distinct from position.number and not ${FOUND_BY_A_BETTER_TEXT}${predicate ? ` and ${predicate}` : ''}
    order by walked.rank desc, walked.seq desc limit (select size from position))
 ) page order by page.rank desc, page.seq desc limit (select size from position)`;
@@ -103,13 +109,31 @@ export interface PolicySearch {
  * has been found to access). Items carry their position (`rank:seq`) as their `seq`. `between`
  * runs before a second statement (the request's deadline).
  */
-export async function searchPolicies(db: SqlClient, principal: Principal, search: PolicySearch, between: () => void): Promise<Page<PolicyRead>> {
+export async function searchPolicies(
+  db: SqlClient,
+  principal: Principal,
+  search: PolicySearch,
+  between: () => void,
+): Promise<Page<PolicyRead>> {
   const scope = searchScopeOf(search.organizationId);
   const access = searchScopeAccess(scope, principal, search.organizationId);
   const number = /^[0-9]{1,16}$/.test(search.q) && isPolicyNumber(Number(search.q)) ? Number(search.q) : null;
-  const params = [...access.params, search.q, search.after.rank, search.after.seq, policyFilterParameter(search.filter), number, search.first + 1];
-  const rows = await db.query<Record<string, unknown> & { rank: number; seq: string }>(statement('page', scope, search.filter, access.sql), params);
-  const items = rows.slice(0, search.first).map(({ rank, seq, ...row }) => ({ node: policyRead(row), seq: encodeSearchPosition({ rank, seq }) }));
+  const params = [
+    ...access.params,
+    search.q,
+    search.after.rank,
+    search.after.seq,
+    policyFilterParameter(search.filter),
+    number,
+    search.first + 1,
+  ];
+  const rows = await db.query<Record<string, unknown> & { rank: number; seq: string }>(
+    statement('page', scope, search.filter, access.sql),
+    params,
+  );
+  const items = rows
+    .slice(0, search.first)
+    .map(({ rank, seq, ...row }) => ({ node: policyRead(row), seq: encodeSearchPosition({ rank, seq }) }));
   if (rows.length > search.first) return { items, hasNextPage: true };
   between();
   const [end] = await db.query<{ rank: number; seq: string }>(statement('end', scope, null, access.sql), params);

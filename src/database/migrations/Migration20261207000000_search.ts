@@ -3,10 +3,10 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Contract section 23 (issue 42): typo-tolerant search, by trigram similarity (pg_trgm).
  *
- * Organizations by `legalName`: one GIN index over the row's `path` (its ancestors, so "within
- * this subtree" is `path && array[...]`) and its legal name's trigrams. A search reads the index
- * entries of the caller's subtrees and of the query's trigrams together, so another tree's
- * organizations are never read.
+ * Organizations by `legalName`: one GIN index over the root of the row's tree (`path[1]`, by
+ * btree_gin) and its legal name's trigrams. A search reads the index entries of its trees' roots
+ * beside those of the query's trigrams, so another tenant's organizations are never read; the
+ * subtree of an entry point below its root is a check of `path` on the rows found.
  *
  * Policies by owner name, pet name and internalID, through a dictionary: ranking a search means
  * computing the similarity of every candidate, and many policies share a name (the seed's million
@@ -33,7 +33,23 @@ export class Migration20261207000000_search extends Migration {
       create extension if not exists pg_trgm;
       create extension if not exists btree_gin;
 
-      create index organization_search_index on organization using gin (path, legal_name gin_trgm_ops);
+      create index organization_search_index on organization using gin ((path[1]), legal_name gin_trgm_ops);
+
+      -- The organizations that can be entry points by their creator's sub: those whose parent that
+      -- sub did not create, nor any ancestor of it (or that have none). Orgs never move nor change
+      -- owner, so it is fixed at insert. A search finds the caller's entry points from this index,
+      -- not from every organization its sub created (in a tree one sub made, all of them).
+      alter table organization add column owner_top boolean not null default false;
+      update organization o set owner_top = o.parent_id is null
+        or not exists (select 1 from organization p where p.id = o.parent_id and o.owner_sub = any (p.owner_subs));
+      create function organization_set_owner_top() returns trigger language plpgsql as $$
+      begin
+        new.owner_top := new.parent_id is null
+          or not exists (select 1 from organization p where p.id = new.parent_id and new.owner_sub = any (p.owner_subs));
+        return new;
+      end $$;
+      create trigger organization_owner_top before insert on organization for each row execute function organization_set_owner_top();
+      create index organization_owner_top_index on organization (owner_sub, seq) where owner_top;
 
       -- How a text is kept: lower case, surrounding spaces trimmed, inner runs of spaces as one.
       create function search_text(value text) returns text language sql immutable parallel safe
@@ -133,6 +149,10 @@ export class Migration20261207000000_search extends Migration {
       drop table policy_search_term;
       drop function search_text(text);
       drop index organization_search_index;
+      drop index organization_owner_top_index;
+      drop trigger organization_owner_top on organization;
+      drop function organization_set_owner_top();
+      alter table organization drop column owner_top;
     `);
   }
 }
