@@ -120,6 +120,60 @@ describe('Apollo Client 4 against the service', () => {
     client.stop();
   });
 
+  // Contract section 23: a search paged by fetchMore, its cursors (rank, then position) merged by relayStylePagination.
+  it('pages a policy search with fetchMore, merged by relayStylePagination keyed by q: every match once, best first', async () => {
+    const made: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const petName = i % 5 === 0 ? 'Wafles' : 'Waffles';
+      const created = await request(service.url, 'POST', '/api/v1/policy', {
+        token,
+        body: policyBody({ organizationId: rootId, petName }),
+      });
+      expect(created.status).toBe(200);
+      made.push(created.body.number);
+    }
+    const SEARCH = gql`
+      query SearchPolicies($q: String!, $after: String) {
+        viewer {
+          searchPolicies(q: $q, first: 10, after: $after) {
+            edges { cursor node { id number petName } }
+            pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+          }
+        }
+      }
+    `;
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: `${service.url}/graphql`, headers: { authorization: `Bearer ${token}` } }),
+      cache: new InMemoryCache({
+        typePolicies: { Viewer: { merge: true, fields: { searchPolicies: relayStylePagination(['q']) } }, Coverage: { keyFields: false } },
+      }),
+    });
+    type Data = {
+      viewer: {
+        searchPolicies: {
+          edges: Array<{ node: { id: string; number: number; petName: string } }>;
+          pageInfo: { hasNextPage: boolean; endCursor: string };
+        };
+      };
+    };
+    const observable = client.watchQuery<Data>({ query: SEARCH, variables: { q: 'waffles' } });
+    let data = (await firstValueFrom(observable.pipe(filter((result) => result.dataState === 'complete')))).data;
+    let pages = 1;
+    while (data.viewer.searchPolicies.pageInfo.hasNextPage) {
+      await observable.fetchMore({ variables: { after: data.viewer.searchPolicies.pageInfo.endCursor } });
+      data = observable.getCurrentResult().data as Data;
+      if (++pages > 5) throw new Error('paging did not end');
+    }
+    expect(pages).toBe(3);
+    const found = data.viewer.searchPolicies.edges.map((edge) => edge.node);
+    // The exact name first, newest first; then the one-letter-off name, newest first.
+    const exact = made.filter((_, i) => i % 5 !== 0).reverse();
+    const near = made.filter((_, i) => i % 5 === 0).reverse();
+    expect(found.map((policy) => policy.number)).toEqual([...exact, ...near]);
+    expect(new Set(found.map((policy) => policy.id)).size).toBe(25);
+    client.stop();
+  });
+
   // Issue 23: the mutation answers the Policy, so the cache updates the screen without a refetch.
   it('cancels through cancelPolicy and sees status and cancellation change in the normalized cache, with no refetch', async () => {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
