@@ -4,6 +4,7 @@ import { parse, print } from 'graphql';
 import pg from 'pg';
 import { POLICY_QUERY } from './bench-support.js';
 import type { SeedTree } from './seed.js';
+import { FIRST_NAMES, LAST_NAMES, PET_NAMES } from './seed-names.js';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -176,6 +177,32 @@ export function benchScenarios(pick: () => Pick, deepParents: Map<string, string
       },
     ],
   ];
+}
+
+/**
+ * What a typeahead sends (contract section 23): the names of the seed (seed-names.ts), first
+ * names, last names and pets' names in turn, each typed a letter at a time from its second
+ * letter to its sixth ("ja", "jam", "jame", "james"; "sm", "smi", ...), as a search box sends a
+ * request per keystroke: 1,551 queries, most of them prefixes that match many names.
+ */
+export const TYPED_QUERIES: readonly string[] = FIRST_NAMES.flatMap((first, i) =>
+  [first, LAST_NAMES[i % LAST_NAMES.length], PET_NAMES[i % PET_NAMES.length]].flatMap((name) =>
+    Array.from({ length: Math.min(6, name.length) - 1 }, (_, typed) => name.slice(0, typed + 2).toLowerCase()),
+  ),
+);
+
+/**
+ * A typeahead over one tree's policies: the next typed query, as a search of everything the
+ * caller may access (the tree's owner acting for its root: on the seed of docs/benchmark.md,
+ * 950,010 policies), a page of 10 as a dropdown shows.
+ */
+export function typeahead(token: string): () => BenchRequest {
+  let turn = 0;
+  return () => ({
+    method: 'GET',
+    path: `/api/v1/policy?q=${encodeURIComponent(TYPED_QUERIES[turn++ % TYPED_QUERIES.length])}&limit=10`,
+    token,
+  });
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   roundRobin,
   sequentialLatencies,
   trustedPolicyDocument,
+  typeahead,
   type BenchRequest,
 } from './bench-scenarios.js';
 import { summarizeCpuProfile } from './cpu-profile-summary.js';
@@ -600,6 +601,24 @@ try {
       return { ...request, token: keyOf.get(tree.rootId)! };
     };
     await againstCreates(KEY_READS, byKey, undefined, 'REST GET policy');
+  }
+
+  // Contract section 23: a typeahead, one request per keystroke (bench-scenarios.ts, TYPED_QUERIES),
+  // as the first tree's owner acting for its root (on the seed of docs/benchmark.md, 950,010
+  // policies in reach). One request at a time, as one person types: the goal is p95 under 50 ms.
+  // Then with `connections` typing at once, throughput and latency under load.
+  const TYPEAHEAD = 'REST typeahead search';
+  if (measureTable && !values.table && (!values.only || TYPEAHEAD.includes(values.only))) {
+    const next = typeahead(tokens[0]);
+    await load(servicePort, next, connections, { duration: 3 });
+    const alone = (await sequentialLatencies(servicePort, next, duration)).map((micros) => micros / 1000);
+    const loaded = await load(servicePort, next);
+    const ms = (share: number) => quantile(alone, share).toFixed(1);
+    console.log(
+      `\n${TYPEAHEAD} (${trees[0].ownerSub} for its root; ${alone.length} queries of 2-6 letters one at a time): ` +
+        `p50 ${ms(0.5)} ms, p95 ${ms(0.95)} ms, p99 ${ms(0.99)} ms (goal: p95 under 50 ms); ` +
+        `${connections} at once: req/s, p50/p99 ms, errors, non-2xx: ${fmt(loaded)}`,
+    );
   }
 
   const observabilityOnly = values.only !== undefined && 'observability'.includes(values.only);
