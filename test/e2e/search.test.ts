@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/database/database.js';
+import { SEARCH_START } from '../../src/graphql/search-position.js';
+import { searchPolicies as searchPoliciesOf } from '../../src/policies/policy-search.js';
 import { ALL, accessMatrix, buildRestTree, type RestTree } from '../support/access-matrix.js';
 import { organizationBody, policyBody } from '../support/fixtures.js';
 import { graphql, request } from '../support/http.js';
@@ -197,6 +200,28 @@ describe('search', () => {
       const response = await request(service.url, 'GET', path, { token: alice });
       expect(response.status, path).toBe(400);
       expect(response.body.errors, path).toEqual([expect.objectContaining({ path: name })]);
+    }
+  });
+
+  it("sets pg_trgm's thresholds for its own statement: a session's other defaults neither change it nor are changed by it", async () => {
+    // As a pooled session through PgBouncer might carry another client's SETs.
+    const settings = ['word_similarity_threshold', 'strict_word_similarity_threshold', 'similarity_threshold'];
+    const database = new Database({
+      url: service.databaseUrl,
+      max: 1,
+      options: settings.map((name) => `-c pg_trgm.${name}=0.99`).join(' '),
+    });
+    try {
+      const principal = { sub: 'alice', org: tree.org.A };
+      const search = (q: string) => searchPoliciesOf(database, principal, { q, filter: null, first: 20, after: SEARCH_START }, () => {});
+      expect((await search('smyth')).items.map((item) => item.node.number)).toEqual([3001]);
+      expect((await search('Jon Smyth')).items.map((item) => item.node.number)).toEqual([3001]);
+      const [after] = await database.query<Record<string, string>>(
+        `select ${settings.map((name) => `current_setting('pg_trgm.${name}') as "${name}"`).join(', ')}`,
+      );
+      expect(after).toEqual(Object.fromEntries(settings.map((name) => [name, '0.99'])));
+    } finally {
+      await database.close();
     }
   });
 });

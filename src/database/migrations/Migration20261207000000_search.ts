@@ -33,6 +33,25 @@ export class Migration20261207000000_search extends Migration {
       create extension if not exists pg_trgm;
       create extension if not exists btree_gin;
 
+      -- pg_trgm declares its similarity functions as cheap as an integer comparison (COST 1),
+      -- while one takes microseconds: the planner then prefers reading a whole dictionary of
+      -- 30,000 texts (200 ms) to its GIN index (under 1 ms). Their real price, as PostGIS gives
+      -- its own. Where the extension belongs to another role (a managed server's), the
+      -- migration says so and goes on: docs/decisions.md, "Search and filters".
+      do $$
+      begin
+        alter function similarity_op(text, text) cost 100;
+        alter function word_similarity_op(text, text) cost 100;
+        alter function word_similarity_commutator_op(text, text) cost 100;
+        alter function strict_word_similarity_op(text, text) cost 100;
+        alter function strict_word_similarity_commutator_op(text, text) cost 100;
+        alter function similarity(text, text) cost 100;
+        alter function word_similarity(text, text) cost 100;
+        alter function strict_word_similarity(text, text) cost 100;
+      exception when insufficient_privilege then
+        raise warning 'pg_trgm''s functions belong to another role: ask it to run ALTER FUNCTION ... COST 100 on them (docs/decisions.md, "Search and filters")';
+      end $$;
+
       create index organization_search_index on organization using gin ((path[1]), legal_name gin_trgm_ops);
 
       -- The organizations that can be entry points by their creator's sub: those whose parent that
