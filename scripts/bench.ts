@@ -603,11 +603,11 @@ try {
     await againstCreates(KEY_READS, byKey, undefined, 'REST GET policy');
   }
 
-  // Contract section 23: a typeahead, one request per keystroke (bench-scenarios.ts, TYPED_QUERIES),
-  // as the first tree's owner acting for its root (on the seed of docs/benchmark.md, 950,010
+  // Contract section 23: a typeahead, one request per keystroke (bench-scenarios.ts, TYPED_QUERIES:
+  // GraphQL searchPolicies, first 10, what a dropdown shows), as the first tree's owner acting for its root (on the seed of docs/benchmark.md, 950,010
   // policies in reach). One request at a time, as one person types: the goal is p95 under 50 ms.
   // Then with `connections` typing at once, throughput and latency under load.
-  const TYPEAHEAD = 'REST typeahead search';
+  const TYPEAHEAD = 'GraphQL typeahead search';
   if (measureTable && !values.table && (!values.only || TYPEAHEAD.includes(values.only))) {
     const next = typeahead(tokens[0]);
     await load(servicePort, next, connections, { duration: 3 });
