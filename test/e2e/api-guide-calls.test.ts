@@ -419,6 +419,25 @@ describe("the API guide's calls", () => {
       ],
     });
 
+    // Search and filters (contract section 23): a typo found, organizations by legal name, a filtered list, GraphQL.
+    const [found, organizations, filtered, searched] = answers('Search and filters');
+    expect(found.data.length).toBeGreaterThan(0);
+    expect(found.data.every((item: { petName: string }) => /biscuit/i.test(item.petName))).toBe(true);
+    expect(organizations.data.map((item: { id: string }) => item.id)).toContain(organization.id);
+    expect(filtered.data.length).toBeGreaterThan(0);
+    expect(
+      filtered.data.every(
+        (item: { coverageSlug: string; effectiveDate: string }) =>
+          item.coverageSlug === 'accident-illness-basic' && item.effectiveDate >= '2026-01-01',
+      ),
+    ).toBe(true);
+    expect(searched.errors).toBeUndefined();
+    const searchedPolicies = searched.data.viewer.searchPolicies.edges.map((edge: { node: unknown }) => edge.node);
+    expect(searchedPolicies.length).toBeGreaterThan(0);
+    expect(
+      searchedPolicies.every((node: { petName: string; coverageSlug: string }) => node.coverageSlug === 'accident-illness-basic'),
+    ).toBe(true);
+
     // Events and webhooks (issue 36, F25): the block's own change reaches the receiver, verified.
     const [delivery] = answers('Events and webhooks');
     expect(delivery).toMatchObject({
@@ -482,6 +501,7 @@ describe("the API guide's calls", () => {
       'Audit log',
       'Errors',
       'REST reads, lookups and typos',
+      'Search and filters',
       'Events and webhooks',
       'Managing webhooks',
       'Limits on callers',
