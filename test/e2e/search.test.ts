@@ -192,6 +192,8 @@ describe('search', () => {
       ['/api/v1/policy?q=biscuit&includeDescendants=true', 'includeDescendants'],
       ['/api/v1/policy?q=biscuit&internalID=crm', 'q'],
       ['/api/v1/policy?q=biscuit&effectiveFrom=2026-13-01', 'effectiveFrom'],
+      ['/api/v1/policy?q=ab%00', 'q'],
+      ['/api/v1/policy?internalID=crm%00', 'internalID'],
       ['/api/v1/organization?q=a', 'q'],
       [`/api/v1/organization?q=org&parentId=${tree.org.A}`, 'parentId'],
       [`/api/v1/organization?organizationId=${tree.org.A}`, 'organizationId'],

@@ -202,12 +202,24 @@ describe('odd input (property-based)', () => {
       oddValue,
       fc.string({ maxLength: 30 }).map((text) => Buffer.from(text).toString('base64url')),
       fc.bigInt({ min: 0n, max: 10n ** 25n }).map((n) => Buffer.from(`organization:${n}`).toString('base64url')),
+      // A search's cursor (contract section 23): its rank and position.
+      fc
+        .tuple(
+          fc.constantFrom('policy-search', 'organization-search'),
+          fc.integer({ min: -2, max: 20_000 }),
+          fc.bigInt({ min: 0n, max: 10n ** 25n }),
+        )
+        .map(([kind, rank, n]) => Buffer.from(`${kind}:${rank}:${n}`).toString('base64url')),
     );
     const QUERIES = [
       'query ($id: ID!) { node(id: $id) { id } }',
       'query ($first: Int!, $after: String) { viewer { organizations(first: $first, after: $after) { pageInfo { hasNextPage startCursor } } } }',
       'query ($id: ID!, $first: Int!, $after: String) { organization(id: $id) { children(first: $first, after: $after) { pageInfo { hasPreviousPage } } } }',
       'query ($id: ID!, $first: Int!, $after: String, $all: Boolean) { organization(id: $id) { policies(first: $first, after: $after, includeDescendants: $all) { edges { node { id } } } } }',
+      // The searches: odd text as q, and odd ids as their subtree.
+      'query ($id: String!, $first: Int!, $after: String) { viewer { searchPolicies(q: $id, first: $first, after: $after) { edges { node { id } } } } }',
+      'query ($id: String!, $first: Int!, $after: String) { viewer { searchOrganizations(q: $id, first: $first, after: $after) { edges { node { id } } } } }',
+      'query ($id: ID!, $first: Int!, $after: String) { viewer { searchPolicies(q: "bisc", organizationId: $id, first: $first, effectiveFrom: $after) { edges { node { id } } } } }',
     ];
     await fc.assert(
       fc.asyncProperty(
@@ -236,7 +248,21 @@ describe('odd input (property-based)', () => {
       fc.constantFrom('root', 'true', 'false', '0', '1', '100', '101', '-1', '1e2', '%', '%00', '%ZZ', '9007199254740993', '__proto__'),
       fc.bigInt({ min: 0n, max: 10n ** 25n }).map((n) => Buffer.from(`policy:${n}`).toString('base64url')),
     );
-    const NAMES = ['organizationId', 'parentId', 'includeDescendants', 'limit', 'after', 'other', 'limit[]', 'after[x]'];
+    const NAMES = [
+      'organizationId',
+      'parentId',
+      'includeDescendants',
+      'limit',
+      'after',
+      'other',
+      'limit[]',
+      'after[x]',
+      'q',
+      'q',
+      'internalID',
+    ];
+    // The filters (contract section 23), and a search's query.
+    NAMES.push('status', 'coverageSlug', 'billingStatus', 'effectiveFrom', 'effectiveTo');
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('/api/v1/policy', '/api/v1/organization'),
