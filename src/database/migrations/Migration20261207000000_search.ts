@@ -1,38 +1,13 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/**
- * Contract section 23 (issue 42): typo-tolerant search, by trigram similarity (pg_trgm).
- *
- * Organizations by `legalName`: one GIN index over the root of the row's tree (`path[1]`, by
- * btree_gin) and its legal name's trigrams. A search reads the index entries of its trees' roots
- * beside those of the query's trigrams, so another tenant's organizations are never read; the
- * subtree of an entry point below its root is a check of `path` on the rows found.
- *
- * Policies by owner name, pet name and internalID, through a dictionary: ranking a search means
- * computing the similarity of every candidate, and many policies share a name (the seed's million
- * policies hold 520 distinct words and 28,800 full names), so it is computed once per distinct text,
- * not once per policy:
- * - `policy_search_term`: each distinct text per tree (`root_id`, the root of the policy's
- *   organization): every word of the owner's names, the pet's name and the internalID, and those
- *   of several words whole (the owner's as "first last"). A one-word query is compared with the
- *   one-word texts (`single`), a query of several words with the others: "smyth" meets "smith",
- *   "jon smyth" meets "john smith", and a query of two letters ranks a few hundred words, not every
- *   full name. GIN over (root_id, single, trigrams): a search reads only its own trees' texts
- *   (btree_gin indexes the uuid and the boolean beside the trigrams).
- * - `policy_search_posting`: which policies carry each text, by `policy.seq`; a search walks one
- *   text's policies newest first from its primary key, and (policy_seq, term_id) finds a
- *   policy's other texts.
- * Both are written by triggers: a new policy's texts, and the names a change sets
- * (`policy_state.fields`), so a policy is found by every name it has carried (the names shown
- * are those in effect today). Texts are never removed with their last policy (a policy is only
- * deleted by tests and purges); one left behind costs a candidate that leads nowhere.
- */
-export class Migration20261207000000_search extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`
+/** pg_trgm for the similarities and their GIN operator classes; btree_gin to index a uuid and a boolean beside trigrams. */
+const EXTENSIONS = `
       create extension if not exists pg_trgm;
       create extension if not exists btree_gin;
+`;
 
+/** pg_trgm's similarity functions at their real price. */
+const PRICED_SIMILARITY = `
       -- pg_trgm declares its similarity functions as cheap as an integer comparison (COST 1),
       -- while one takes microseconds: the planner then prefers reading a whole dictionary of
       -- 30,000 texts (200 ms) to its GIN index (under 1 ms). Their real price, as PostGIS gives
@@ -51,7 +26,10 @@ export class Migration20261207000000_search extends Migration {
       exception when insufficient_privilege then
         raise warning 'pg_trgm''s functions belong to another role: ask it to run ALTER FUNCTION ... COST 100 on them (docs/decisions.md, "Search and filters")';
       end $$;
+`;
 
+/** The organizations' search index, and the entry points' own (`owner_top`). */
+const ORGANIZATION_SEARCH = `
       create index organization_search_index on organization using gin ((path[1]), legal_name gin_trgm_ops);
 
       -- The organizations that can be entry points by their creator's sub: those whose parent that
@@ -69,7 +47,10 @@ export class Migration20261207000000_search extends Migration {
       end $$;
       create trigger organization_owner_top before insert on organization for each row execute function organization_set_owner_top();
       create index organization_owner_top_index on organization (owner_sub, seq) where owner_top;
+`;
 
+/** The policies' dictionary: its texts, each per tree, and which policies carry each. */
+const POLICY_TEXTS = `
       -- How a text is kept: lower case, surrounding spaces trimmed, inner runs of spaces as one.
       create function search_text(value text) returns text language sql immutable parallel safe
         return lower(btrim(regexp_replace(value, '\\s+', ' ', 'g')));
@@ -101,7 +82,10 @@ export class Migration20261207000000_search extends Migration {
         constraint policy_search_posting_pkey primary key (term_id, policy_seq)
       );
       create index policy_search_posting_policy_index on policy_search_posting (policy_seq, term_id);
+`;
 
+/** What keeps the dictionary: the triggers on policy, policy_state and a delete. */
+const POLICY_TEXT_TRIGGERS = `
       -- A policy's texts: each kept once per tree (in one order, so that concurrent inserts wait
       -- for each other's new texts without a deadlock), and listed for the policy.
       create function policy_search_add(root uuid, seq bigint, texts text[]) returns void language sql as $$
@@ -136,7 +120,10 @@ export class Migration20261207000000_search extends Migration {
       end $$;
       create trigger policy_search_terms_removed after delete on policy
         referencing old table as removed for each statement execute function policy_search_on_delete();
+`;
 
+/** The dictionary of the policies written before this migration. */
+const BACKFILL = `
       -- The policies already written, with every name their states carry.
       create temporary table policy_search_backfill as
       select o.path[1] as root_id, p.seq, t.term
@@ -151,7 +138,38 @@ export class Migration20261207000000_search extends Migration {
       insert into policy_search_posting (term_id, policy_seq)
       select s.id, b.seq from policy_search_backfill b join policy_search_term s on s.root_id = b.root_id and s.term = b.term;
       drop table policy_search_backfill;
-    `);
+`;
+
+/**
+ * Contract section 23 (issue 42): typo-tolerant search, by trigram similarity (pg_trgm).
+ *
+ * Organizations by `legalName`: one GIN index over the root of the row's tree (`path[1]`, by
+ * btree_gin) and its legal name's trigrams. A search reads the index entries of its trees' roots
+ * beside those of the query's trigrams, so another tenant's organizations are never read; the
+ * subtree of an entry point below its root is a check of `path` on the rows found.
+ *
+ * Policies by owner name, pet name and internalID, through a dictionary: ranking a search means
+ * computing the similarity of every candidate, and many policies share a name (the seed's million
+ * policies hold 520 distinct words and 28,800 full names), so it is computed once per distinct text,
+ * not once per policy:
+ * - `policy_search_term`: each distinct text per tree (`root_id`, the root of the policy's
+ *   organization): every word of the owner's names, the pet's name and the internalID, and those
+ *   of several words whole (the owner's as "first last"). A one-word query is compared with the
+ *   one-word texts (`single`), a query of several words with the others: "smyth" meets "smith",
+ *   "jon smyth" meets "john smith", and a query of two letters ranks a few hundred words, not every
+ *   full name. GIN over (root_id, single, trigrams): a search reads only its own trees' texts
+ *   (btree_gin indexes the uuid and the boolean beside the trigrams).
+ * - `policy_search_posting`: which policies carry each text, by `policy.seq`; a search walks one
+ *   text's policies newest first from its primary key, and (policy_seq, term_id) finds a
+ *   policy's other texts.
+ * Both are written by triggers: a new policy's texts, and the names a change sets
+ * (`policy_state.fields`), so a policy is found by every name it has carried (the names shown
+ * are those in effect today). Texts are never removed with their last policy (a policy is only
+ * deleted by tests and purges); one left behind costs a candidate that leads nowhere.
+ */
+export class Migration20261207000000_search extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of [EXTENSIONS, PRICED_SIMILARITY, ORGANIZATION_SEARCH, POLICY_TEXTS, POLICY_TEXT_TRIGGERS, BACKFILL]) this.addSql(sql);
   }
 
   override async down(): Promise<void> {
