@@ -10,7 +10,7 @@ import {
 import type { RequestAuthentication } from '../auth/authenticate.js';
 import { documentScopes, scopeRefusal } from '../auth/scope-gate.js';
 import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
-import { badUserInput, notFound, type FieldError } from '../errors/errors.js';
+import { badUserInput, MAX_REPORTED_ERRORS, notFound, type FieldError } from '../errors/errors.js';
 import { assertAuthenticated, type AuthenticatedContext, type RequestClient, type RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createsSpent, readBackOf, writtenRecord } from '../graphql/write.js';
@@ -231,28 +231,32 @@ function refusedFieldErrors(route: PreparedRoute, body: Record<string, unknown>)
  * order, each with the request's field within two edits when there is one: at the top (where a
  * refused field has its own message, refusedFieldErrors) and inside nested objects (an
  * organization's owners), but not inside a type that keeps extra properties (an address's
- * `additionalFields`).
+ * `additionalFields`). At most as many as a problem lists, so that a body of thousands of
+ * misspelt keys costs no more than a hundred suggestions (the security review's linear checks).
  */
 function unknownFieldErrors(route: PreparedRoute, body: Record<string, unknown>): FieldError[] {
   if (!hasBody(route) || !route.closedBody) return [];
   const refused = Object.keys(route.refusedFields ?? {});
-  return unknownFieldsAt(inputNode(body, route.bodyType)).filter(({ path }) => !refused.includes(path));
+  const errors: FieldError[] = [];
+  for (const error of unknownFieldsAt(inputNode(body, route.bodyType))) {
+    if (refused.includes(error.path)) continue;
+    if (errors.push(error) === MAX_REPORTED_ERRORS) break;
+  }
+  return errors;
 }
 
-function unknownFieldsAt(node: InputNode): FieldError[] {
+function* unknownFieldsAt(node: InputNode): Generator<FieldError> {
   const { type, value, path } = node;
-  const fields = isInputObjectType(type) && isPlainObject(value) && !type.getFields().additionalFields ? type.getFields() : null;
-  const names = Object.keys(fields ?? {});
-  const here = Object.keys(fields === null ? {} : (value as object))
-    .filter((field) => !names.includes(field))
-    .map((field) => {
+  if (isInputObjectType(type) && isPlainObject(value) && !type.getFields().additionalFields) {
+    const names = Object.keys(type.getFields());
+    for (const field of Object.keys(value)) {
+      if (names.includes(field)) continue;
       const near = closestName(field, names);
-      return {
-        path: path ? `${path}.${field}` : field,
-        message: `is not a field of this request${near === null ? '' : `; did you mean "${near}"?`}`,
-      };
-    });
-  return [...here, ...childNodes(node).flatMap(unknownFieldsAt)];
+      const message = `is not a field of this request${near === null ? '' : `; did you mean "${near}"?`}`;
+      yield { path: path ? `${path}.${field}` : field, message };
+    }
+  }
+  for (const child of childNodes(node)) yield* unknownFieldsAt(child);
 }
 
 function variablesOf(route: PreparedRoute, request: RestRequest, context: AuthenticatedContext): Record<string, unknown> {
