@@ -97,7 +97,7 @@ describe('API keys (contract section 20)', () => {
     });
 
     // The event names the key (events:read is not among its scopes: read with the token).
-    const events = await request(service.url, 'GET', `/api/v1/events?organizationId=${childId}&types=policy.created`, { token });
+    const events = await request(service.url, 'GET', `/api/v1/events?organizationId=${childId}&type=policy.created`, { token });
     expect(events.status, events.text).toBe(200);
     const event = events.body.data.find((each: { data: { object: { number: number } } }) => each.data.object.number === 4_040_001);
     expect(event.actor).toEqual({ sub: `apikey:${made.id}`, apiKeyId: made.id });
