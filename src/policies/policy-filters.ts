@@ -198,11 +198,10 @@ export function policyFilterVariables(read: (name: string) => string | undefined
   return values;
 }
 
-/** The filters as OpenAPI query parameters (the REST routes' document). */
-export const POLICY_FILTER_PARAMETERS = POLICY_FILTER_NAMES.map((name) => ({
-  name,
-  in: 'query',
-  required: false,
-  schema: FILTERS[name].schema,
-  description: `${FILTERS[name].description}; absent: every policy`,
-}));
+/** The filters as the REST routes declare their query parameters (rest/query-parameters.ts), OpenAPI's written from them. */
+export const POLICY_FILTER_PARAMETERS: ReadonlyArray<{ name: PolicyFilterName; schema: Record<string, unknown>; description: string }> =
+  POLICY_FILTER_NAMES.map((name) => ({
+    name,
+    schema: { ...FILTERS[name].schema },
+    description: `${FILTERS[name].description}; absent: every policy`,
+  }));

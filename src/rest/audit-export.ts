@@ -6,8 +6,11 @@ import type { Gateway } from '../database/database.js';
 import { asGraphQLError } from '../errors/safe-errors.js';
 import { requireAuthentication } from '../http/authentication-gate.js';
 import { sendError } from '../http/write-answer.js';
-import { singleParameter } from './routes.js';
 import { organizationNotFound, targetOrganizationId } from '../organizations/organization.reads.js';
+import { problem } from './openapi-parts.js';
+import { refuseUnknownParameters, singleParameter } from './query-parameters.js';
+import type { PlainRoute } from './route-entry.js';
+import { AUDIT_RANGE_PARAMETERS, AUDIT_SUBTREE } from './routes/audit-log.js';
 
 /**
  * `GET /api/v1/audit-log/export` (contract section 21): the subtree's entries oldest first as
@@ -23,8 +26,28 @@ export const AUDIT_EXPORT_PATH = '/api/v1/audit-log/export';
 /** What an API key needs to export (contract section 20: the audit log, `audit:read`). */
 export const EXPORT_SCOPE = 'audit:read';
 
-/** Routes served outside REST_ROUTES (their OpenAPI paths are written beside the others). */
-export const PLAIN_ROUTES = [{ method: 'GET', path: AUDIT_EXPORT_PATH }] as const;
+/** The export as the route table describes its entries: openapi.ts writes its path from it, and its query is checked alike. */
+export const AUDIT_EXPORT_ROUTE: PlainRoute = {
+  method: 'GET',
+  path: AUDIT_EXPORT_PATH,
+  query: [AUDIT_SUBTREE, ...AUDIT_RANGE_PARAMETERS],
+  scopes: [EXPORT_SCOPE],
+  doc: {
+    operationId: 'exportAuditLog',
+    summary: "Stream the audit entries of an organization's subtree, oldest first, as NDJSON",
+    description:
+      'One entry a line, in constant memory whatever the range; each line also carries `position` and `prevHash`, so that the chain can be checked offline (docs/decisions.md, "The audit log").',
+    tag: 'Audit log',
+    answer: { description: 'The entries, one JSON object a line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } },
+    errors: {
+      400: problem('`since` or `until` is not RFC 3339, or no `organizationId` and no org claim'),
+      404: problem('`organizationId` names no organization the caller may access'),
+    },
+  },
+};
+
+/** Routes served outside REST_ROUTES, described beside them. */
+export const PLAIN_ROUTES: readonly PlainRoute[] = [AUDIT_EXPORT_ROUTE];
 
 export function auditExportRoute(db: Gateway, logger: Logger): RequestHandler[] {
   const stream = async (req: Request, res: Response): Promise<void> => {
@@ -33,6 +56,7 @@ export function auditExportRoute(db: Gateway, logger: Logger): RequestHandler[] 
     if (!principal) return;
     // The scope the audit log's other routes declare on their fields (auth/scope-gate.ts), checked here as REST checks a route's.
     assertScope(principal, EXPORT_SCOPE);
+    refuseUnknownParameters(req.query, AUDIT_EXPORT_ROUTE.query);
     const single = (name: string): string | null => singleParameter(req.query, name) ?? null;
     const range = auditFilters({ since: single('since'), until: single('until') });
     const batches = await auditExport(db, principal, targetOrganizationId(single('organizationId'), principal), range);

@@ -13,6 +13,7 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLInputField,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLOutputType,
   type GraphQLSchema,
@@ -131,15 +132,15 @@ function scalarSchema(type: GraphQLNamedType): JsonSchema {
 }
 
 /**
- * The schema of a REST request body: the input type's fields. It says what the server does
- * (contract section 18): a closed body (the policy bodies) refuses unknown fields with 400, so
- * its schema has `additionalProperties: false`; an open one (organizations, webhook endpoints)
- * drops them, so its schema leaves `additionalProperties` unset, at every level.
+ * The schema of a REST request body: the input type's fields (a route's body type: its input
+ * variable's, or one made of its body's variables). It says what the server does (contract
+ * section 18): a closed body (the policy bodies, an organization's change) refuses unknown fields
+ * with 400, so its schema has `additionalProperties: false`; an open one (an organization's
+ * create, a webhook endpoint's) drops them, so its schema leaves `additionalProperties` unset, at
+ * every level.
  * openapi-typescript generates closed types either way, so a client still catches a typo.
  */
-export function requestSchema(schema: GraphQLSchema, inputType: string, overlays: SchemaOverlays, body: 'closed' | 'open'): JsonSchema {
-  const type = schema.getType(inputType);
-  if (!isInputObjectType(type)) throw new Error(`${inputType} is not an input type`);
+export function requestSchema(type: GraphQLInputObjectType, overlays: SchemaOverlays, body: 'closed' | 'open'): JsonSchema {
   return inputObjectSchema(type.name, type.getFields(), overlays, body);
 }
 

@@ -1,20 +1,29 @@
-import { execute, getNamedType, GraphQLInputObjectType, isInputObjectType, Kind, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  GraphQLInputObjectType,
+  isInputObjectType,
+  Kind,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { RequestAuthentication } from '../auth/authenticate.js';
 import { documentScopes, scopeRefusal } from '../auth/scope-gate.js';
 import { errorAnswer, jsonAnswer, REST, type Answer } from '../errors/answer.js';
-import { badUserInput, notFound, type FieldError } from '../errors/errors.js';
+import { badUserInput, MAX_REPORTED_ERRORS, notFound, type FieldError } from '../errors/errors.js';
 import { assertAuthenticated, type AuthenticatedContext, type RequestClient, type RequestContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import { createsSpent, readBackOf, writtenRecord } from '../graphql/write.js';
 import { guardedWrite, readBackDocument, type GuardedWrite } from '../idempotency/read-back.js';
 import { inputErrors } from '../input/check-input.js';
-import { variableTypes } from '../input/walk-input.js';
+import { childNodes, inputNode, isPlainObject, variableTypes, type InputNode } from '../input/walk-input.js';
 import { inOperationSpan } from '../observability/operation-span.js';
 import type { OperationCore } from '../operations/operation-core.js';
 import { prepareDocument, type PreparedDocument } from '../operations/prepared-document.js';
 import { closestName } from '../values/edit-distance.js';
 import { inputFromBody } from './input-from-body.js';
-import type { GetRoute, PostRoute, RestRequest, RestRoute } from './routes.js';
+import { unknownParameterErrors } from './query-parameters.js';
+import type { GetRoute, PostRoute, RestRequest, RestRoute } from './route-entry.js';
 
 /**
  * What a route's document writes, from its mutation's declaration (graphql/write.ts): the
@@ -44,7 +53,7 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
   const prepared = prepareDocument(schema, route.document, `The REST document for ${route.method} ${route.path}`);
   const write = routeWrite(schema, prepared);
   if (!hasBody(route)) return { ...route, ...prepared, ...write };
-  return { ...route, ...prepared, ...write, bodyType: bodyTypeOf(schema, route, prepared) };
+  return { ...route, ...prepared, ...write, bodyType: bodyTypeOf(schema, route, prepared.operation) };
 }
 
 /**
@@ -52,9 +61,9 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
  * fields are variables, an input object of those variables' types (named after the operation;
  * never part of the schema), so that unknown fields, coercion and OpenAPI read it alike.
  */
-function bodyTypeOf(schema: GraphQLSchema, route: PostRoute<unknown>, prepared: PreparedDocument): GraphQLInputType {
+export function bodyTypeOf(schema: GraphQLSchema, route: PostRoute<unknown>, operation: OperationDefinitionNode): GraphQLInputType {
   const where = `REST document for ${route.method} ${route.path}`;
-  const types = new Map(variableTypes(schema, prepared.operation).map((variable) => [variable.name, variable.type]));
+  const types = new Map(variableTypes(schema, operation).map((variable) => [variable.name, variable.type]));
   if ((route.bodyVariable === undefined) === (route.bodyFields === undefined)) throw new Error(`${where}: give bodyVariable or bodyFields`);
   if (route.bodyVariable !== undefined) {
     const type = types.get(route.bodyVariable);
@@ -66,7 +75,7 @@ function bodyTypeOf(schema: GraphQLSchema, route: PostRoute<unknown>, prepared: 
     if (!type) throw new Error(`${where} declares no $${name}`);
     return [name, { type }] as const;
   });
-  return new GraphQLInputObjectType({ name: `${prepared.operation.name?.value ?? 'Rest'}Body`, fields: Object.fromEntries(fields) });
+  return new GraphQLInputObjectType({ name: `${operation.name?.value ?? 'Rest'}Body`, fields: Object.fromEntries(fields) });
 }
 
 function routeWrite(schema: GraphQLSchema, { operation, parsed }: PreparedDocument): RouteWrite {
@@ -124,6 +133,9 @@ export function answerRest(
   context: AuthenticatedContext,
   request: RestRequest,
 ): Promise<Answer> {
+  // A query parameter the route does not take is a typo to report, not a filter to drop (contract section 18): before anything runs.
+  const unknown = unknownParameterErrors(request.query, route.query ?? []);
+  if (unknown.length > 0) return Promise.reject(badUserInput(unknown));
   const key = hasBody(route) ? request.header('idempotency-key') : undefined;
   if (key === undefined)
     return checkedVariables(schema, route, request, context).then((variables) => executeRoute(route, context, variables));
@@ -215,20 +227,36 @@ function refusedFieldErrors(route: PreparedRoute, body: Record<string, unknown>)
 }
 
 /**
- * A closed body's top-level fields that its input type does not have (contract section 18), in
- * the body's order, each with the request's field within two edits when there is one. A refused
- * field has its own message (refusedFieldErrors).
+ * A closed body's fields that its input type does not have (contract section 18), in the body's
+ * order, each with the request's field within two edits when there is one: at the top (where a
+ * refused field has its own message, refusedFieldErrors) and inside nested objects (an
+ * organization's owners), but not inside a type that keeps extra properties (an address's
+ * `additionalFields`). At most as many as a problem lists, so that a body of thousands of
+ * misspelt keys costs no more than a hundred suggestions (the security review's linear checks).
  */
 function unknownFieldErrors(route: PreparedRoute, body: Record<string, unknown>): FieldError[] {
-  const type = hasBody(route) ? getNamedType(route.bodyType) : null;
-  if (!hasBody(route) || !route.closedBody || !isInputObjectType(type)) return [];
-  const names = Object.keys(type.getFields());
-  return Object.keys(body)
-    .filter((field) => !names.includes(field) && !Object.hasOwn(route.refusedFields ?? {}, field))
-    .map((path) => {
-      const near = closestName(path, names);
-      return { path, message: `is not a field of this request${near === null ? '' : `; did you mean "${near}"?`}` };
-    });
+  if (!hasBody(route) || !route.closedBody) return [];
+  const refused = Object.keys(route.refusedFields ?? {});
+  const errors: FieldError[] = [];
+  for (const error of unknownFieldsAt(inputNode(body, route.bodyType))) {
+    if (refused.includes(error.path)) continue;
+    if (errors.push(error) === MAX_REPORTED_ERRORS) break;
+  }
+  return errors;
+}
+
+function* unknownFieldsAt(node: InputNode): Generator<FieldError> {
+  const { type, value, path } = node;
+  if (isInputObjectType(type) && isPlainObject(value) && !type.getFields().additionalFields) {
+    const names = Object.keys(type.getFields());
+    for (const field of Object.keys(value)) {
+      if (names.includes(field)) continue;
+      const near = closestName(field, names);
+      const message = `is not a field of this request${near === null ? '' : `; did you mean "${near}"?`}`;
+      yield { path: path ? `${path}.${field}` : field, message };
+    }
+  }
+  for (const child of childNodes(node)) yield* unknownFieldsAt(child);
 }
 
 function variablesOf(route: PreparedRoute, request: RestRequest, context: AuthenticatedContext): Record<string, unknown> {

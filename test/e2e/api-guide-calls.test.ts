@@ -407,8 +407,8 @@ describe("the API guide's calls", () => {
       },
     });
 
-    // REST reads, lookups and typos: by internalID, then a misspelt field.
-    const [byInternalId, typo] = answers('REST reads, lookups and typos');
+    // REST reads, lookups and typos: by internalID, then a misspelt field, a misspelt filter and a misspelt change.
+    const [byInternalId, typo, filterTypo, changeTypo] = answers('REST reads, lookups and typos');
     expect(byInternalId).toMatchObject({ data: [{ number: issued.number, internalID: 'ext-quote-1' }], hasMore: false, nextCursor: null });
     expect(typo).toMatchObject({
       detail: '2 fields are invalid.',
@@ -417,6 +417,15 @@ describe("the API guide's calls", () => {
         { path: 'petDob', message: 'is not a field of this request; did you mean "petDOB"?' },
         { path: 'coverageSlug', message: 'is not a plan of the coverage catalog (see the coverages query)' },
       ],
+    });
+    expect(filterTypo).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: [{ path: 'staus', message: 'is not a parameter of this request; did you mean "status"?' }],
+    });
+    // Nothing written: the next section's change is the organization's version 3, as if this one had not been sent.
+    expect(changeTypo).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: [{ path: 'emial', message: 'is not a field of this request; did you mean "email"?' }],
     });
 
     // Search and filters (contract section 23): a typo found, organizations by legal name, a filtered list, GraphQL.

@@ -111,6 +111,17 @@ describe('openapi-typescript + openapi-fetch against the served document', () =>
       errors: [{ path: 'petDob', message: 'is not a field of this request; did you mean "petDOB"?' }],
     });
 
+    // A misspelt filter or change field (contract section 18, issue 42): named too, never dropped.
+    const filtered = await client.GET('/api/v1/policy', { params: { query: { staus: 'cancelled' } } });
+    expect(filtered.response.status).toBe(400);
+    expect(filtered.error.errors).toEqual([{ path: 'staus', message: 'is not a parameter of this request; did you mean "status"?' }]);
+    const changed = await client.PATCH('/api/v1/organization/{id}', {
+      params: { path: { id: organization.body.id } },
+      body: { emial: 'typo@paws.example' },
+    });
+    expect(changed.response.status).toBe(400);
+    expect(changed.error.errors).toEqual([{ path: 'emial', message: 'is not a field of this request; did you mean "email"?' }]);
+
     const right = await client.POST('/api/v1/policy', { body: { ...rest, petDOB } });
     expect(right.response.status).toBe(200);
     expect(right.data).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), petDOB: '2022-05-01' });

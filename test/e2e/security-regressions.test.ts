@@ -127,7 +127,10 @@ fragment P3 on Query { ${'...P4 '.repeat(10)} } fragment P4 on Query { ${'__type
         `/api/v1/organization/${organizationId}?access_token=SECRET-IN-QUERY&variables=cvc`,
         { token },
       );
-      expect(response.status).toBe(200);
+      // Parameters the route does not take (contract section 18): refused by name, their values never repeated.
+      expect(response.status).toBe(400);
+      expect(response.body.errors.map((error: { path: string }) => error.path)).toEqual(['access_token', 'variables']);
+      expect(response.text).not.toContain('SECRET-IN-QUERY');
       expect(accessLine(response).req.url).toBe(`/api/v1/organization/${organizationId}`);
       expect(logLines.join('')).not.toContain('SECRET-IN-QUERY');
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { changedKeys, mergePatch, patchedAddress, patchedFields } from '../../src/organizations/organization-patch.js';
 import { ORGANIZATION_FIELDS_WRITE, type OrganizationFieldsWrite } from '../../src/organizations/organization.writes.js';
-import { ifMatchVersion } from '../../src/rest/routes.js';
+import { ifMatchVersion } from '../../src/rest/if-match.js';
 
 describe('merge patch (RFC 7396)', () => {
   // The examples of RFC 7396, appendix A.
