@@ -47,6 +47,24 @@ export async function pay(number: number): Promise<'settled' | 'due' | 'past_due
   });
   return data?.billing.status;
 }
+
+/** A search with every filter of contract section 23: the client's types carry them (right.ts compiles only if they do). */
+export async function search(): Promise<number[] | undefined> {
+  const { data } = await client.GET('/api/v1/policy', {
+    params: {
+      query: {
+        q: 'smyth',
+        status: 'active',
+        coverageSlug: 'accident-illness-basic',
+        billingStatus: 'past_due',
+        effectiveFrom: '2026-01-01',
+        effectiveTo: '2026-12-31',
+        limit: 10,
+      },
+    },
+  });
+  return data?.data.map((policy) => policy.number);
+}
 `;
 
 describe('openapi-typescript + openapi-fetch against the served document', () => {
