@@ -1,8 +1,9 @@
 import { badUserInput, type FieldError } from '../errors/errors.js';
 import { closestName } from '../values/edit-distance.js';
 import { QUERY_LENGTH } from '../graphql/search-position.js';
-import type { JsonSchema } from './openapi-schemas.js';
-import type { RestRequest } from './route-entry.js';
+import type { QueryParameter, RestRequest } from './route-entry.js';
+
+export type { QueryParameter } from './route-entry.js';
 
 /**
  * A query parameter a route takes, declared once in its route table entry: the route's OpenAPI
@@ -10,12 +11,6 @@ import type { RestRequest } from './route-entry.js';
  * 400 before anything runs (contract section 18, "No silent typos anywhere": `?staus=` would
  * otherwise list every policy, unfiltered).
  */
-export interface QueryParameter {
-  name: string;
-  schema: JsonSchema;
-  description?: string;
-}
-
 /** A search's query (contract section 23): `q` on the policy and organization lists. */
 export const SEARCH_PARAMETER: QueryParameter = {
   name: 'q',

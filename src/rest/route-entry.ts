@@ -2,7 +2,13 @@ import type { Principal } from '../auth/principal.js';
 import type { AuthenticatedContext } from '../graphql/context.js';
 import type { CreatedRecord } from '../idempotency/idempotency.js';
 import type { JsonSchema } from './openapi-schemas.js';
-import type { QueryParameter } from './query-parameters.js';
+
+/** A query parameter a route takes (its check of unknown ones and its OpenAPI `parameters` both read this). */
+export interface QueryParameter {
+  name: string;
+  schema: JsonSchema;
+  description?: string;
+}
 
 /**
  * One entry of the REST route table (routes.ts): a `/api/v1` route as data. Its GraphQL document
